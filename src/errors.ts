@@ -1,0 +1,119 @@
+/**
+ * Every error parzarr throws on purpose is a ZarrError with a stable `code`, so callers can branch
+ * on `err.code` instead of parsing messages. Messages name the array path and the key involved.
+ */
+export type ZarrErrorCode =
+  | "NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "NODE_TYPE_MISMATCH"
+  | "INVALID_METADATA"
+  | "UNKNOWN_CODEC"
+  | "UNSUPPORTED"
+  | "CORRUPT_CHUNK"
+  | "BAD_SELECTION"
+  | "SHAPE_MISMATCH"
+  | "READ_ONLY"
+  | "INVALID_KEY"
+  | "STORE_ERROR"
+  | "ABORTED"
+  | "LOCK_TIMEOUT";
+
+export class ZarrError extends Error {
+  readonly code: ZarrErrorCode;
+  constructor(code: ZarrErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A key, array or group that should exist does not. */
+export class NotFoundError extends ZarrError {
+  constructor(message: string) {
+    super("NOT_FOUND", message);
+  }
+}
+
+/** Mode `w-` (or create without overwrite) found a node already there. */
+export class AlreadyExistsError extends ZarrError {
+  constructor(message: string) {
+    super("ALREADY_EXISTS", message);
+  }
+}
+
+/** An array was found where a group was expected, or the other way round. */
+export class NodeTypeError extends ZarrError {
+  constructor(message: string) {
+    super("NODE_TYPE_MISMATCH", message);
+  }
+}
+
+/** Metadata that is not valid JSON or breaks the spec; the message names the file and field. */
+export class InvalidMetadataError extends ZarrError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("INVALID_METADATA", message, options);
+  }
+}
+
+/** A codec (v3 name or v2 numcodecs id) that parzarr does not know. */
+export class UnknownCodecError extends ZarrError {
+  constructor(message: string) {
+    super("UNKNOWN_CODEC", message);
+  }
+}
+
+/** A feature parzarr recognises but cannot handle (a data type or codec option). */
+export class UnsupportedError extends ZarrError {
+  constructor(message: string) {
+    super("UNSUPPORTED", message);
+  }
+}
+
+/** Chunk bytes that do not decode: truncated, corrupted or failing a checksum. */
+export class CorruptChunkError extends ZarrError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("CORRUPT_CHUNK", message, options);
+  }
+}
+
+/** A selection that is malformed or out of bounds. */
+export class BadSelectionError extends ZarrError {
+  constructor(message: string) {
+    super("BAD_SELECTION", message);
+  }
+}
+
+/** A value whose shape does not match the selection it is written to. */
+export class ShapeMismatchError extends ZarrError {
+  constructor(message: string) {
+    super("SHAPE_MISMATCH", message);
+  }
+}
+
+/** A write to a store or node opened read-only. */
+export class ReadOnlyError extends ZarrError {
+  constructor(message: string) {
+    super("READ_ONLY", message);
+  }
+}
+
+/** A store key that is empty, absolute, or tries to escape the store with `..`. */
+export class InvalidKeyError extends ZarrError {
+  constructor(message: string) {
+    super("INVALID_KEY", message);
+  }
+}
+
+/** The store itself failed (an HTTP status other than 404, an I/O error). */
+export class StoreError extends ZarrError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("STORE_ERROR", message, options);
+  }
+}
+
+/** The operation was cancelled through its AbortSignal. */
+export class AbortError extends ZarrError {
+  constructor(message = "the operation was aborted") {
+    super("ABORTED", message);
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * Array and group metadata of both Zarr versions, parsed into one model. A v2 array's `order`,
+ * `filters`, byte order and `compressor` become the same codec chain a v3 array spells out, so
+ * everything below this layer sees one pipeline.
+ */
+import { InvalidMetadataError, UnsupportedError } from "../errors.js";
+import {
+  type DataType,
+  type Scalar,
+  fillValueToJson,
+  parseDataType,
+  parseFillValue,
+  toNumpyTypestr,
+} from "./dtype.js";
+import { type JsonObject, type JsonValue, type Serialisable, isJsonObject, jsonBytes } from "./json.js";
+
+/** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
+export interface CodecConfig {
+  name: string;
+  configuration?: JsonObject;
+}
+
+export interface ChunkKeyEncoding {
+  name: "default" | "v2";
+  separator: "/" | ".";
+}
+
+/** What a v2 `.zarray` holds beyond the shared model, kept so it can be written back as read. */
+export interface V2ArrayFields {
+  order: "C" | "F";
+  compressor: JsonObject | null;
+  filters: JsonObject[] | null;
+  /** Absent in metadata written before zarr-python 2.8; readers then assume ".". */
+  dimensionSeparator: "." | "/" | null;
+}
+
+export interface ArrayMetadata {
+  zarrFormat: 2 | 3;
+  shape: number[];
+  /** The regular chunk grid's chunk shape. */
+  chunks: number[];
+  dtype: DataType;
+  /** null only in v2 (`fill_value: null`): missing chunks then read as zeros. */
+  fillValue: Scalar | null;
+  /** The whole chain, array->array first, as v3 orders it. */
+  codecs: CodecConfig[];
+  chunkKeyEncoding: ChunkKeyEncoding;
+  dimensionNames: (string | null)[] | null;
+  attributes: JsonObject;
+  v2: V2ArrayFields | null;
+}
+
+export interface GroupMetadata {
+  zarrFormat: 2 | 3;
+  attributes: JsonObject;
+}
+
+export type NodeMetadata = ({ nodeType: "array" } & ArrayMetadata) | ({ nodeType: "group" } & GroupMetadata);
+
+// ---------------------------------------------------------------------------------------------
+// Validation helpers: every error names the document and the field.
+
+function fail(file: string, field: string, message: string): never {
+  throw new InvalidMetadataError(`${file}: field "${field}" ${message}`);
+}
+
+function requireField(doc: JsonObject, field: string, file: string): JsonValue {
+  if (!(field in doc)) fail(file, field, "is missing");
+  return doc[field];
+}
+
+function intList(v: unknown, file: string, field: string, min: number): number[] {
+  if (!Array.isArray(v)) fail(file, field, `must be a list of integers, got ${JSON.stringify(v)}`);
+  return v.map((x, i) => {
+    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < min) {
+      fail(file, `${field}[${i}]`, `must be an integer >= ${min}, got ${JSON.stringify(x)}`);
+    }
+    return x;
+  });
+}
+
+function attributesOf(v: unknown, file: string): JsonObject {
+  if (v === undefined) return {};
+  if (!isJsonObject(v)) fail(file, "attributes", "must be a JSON object");
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v2
+
+/** Maps a numcodecs config (`{ id, ...}`) to the v3 codec that has the same bytes on disk. */
+export function v2CodecToV3(config: JsonObject, dtype: DataType, file: string, field: string): CodecConfig {
+  const id = config.id;
+  if (typeof id !== "string") fail(file, field, "must have a string \"id\"");
+  const { id: _id, ...rest } = config;
+  switch (id) {
+    case "blosc": {
+      const shuffle = rest.shuffle ?? 1;
+      const names = ["noshuffle", "shuffle", "bitshuffle"];
+      // numcodecs' -1 (AUTOSHUFFLE) means bit-shuffle for one-byte types, byte-shuffle otherwise.
+      const s = shuffle === -1 ? (dtype.itemSize === 1 ? "bitshuffle" : "shuffle") : names[shuffle as number];
+      if (s === undefined) fail(file, `${field}.shuffle`, `must be -1, 0, 1 or 2, got ${JSON.stringify(shuffle)}`);
+      return {
+        name: "blosc",
+        configuration: {
+          cname: rest.cname ?? "lz4",
+          clevel: rest.clevel ?? 5,
+          shuffle: s,
+          typesize: dtype.itemSize,
+          blocksize: rest.blocksize ?? 0,
+        },
+      };
+    }
+    case "gzip":
+      return { name: "gzip", configuration: { level: rest.level ?? 1 } };
+    case "zstd":
+      return { name: "zstd", configuration: { level: rest.level ?? 1, checksum: rest.checksum ?? false } };
+    case "crc32c":
+      return { name: "crc32c", configuration: {} };
+    default:
+      return { name: `numcodecs.${id}`, configuration: rest };
+  }
+}
+
+export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"): ArrayMetadata {
+  if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
+  const format = requireField(doc, "zarr_format", file);
+  if (format !== 2) fail(file, "zarr_format", `must be 2, got ${JSON.stringify(format)}`);
+  const shape = intList(requireField(doc, "shape", file), file, "shape", 0);
+  const chunks = intList(requireField(doc, "chunks", file), file, "chunks", 1);
+  if (chunks.length !== shape.length) {
+    fail(file, "chunks", `has ${chunks.length} dimensions but shape has ${shape.length}`);
+  }
+  const dtype = parseDataType(requireField(doc, "dtype", file), `${file}: field "dtype"`);
+  const fillValue =
+    doc.fill_value === null || doc.fill_value === undefined
+      ? null
+      : parseFillValue(doc.fill_value, dtype, `${file}: field "fill_value"`);
+  const order = doc.order ?? "C";
+  if (order !== "C" && order !== "F") fail(file, "order", `must be "C" or "F", got ${JSON.stringify(order)}`);
+  const compressor = doc.compressor ?? null;
+  if (compressor !== null && !isJsonObject(compressor)) fail(file, "compressor", "must be null or an object");
+  const filtersRaw = doc.filters ?? null;
+  if (filtersRaw !== null && !Array.isArray(filtersRaw)) fail(file, "filters", "must be null or a list");
+  const filters = filtersRaw?.map((f, i) => {
+    if (!isJsonObject(f)) fail(file, `filters[${i}]`, "must be an object");
+    return f;
+  }) ?? null;
+  const sep = doc.dimension_separator ?? null;
+  if (sep !== null && sep !== "." && sep !== "/") {
+    fail(file, "dimension_separator", `must be "." or "/", got ${JSON.stringify(sep)}`);
+  }
+  const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: sep };
+  return {
+    zarrFormat: 2,
+    shape,
+    chunks,
+    dtype,
+    fillValue,
+    codecs: v2Codecs(v2, dtype, shape.length, file),
+    chunkKeyEncoding: { name: "v2", separator: sep ?? "." },
+    dimensionNames: null,
+    attributes: attrs,
+    v2,
+  };
+}
+
+/** The codec chain equivalent to a v2 array's order, filters, byte order and compressor. */
+export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file: string): CodecConfig[] {
+  const chain: CodecConfig[] = [];
+  if (v2.order === "F" && ndim > 1) {
+    // An F-ordered chunk is the C-ordered bytes of the chunk with its axes reversed.
+    chain.push({ name: "transpose", configuration: { order: [...Array(ndim).keys()].reverse() } });
+  }
+  v2.filters?.forEach((f, i) => chain.push(v2CodecToV3(f, dtype, file, `filters[${i}]`)));
+  chain.push({ name: "bytes", configuration: dtype.endian ? { endian: dtype.endian } : {} });
+  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, dtype, file, "compressor"));
+  return chain;
+}
+
+export function parseV2Group(doc: unknown, attrs: JsonObject, file = ".zgroup"): GroupMetadata {
+  if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
+  if (doc.zarr_format !== 2) fail(file, "zarr_format", `must be 2, got ${JSON.stringify(doc.zarr_format)}`);
+  return { zarrFormat: 2, attributes: attrs };
+}
+
+export function parseV2Attributes(doc: unknown, file = ".zattrs"): JsonObject {
+  if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
+  return doc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v3
+
+const V3_ARRAY_FIELDS = new Set([
+  "zarr_format",
+  "node_type",
+  "shape",
+  "data_type",
+  "chunk_grid",
+  "chunk_key_encoding",
+  "fill_value",
+  "codecs",
+  "attributes",
+  "storage_transformers",
+  "dimension_names",
+]);
+
+function v3Codec(v: unknown, file: string, i: number): CodecConfig {
+  // The v3 spec lets a codec without configuration be written as its bare name.
+  if (typeof v === "string") return { name: v };
+  if (!isJsonObject(v) || typeof v.name !== "string") fail(file, `codecs[${i}]`, "must be an object with a string name");
+  const conf = v.configuration;
+  if (conf !== undefined && !isJsonObject(conf)) fail(file, `codecs[${i}].configuration`, "must be an object");
+  return conf === undefined ? { name: v.name } : { name: v.name, configuration: conf };
+}
+
+function v3ChunkKeyEncoding(v: unknown, file: string): ChunkKeyEncoding {
+  if (v === undefined) return { name: "default", separator: "/" };
+  const obj = typeof v === "string" ? { name: v } : v;
+  if (!isJsonObject(obj) || (obj.name !== "default" && obj.name !== "v2")) {
+    fail(file, "chunk_key_encoding", `must name "default" or "v2", got ${JSON.stringify(v)}`);
+  }
+  const conf = obj.configuration;
+  const sep = isJsonObject(conf) && conf.separator !== undefined ? conf.separator : obj.name === "default" ? "/" : ".";
+  if (sep !== "/" && sep !== ".") fail(file, "chunk_key_encoding.configuration.separator", `must be "/" or "."`);
+  return { name: obj.name, separator: sep };
+}
+
+export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
+  if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
+  if (doc.zarr_format !== 3) fail(file, "zarr_format", `must be 3, got ${JSON.stringify(doc.zarr_format)}`);
+  const nodeType = doc.node_type;
+  if (nodeType === "group") {
+    return { nodeType: "group", zarrFormat: 3, attributes: attributesOf(doc.attributes, file) };
+  }
+  if (nodeType !== "array") fail(file, "node_type", `must be "array" or "group", got ${JSON.stringify(nodeType)}`);
+  for (const key of Object.keys(doc)) {
+    const value = doc[key];
+    if (V3_ARRAY_FIELDS.has(key)) continue;
+    // Extensions a reader may ignore say so; anything else changes how the data must be read.
+    if (isJsonObject(value) && value.must_understand === false) continue;
+    throw new UnsupportedError(`${file}: unknown field "${key}" that readers must understand`);
+  }
+  const shape = intList(requireField(doc, "shape", file), file, "shape", 0);
+  const grid = requireField(doc, "chunk_grid", file);
+  if (!isJsonObject(grid) || grid.name !== "regular") {
+    throw new UnsupportedError(`${file}: chunk_grid ${JSON.stringify(isJsonObject(grid) ? grid.name : grid)} is not supported (only "regular")`);
+  }
+  const gridConf = isJsonObject(grid.configuration) ? grid.configuration : {};
+  const chunks = intList(gridConf.chunk_shape, file, "chunk_grid.configuration.chunk_shape", 1);
+  if (chunks.length !== shape.length) {
+    fail(file, "chunk_grid.configuration.chunk_shape", `has ${chunks.length} dimensions but shape has ${shape.length}`);
+  }
+  const dtype = parseDataType(requireField(doc, "data_type", file), `${file}: field "data_type"`);
+  const fillValue = parseFillValue(requireField(doc, "fill_value", file), dtype, `${file}: field "fill_value"`);
+  const codecsRaw = requireField(doc, "codecs", file);
+  if (!Array.isArray(codecsRaw) || codecsRaw.length === 0) fail(file, "codecs", "must be a non-empty list");
+  const transformers = doc.storage_transformers;
+  if (Array.isArray(transformers) && transformers.length > 0) {
+    throw new UnsupportedError(`${file}: storage transformers are not supported`);
+  }
+  const names = doc.dimension_names;
+  let dimensionNames: (string | null)[] | null = null;
+  if (names !== undefined && names !== null) {
+    if (!Array.isArray(names) || names.length !== shape.length || names.some((n) => n !== null && typeof n !== "string")) {
+      fail(file, "dimension_names", `must be a list of ${shape.length} strings or nulls`);
+    }
+    dimensionNames = names as (string | null)[];
+  }
+  return {
+    nodeType: "array",
+    zarrFormat: 3,
+    shape,
+    chunks,
+    dtype,
+    fillValue,
+    codecs: codecsRaw.map((c, i) => v3Codec(c, file, i)),
+    chunkKeyEncoding: v3ChunkKeyEncoding(doc.chunk_key_encoding, file),
+    dimensionNames,
+    attributes: attributesOf(doc.attributes, file),
+    v2: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing, in the layout zarr-python uses (v2: sorted keys, indent 4, ASCII; v3: indent 2).
+
+const V2_JSON = { indent: 4, sortKeys: true, asciiOnly: true } as const;
+const V3_JSON = { indent: 2, sortKeys: false, asciiOnly: false } as const;
+
+export function v2ArrayDocument(meta: ArrayMetadata): Uint8Array {
+  const v2 = meta.v2;
+  if (!v2) throw new InvalidMetadataError("a v3 array has no .zarray");
+  const doc: Record<string, Serialisable> = {
+    chunks: meta.chunks,
+    compressor: v2.compressor as Serialisable,
+    dtype: toNumpyTypestr(meta.dtype),
+    fill_value: fillValueToJson(meta.fillValue, meta.dtype, 2),
+    filters: v2.filters as Serialisable,
+    order: v2.order,
+    shape: meta.shape,
+    zarr_format: 2,
+  };
+  if (v2.dimensionSeparator !== null) doc.dimension_separator = v2.dimensionSeparator;
+  return jsonBytes(doc, V2_JSON);
+}
+
+export function v2GroupDocument(): Uint8Array {
+  return jsonBytes({ zarr_format: 2 }, V2_JSON);
+}
+
+export function v2AttributesDocument(attrs: JsonObject): Uint8Array {
+  return jsonBytes(attrs, V2_JSON);
+}
+
+export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
+  const doc: Record<string, Serialisable | undefined> = {
+    shape: meta.shape,
+    data_type: meta.dtype.name,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: meta.chunks } },
+    chunk_key_encoding: { name: meta.chunkKeyEncoding.name, configuration: { separator: meta.chunkKeyEncoding.separator } },
+    fill_value: fillValueToJson(meta.fillValue, meta.dtype, 3),
+    codecs: meta.codecs.map((c) => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name })),
+    attributes: meta.attributes,
+    zarr_format: 3,
+    node_type: "array",
+    storage_transformers: [],
+    dimension_names: meta.dimensionNames ?? undefined,
+  };
+  return jsonBytes(doc, V3_JSON);
+}
+
+export function v3GroupDocument(attributes: JsonObject): Uint8Array {
+  return jsonBytes({ attributes, zarr_format: 3, consolidated_metadata: null, node_type: "group" }, V3_JSON);
+}

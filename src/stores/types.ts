@@ -1,0 +1,51 @@
+/**
+ * The store layer: bytes by key, nothing about arrays or codecs.
+ *
+ * Keys are relative, `/`-separated paths such as `a/b/zarr.json` or `data/.zarray`; the root of
+ * the store is the empty prefix. Every store validates keys with `validateKey` before use.
+ */
+
+/**
+ * A serialisable description of a store, from which a worker thread can open the same store
+ * itself (see DESIGN.md: bytes never travel through the main thread).
+ */
+export type StoreDescriptor =
+  | { kind: "filesystem"; root: string; readOnly: boolean }
+  | { kind: "fetch"; url: string; headers?: Record<string, string> }
+  | { kind: "memory"; id: string };
+
+export interface RangeRequest {
+  /** Byte offset; a negative offset counts from the end (a suffix request). */
+  offset: number;
+  /** Number of bytes; omitted means "to the end". */
+  length?: number;
+}
+
+export interface ReadableStore {
+  /** The whole value, or undefined when the key does not exist. */
+  get(key: string): Promise<Uint8Array | undefined>;
+  /** A byte range of the value, or undefined when the key does not exist. */
+  getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
+  has(key: string): Promise<boolean>;
+  /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
+  list(prefix: string): Promise<string[]>;
+  /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */
+  listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }>;
+  readonly readOnly: boolean;
+  descriptor(): StoreDescriptor;
+}
+
+export interface WritableStore extends ReadableStore {
+  /** Atomic per key: a reader sees the old value or the new one, never a mix. */
+  set(key: string, value: Uint8Array): Promise<void>;
+  /** Deleting a key that does not exist is not an error. */
+  delete(key: string): Promise<void>;
+  /** Deletes every key under a folder prefix. */
+  deletePrefix(prefix: string): Promise<void>;
+}
+
+export type Store = ReadableStore | WritableStore;
+
+export function isWritable(store: Store): store is WritableStore {
+  return !store.readOnly && typeof (store as WritableStore).set === "function";
+}
