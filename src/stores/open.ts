@@ -1,0 +1,33 @@
+/** Turning what a user passes (a path, a URL, a store) or a task's descriptor into a store. */
+import { StoreError } from "../errors.js";
+import { FetchStore } from "./fetch.js";
+import { FileSystemStore } from "./filesystem.js";
+import { getMemoryStore } from "./memory.js";
+import type { Store, StoreDescriptor } from "./types.js";
+import { fileURLToPath } from "node:url";
+
+export function storeFromDescriptor(d: StoreDescriptor): Store {
+  switch (d.kind) {
+    case "filesystem":
+      return new FileSystemStore(d.root, { readOnly: d.readOnly });
+    case "fetch":
+      return new FetchStore(d.url, { headers: d.headers });
+    case "memory": {
+      const s = getMemoryStore(d.id);
+      // A memory store lives in the thread that made it; tasks for it run there.
+      if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
+      return s;
+    }
+  }
+}
+
+/** A string or URL with http(s) gives a FetchStore; other strings and file: URLs a FileSystemStore. */
+export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
+  if (typeof input === "string" || input instanceof URL) {
+    const text = String(input);
+    if (/^https?:\/\//i.test(text)) return new FetchStore(text);
+    if (/^file:\/\//i.test(text)) return new FileSystemStore(fileURLToPath(text), options);
+    return new FileSystemStore(text, options);
+  }
+  return input;
+}
