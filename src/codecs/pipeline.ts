@@ -1,0 +1,63 @@
+/**
+ * A chunk's codec chain, built once per array (and per worker) from its metadata: array->array
+ * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
+ */
+import { InvalidMetadataError } from "../errors.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
+import { getCodecFactory } from "./registry.js";
+import type { ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkSpec, ChunkView } from "./types.js";
+
+export class CodecPipeline {
+  private constructor(
+    private readonly arrayToArray: { codec: ArrayToArrayCodec; spec: ChunkSpec }[],
+    private readonly arrayToBytes: { codec: ArrayToBytesCodec; spec: ChunkSpec },
+    private readonly bytesToBytes: BytesToBytesCodec[],
+    /** The chain as metadata should record it, with defaults filled in (blosc's typesize). */
+    readonly configs: CodecConfig[],
+  ) {}
+
+  static create(configs: readonly CodecConfig[], chunkSpec: ChunkSpec): CodecPipeline {
+    const aa: { codec: ArrayToArrayCodec; spec: ChunkSpec }[] = [];
+    let ab: { codec: ArrayToBytesCodec; spec: ChunkSpec } | undefined;
+    const bb: BytesToBytesCodec[] = [];
+    const normalised: CodecConfig[] = [];
+    let spec = chunkSpec;
+    for (const config of configs) {
+      const { codec, configuration } = getCodecFactory(config.name)(config.configuration ?? {}, spec);
+      normalised.push({ name: config.name, configuration });
+      const where = `codec "${config.name}"`;
+      if (codec.kind === "array_to_array") {
+        if (ab) throw new InvalidMetadataError(`codecs: ${where} (array->array) must come before the array->bytes codec`);
+        aa.push({ codec, spec });
+        spec = codec.encodedSpec(spec);
+      } else if (codec.kind === "array_to_bytes") {
+        if (ab) throw new InvalidMetadataError(`codecs: ${where} is a second array->bytes codec`);
+        ab = { codec, spec };
+      } else {
+        if (!ab) throw new InvalidMetadataError(`codecs: ${where} (bytes->bytes) must come after an array->bytes codec`);
+        bb.push(codec);
+      }
+    }
+    if (!ab) throw new InvalidMetadataError("codecs: the chain has no array->bytes codec (such as \"bytes\")");
+    return new CodecPipeline(aa, ab, bb, normalised);
+  }
+
+  async decode(bytes: Uint8Array): Promise<ChunkView> {
+    let b = bytes;
+    for (let i = this.bytesToBytes.length - 1; i >= 0; i--) b = await this.bytesToBytes[i].decode(b);
+    let view = await this.arrayToBytes.codec.decode(b, this.arrayToBytes.spec);
+    for (let i = this.arrayToArray.length - 1; i >= 0; i--) {
+      const { codec, spec } = this.arrayToArray[i];
+      view = codec.decode(view, spec);
+    }
+    return view;
+  }
+
+  async encode(view: ChunkView): Promise<Uint8Array> {
+    let v = view;
+    for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
+    let b = await this.arrayToBytes.codec.encode(v, this.arrayToBytes.spec);
+    for (const codec of this.bytesToBytes) b = await codec.encode(b);
+    return b;
+  }
+}

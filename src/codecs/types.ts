@@ -1,0 +1,56 @@
+/**
+ * Codecs come in the three kinds of the v3 spec. A chunk passes array->array codecs, then one
+ * array->bytes codec, then bytes->bytes codecs when encoded, and the reverse when decoded.
+ */
+import type { DataType, Scalar, TypedArray } from "../metadata/dtype.js";
+import type { JsonObject } from "../metadata/json.js";
+
+/** What a codec knows about the chunk it receives: its shape, type and fill value. */
+export interface ChunkSpec {
+  shape: number[];
+  dtype: DataType;
+  fillValue: Scalar | null;
+}
+
+/**
+ * A chunk in memory: a typed array with an offset and strides in elements (a complex element is
+ * two numbers; strides count elements, not numbers). A transpose only permutes strides; copies
+ * happen once, where the data finally lands.
+ */
+export interface ChunkView {
+  data: TypedArray;
+  shape: number[];
+  strides: number[];
+  offset: number;
+}
+
+export interface ArrayToArrayCodec {
+  readonly kind: "array_to_array";
+  readonly name: string;
+  /** The spec of the chunk this codec hands on when encoding. */
+  encodedSpec(spec: ChunkSpec): ChunkSpec;
+  encode(view: ChunkView, spec: ChunkSpec): ChunkView;
+  decode(view: ChunkView, spec: ChunkSpec): ChunkView;
+}
+
+export interface ArrayToBytesCodec {
+  readonly kind: "array_to_bytes";
+  readonly name: string;
+  encode(view: ChunkView, spec: ChunkSpec): Uint8Array | Promise<Uint8Array>;
+  decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
+}
+
+export interface BytesToBytesCodec {
+  readonly kind: "bytes_to_bytes";
+  readonly name: string;
+  encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+}
+
+export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
+
+/**
+ * Builds a codec from its v3 configuration and the spec of the chunk it will see. It validates
+ * the configuration and returns the normalised one that metadata should record.
+ */
+export type CodecFactory = (configuration: JsonObject, spec: ChunkSpec) => { codec: Codec; configuration: JsonObject };

@@ -1,0 +1,160 @@
+/**
+ * createArray's options and their translation into array metadata, with the defaults zarr-python
+ * uses: v3 `bytes` + `zstd`, v2 blosc lz4 with byte shuffle, fill value 0, chunks near 1 MiB.
+ */
+import { InvalidMetadataError } from "../errors.js";
+import {
+  type ArrayMetadata,
+  type ChunkKeyEncoding,
+  type CodecConfig,
+  v2Codecs,
+} from "../metadata/array-metadata.js";
+import { componentsPerElement, parseDataType, parseFillValue, type DataType } from "../metadata/dtype.js";
+import { isJsonObject, type JsonObject } from "../metadata/json.js";
+import { CodecPipeline } from "../codecs/pipeline.js";
+import { chunkSpecOf } from "../parallel/chunk-task.js";
+
+export interface CreateArrayOptions {
+  shape: readonly number[];
+  /** Chunk shape; guessed (about 1 MiB per chunk) when omitted. */
+  chunks?: readonly number[];
+  /** A v3 name (`"int32"`) or numpy type string (`"<i4"`, `">f8"`). */
+  dtype: string;
+  /** A JS value or any JSON form (`"NaN"`, `"0x7fc00000"`, `[re, im]`); v2 also takes null. */
+  fillValue?: unknown;
+  zarrFormat?: 2 | 3;
+  /** v3 codec chain. A chain without an array->bytes codec gets `bytes` (little-endian) added. */
+  codecs?: readonly (CodecConfig | string)[];
+  /** v2 compressor (numcodecs form, `{ id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 }`), or null. */
+  compressor?: JsonObject | null;
+  /** v2 filters (numcodecs form). */
+  filters?: JsonObject[] | null;
+  /** v2 memory order of chunks. */
+  order?: "C" | "F";
+  /** v2 chunk key separator. */
+  dimensionSeparator?: "." | "/";
+  /** v3 chunk key encoding; default `{ name: "default", separator: "/" }`. */
+  chunkKeyEncoding?: ChunkKeyEncoding;
+  dimensionNames?: readonly (string | null)[];
+  attributes?: JsonObject;
+  /** Replace whatever node is at the path. */
+  overwrite?: boolean;
+}
+
+/** numcodecs' default compressor in zarr-python 2. */
+const V2_DEFAULT_COMPRESSOR: JsonObject = { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 };
+
+/** Chunks of about 1 MiB: halve the longest dimension until a chunk fits. */
+export function guessChunks(shape: readonly number[], itemSize: number): number[] {
+  const chunks = shape.map((s) => Math.max(1, s));
+  const target = 1 << 20;
+  for (;;) {
+    const bytes = chunks.reduce((a, b) => a * b, itemSize);
+    if (bytes <= target || chunks.every((c) => c === 1)) return chunks;
+    let longest = 0;
+    chunks.forEach((c, i) => (c > chunks[longest] ? (longest = i) : undefined));
+    chunks[longest] = Math.ceil(chunks[longest] / 2);
+  }
+}
+
+function checkShape(v: readonly number[] | undefined, field: string, min: number): number[] {
+  if (!Array.isArray(v)) throw new InvalidMetadataError(`createArray: "${field}" must be a list of integers`);
+  return v.map((x, i) => {
+    if (typeof x !== "number" || !Number.isSafeInteger(x) || x < min) {
+      throw new InvalidMetadataError(`createArray: "${field}[${i}]" must be an integer >= ${min}, got ${JSON.stringify(x)}`);
+    }
+    return x;
+  });
+}
+
+const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes"]);
+const ARRAY_TO_ARRAY = new Set(["transpose"]);
+
+function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
+  const bytesCodec: CodecConfig = {
+    name: "bytes",
+    configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {},
+  };
+  if (input === undefined) return [bytesCodec, { name: "zstd", configuration: { level: 0, checksum: false } }];
+  const codecs = input.map((c, i): CodecConfig => {
+    if (typeof c === "string") return { name: c };
+    if (!isJsonObject(c as unknown) || typeof c.name !== "string") {
+      throw new InvalidMetadataError(`createArray: codecs[${i}] must be { name, configuration? }`);
+    }
+    return c;
+  });
+  // A bare { name: "bytes" } on a multi-byte type means the platform's usual little-endian.
+  const filled = codecs.map((c) =>
+    c.name === "bytes" && c.configuration?.endian === undefined ? { ...bytesCodec, configuration: { ...bytesCodec.configuration, ...c.configuration } } : c,
+  );
+  if (!filled.some((c) => ARRAY_TO_BYTES.has(c.name))) {
+    const at = filled.findIndex((c) => !ARRAY_TO_ARRAY.has(c.name));
+    filled.splice(at === -1 ? filled.length : at, 0, bytesCodec);
+  }
+  return filled;
+}
+
+/** Validates the options and builds the metadata, codec chain checked and normalised. */
+export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
+  if (typeof options !== "object" || options === null) throw new InvalidMetadataError("createArray: options are required");
+  const zarrFormat = options.zarrFormat ?? 3;
+  if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
+  const shape = checkShape(options.shape, "shape", 0);
+  const dtype = parseDataType(options.dtype, "createArray: dtype");
+  const chunks = options.chunks === undefined ? guessChunks(shape, dtype.itemSize) : checkShape(options.chunks, "chunks", 1);
+  if (chunks.length !== shape.length) {
+    throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
+  }
+  const fillValue =
+    options.fillValue === null && zarrFormat === 2 ? null : parseFillValue(options.fillValue ?? 0, dtype, "createArray: fillValue");
+  const attributes = options.attributes ?? {};
+  if (!isJsonObject(attributes)) throw new InvalidMetadataError("createArray: attributes must be a JSON object");
+  const names = options.dimensionNames ? [...options.dimensionNames] : null;
+  if (names && names.length !== shape.length) {
+    throw new InvalidMetadataError(`createArray: dimensionNames has ${names.length} entries but shape has ${shape.length}`);
+  }
+
+  let meta: ArrayMetadata;
+  if (zarrFormat === 3) {
+    for (const v2only of ["compressor", "filters", "order", "dimensionSeparator"] as const) {
+      if (options[v2only] !== undefined) {
+        throw new InvalidMetadataError(`createArray: "${v2only}" is a Zarr v2 option; use "codecs" for v3`);
+      }
+    }
+    meta = {
+      zarrFormat: 3,
+      shape,
+      chunks,
+      dtype,
+      fillValue,
+      codecs: v3Codecs(options.codecs, dtype),
+      chunkKeyEncoding: options.chunkKeyEncoding ?? { name: "default", separator: "/" },
+      dimensionNames: names,
+      attributes,
+      v2: null,
+    };
+  } else {
+    if (options.codecs !== undefined) throw new InvalidMetadataError(`createArray: "codecs" is a Zarr v3 option; use "compressor" and "filters" for v2`);
+    const order = options.order ?? "C";
+    if (order !== "C" && order !== "F") throw new InvalidMetadataError(`createArray: order must be "C" or "F"`);
+    const compressor = options.compressor === undefined ? V2_DEFAULT_COMPRESSOR : options.compressor;
+    const filters = options.filters && options.filters.length > 0 ? options.filters : null;
+    const sep = options.dimensionSeparator ?? ".";
+    const v2 = { order, compressor, filters, dimensionSeparator: sep } as const;
+    meta = {
+      zarrFormat: 2,
+      shape,
+      chunks,
+      dtype,
+      fillValue,
+      codecs: v2Codecs(v2, dtype, shape.length, "createArray"),
+      chunkKeyEncoding: { name: "v2", separator: sep },
+      dimensionNames: null,
+      attributes,
+      v2,
+    };
+  }
+  // Building the pipeline validates every codec before anything is written.
+  const pipeline = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
+  return zarrFormat === 3 ? { ...meta, codecs: pipeline.configs } : meta;
+}

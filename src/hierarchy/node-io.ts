@@ -1,0 +1,101 @@
+/**
+ * Reading and writing node documents in a store: `zarr.json` for v3, `.zarray`/`.zgroup` with
+ * `.zattrs` for v2.
+ */
+import { InvalidKeyError } from "../errors.js";
+import {
+  type ArrayMetadata,
+  type GroupMetadata,
+  type NodeMetadata,
+  parseV2Array,
+  parseV2Attributes,
+  parseV2Group,
+  parseV3,
+  v2ArrayDocument,
+  v2AttributesDocument,
+  v2GroupDocument,
+  v3ArrayDocument,
+  v3GroupDocument,
+} from "../metadata/array-metadata.js";
+import { nodeKey } from "../metadata/chunk-key.js";
+import { parseJsonBytes, type JsonObject } from "../metadata/json.js";
+import { validateKey } from "../stores/keys.js";
+import type { ReadableStore, WritableStore } from "../stores/types.js";
+
+/** A node path inside a store: "" for the root, else `a/b` with validated segments. */
+export function normalisePath(path: string | undefined): string {
+  const p = (path ?? "").replace(/^\/+|\/+$/g, "");
+  if (p === "") return "";
+  try {
+    return validateKey(p);
+  } catch (err) {
+    throw new InvalidKeyError(`invalid node path "${path}": ${(err as Error).message}`);
+  }
+}
+
+export function describePath(path: string): string {
+  return path === "" ? "the store root" : `"${path}"`;
+}
+
+async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
+  const bytes = await store.get(key);
+  return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
+}
+
+/** The node at `path`, or undefined when there is none (of the requested format). */
+export async function readNode(store: ReadableStore, path: string, zarrFormat?: 2 | 3): Promise<NodeMetadata | undefined> {
+  if (zarrFormat !== 2) {
+    const key = nodeKey(path, "zarr.json");
+    const doc = await readJson(store, key);
+    if (doc !== undefined) return parseV3(doc, key);
+  }
+  if (zarrFormat !== 3) {
+    const attrsKey = nodeKey(path, ".zattrs");
+    const arrayKey = nodeKey(path, ".zarray");
+    const [arrayDoc, attrsDoc] = await Promise.all([readJson(store, arrayKey), readJson(store, attrsKey)]);
+    const attrs: JsonObject = attrsDoc === undefined ? {} : parseV2Attributes(attrsDoc, attrsKey);
+    if (arrayDoc !== undefined) return { nodeType: "array", ...parseV2Array(arrayDoc, attrs, arrayKey) };
+    const groupKey = nodeKey(path, ".zgroup");
+    const groupDoc = await readJson(store, groupKey);
+    if (groupDoc !== undefined) return { nodeType: "group", ...parseV2Group(groupDoc, attrs, groupKey) };
+  }
+  return undefined;
+}
+
+export async function writeArrayMetadata(store: WritableStore, path: string, meta: ArrayMetadata): Promise<void> {
+  if (meta.zarrFormat === 3) {
+    await store.set(nodeKey(path, "zarr.json"), v3ArrayDocument(meta));
+    return;
+  }
+  await store.set(nodeKey(path, ".zarray"), v2ArrayDocument(meta));
+  await writeV2Attributes(store, path, meta.attributes);
+}
+
+export async function writeGroupMetadata(store: WritableStore, path: string, meta: GroupMetadata): Promise<void> {
+  if (meta.zarrFormat === 3) {
+    await store.set(nodeKey(path, "zarr.json"), v3GroupDocument(meta.attributes));
+    return;
+  }
+  await store.set(nodeKey(path, ".zgroup"), v2GroupDocument());
+  await writeV2Attributes(store, path, meta.attributes);
+}
+
+/** zarr-python 2 writes `.zattrs` only once there are attributes; we do the same. */
+async function writeV2Attributes(store: WritableStore, path: string, attrs: JsonObject): Promise<void> {
+  const key = nodeKey(path, ".zattrs");
+  if (Object.keys(attrs).length > 0) await store.set(key, v2AttributesDocument(attrs));
+  else await store.delete(key);
+}
+
+/** Removes a node and everything below it. */
+export async function deleteNode(store: WritableStore, path: string): Promise<void> {
+  await store.deletePrefix(path === "" ? "" : `${path}/`);
+}
+
+export function parentPaths(path: string): string[] {
+  if (path === "") return [];
+  const parts = path.split("/");
+  const out = [""];
+  for (let i = 1; i < parts.length; i++) out.push(parts.slice(0, i).join("/"));
+  return out;
+}

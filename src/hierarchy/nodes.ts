@@ -1,0 +1,72 @@
+/** Creating nodes (with their ancestor groups) and making handles from metadata. */
+import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
+import type { NodeMetadata } from "../metadata/array-metadata.js";
+import type { JsonObject } from "../metadata/json.js";
+import { isWritable, type Store, type WritableStore } from "../stores/types.js";
+import { ZarrArray } from "./array.js";
+import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
+import { Group } from "./group.js";
+import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
+
+export interface NodeOpenOptions {
+  readOnly: boolean;
+  writeEmptyChunks?: boolean;
+}
+
+export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
+  if (meta.nodeType === "array") {
+    const { nodeType: _n, ...arrayMeta } = meta;
+    return new ZarrArray(store, path, arrayMeta, options);
+  }
+  return new Group(store, path, meta.attributes, meta.zarrFormat, options);
+}
+
+export function requireWritable(store: Store, path: string): WritableStore {
+  if (!isWritable(store)) throw new ReadOnlyError(`cannot create ${describePath(path)}: the store is read-only`);
+  return store;
+}
+
+/** Clears the way for a new node: refuses or removes what is there, and makes ancestor groups. */
+async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean): Promise<void> {
+  const existing = await readNode(store, path);
+  if (existing && !overwrite) {
+    throw new AlreadyExistsError(`${describePath(path)} already holds a ${existing.nodeType}`);
+  }
+  if (overwrite) await deleteNode(store, path);
+  // The v2 spec (and zarr-python for both versions) makes every ancestor a group.
+  for (const parent of parentPaths(path)) {
+    const node = await readNode(store, parent);
+    if (node?.nodeType === "array") {
+      throw new NodeTypeError(`cannot create ${describePath(path)}: its ancestor ${describePath(parent)} is an array`);
+    }
+    if (!node) await writeGroupMetadata(store, parent, { zarrFormat, attributes: {} });
+  }
+}
+
+export async function createArrayAt(
+  store: Store,
+  path: string,
+  options: CreateArrayOptions,
+  handle: NodeOpenOptions,
+): Promise<ZarrArray> {
+  const writable = requireWritable(store, path);
+  // Everything is validated before the first byte is written.
+  const meta = buildArrayMetadata(options);
+  await prepareNode(writable, path, meta.zarrFormat, options.overwrite ?? false);
+  await writeArrayMetadata(writable, path, meta);
+  return new ZarrArray(store, path, meta, handle);
+}
+
+export async function createGroupAt(
+  store: Store,
+  path: string,
+  options: { zarrFormat?: 2 | 3; attributes?: JsonObject; overwrite?: boolean },
+  handle: NodeOpenOptions,
+): Promise<Group> {
+  const writable = requireWritable(store, path);
+  const zarrFormat = options.zarrFormat ?? 3;
+  const attributes = options.attributes ?? {};
+  await prepareNode(writable, path, zarrFormat, options.overwrite ?? false);
+  await writeGroupMetadata(writable, path, { zarrFormat, attributes });
+  return new Group(store, path, attributes, zarrFormat, handle);
+}

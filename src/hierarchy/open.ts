@@ -1,0 +1,123 @@
+/**
+ * The entry points: open and create arrays and groups in a store given as an object, a path
+ * (a FileSystemStore) or an http(s) URL (a FetchStore), with zarr-python's modes.
+ */
+import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
+import type { JsonObject } from "../metadata/json.js";
+import { resolveStore } from "../stores/open.js";
+import type { Store } from "../stores/types.js";
+import type { ZarrArray } from "./array.js";
+import type { CreateArrayOptions } from "./create-options.js";
+import { Group } from "./group.js";
+import { describePath, normalisePath, readNode } from "./node-io.js";
+import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
+
+/**
+ * `r` read-only, must exist; `r+` read/write, must exist; `a` read/write, created if missing;
+ * `w` created, replacing what is there; `w-` created, failing if something is there.
+ */
+export type Mode = "r" | "r+" | "a" | "w" | "w-";
+
+export type StoreInput = string | URL | Store;
+
+export interface OpenOptions {
+  mode?: Mode;
+  /** The node's path inside the store ("" or omitted: the root). */
+  path?: string;
+  /** Only look for (or create) this format. */
+  zarrFormat?: 2 | 3;
+  /** Store chunks whose values all equal the fill value. */
+  writeEmptyChunks?: boolean;
+  /**
+   * For v2 arrays whose metadata predates `dimension_separator` (zarr-python < 2.8) but whose
+   * chunks are nested: the separator their keys use. Ignored when the metadata names one.
+   */
+  dimensionSeparator?: "." | "/";
+}
+
+const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
+
+function setup(input: StoreInput, options: OpenOptions) {
+  const mode = options.mode ?? "a";
+  if (!MODES.includes(mode)) throw new BadSelectionError(`mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  const store = resolveStore(input, { readOnly: mode === "r" });
+  const path = normalisePath(options.path);
+  // "a" on a store that cannot be written (HTTP) quietly means "r", as for zarr-python's fsspec.
+  const readOnly = mode === "r" || (mode === "a" && store.readOnly);
+  if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store`);
+  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks } };
+}
+
+/** Opens an array; with mode `a`, `w` or `w-` and creation options, creates it. */
+export async function openArray(input: StoreInput, options: OpenOptions & Partial<CreateArrayOptions> = {}): Promise<ZarrArray> {
+  const { mode, store, path, handle } = setup(input, options);
+  if (mode === "w" || mode === "w-") {
+    return createArrayAt(store, path, { ...(options as CreateArrayOptions), overwrite: mode === "w" }, handle);
+  }
+  const meta = await readNode(store, path, options.zarrFormat);
+  if (!meta) {
+    if (mode === "a" && options.shape !== undefined && options.dtype !== undefined) {
+      return createArrayAt(store, path, options as CreateArrayOptions, handle);
+    }
+    throw new NotFoundError(`no array at ${describePath(path)}`);
+  }
+  if (meta.nodeType !== "array") throw new NodeTypeError(`expected an array at ${describePath(path)} but found a group`);
+  if (options.dimensionSeparator && meta.v2 && meta.v2.dimensionSeparator === null) {
+    meta.chunkKeyEncoding = { name: "v2", separator: options.dimensionSeparator };
+  }
+  return nodeFromMetadata(store, path, meta, handle) as ZarrArray;
+}
+
+/** Creates an array (failing if one exists unless `overwrite` is set). */
+export async function createArray(
+  input: StoreInput,
+  options: CreateArrayOptions & { path?: string; writeEmptyChunks?: boolean },
+): Promise<ZarrArray> {
+  const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
+  return createArrayAt(store, path, options, handle);
+}
+
+export interface GroupOptions extends OpenOptions {
+  attributes?: JsonObject;
+  overwrite?: boolean;
+}
+
+/** Opens a group; mode `a` (the default) creates it when missing. */
+export async function openGroup(input: StoreInput, options: GroupOptions = {}): Promise<Group> {
+  const { mode, store, path, handle } = setup(input, options);
+  if (mode === "w" || mode === "w-") {
+    return createGroupAt(store, path, { ...options, overwrite: mode === "w" }, handle);
+  }
+  const meta = await readNode(store, path, options.zarrFormat);
+  if (!meta) {
+    if (mode === "a") return createGroupAt(store, path, options, handle);
+    throw new NotFoundError(`no group at ${describePath(path)}`);
+  }
+  if (meta.nodeType !== "group") throw new NodeTypeError(`expected a group at ${describePath(path)} but found an array`);
+  return nodeFromMetadata(store, path, meta, handle) as Group;
+}
+
+export async function createGroup(input: StoreInput, options: Omit<GroupOptions, "mode"> = {}): Promise<Group> {
+  const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
+  return createGroupAt(store, path, options, handle);
+}
+
+/**
+ * Opens whatever node is at the path: an array or a group. As in zarr-python, modes that create
+ * make an array when `shape` and `dtype` are given and a group otherwise.
+ */
+export async function open(
+  input: StoreInput,
+  options: GroupOptions & Partial<CreateArrayOptions> = {},
+): Promise<ZarrArray | Group> {
+  const { mode } = setup(input, options);
+  const wantsArray = options.shape !== undefined && options.dtype !== undefined;
+  if (mode === "w" || mode === "w-") return wantsArray ? openArray(input, options) : openGroup(input, options);
+  const { store, path, handle } = setup(input, options);
+  const meta = await readNode(store, path, options.zarrFormat);
+  if (meta) return nodeFromMetadata(store, path, meta, handle);
+  if (mode === "a") return wantsArray ? openArray(input, options) : openGroup(input, options);
+  throw new NotFoundError(`no array or group at ${describePath(path)}`);
+}
+
+export { Group };

@@ -1,0 +1,190 @@
+/**
+ * Strided n-d copy and fill kernels: the scatter of a decoded chunk into the output, the gather of
+ * a value into a chunk, and the fill of missing chunks. Offsets and strides are in typed-array
+ * elements (numbers); complex data is handled by callers as an extra innermost axis of 2.
+ */
+import type { TypedArray } from "../metadata/dtype.js";
+
+export interface StridedRegion {
+  offset: number;
+  strides: number[];
+}
+
+/** C-order strides of a contiguous array of this shape. */
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+  return strides;
+}
+
+export function product(shape: readonly number[]): number {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+/**
+ * Drops length-1 axes and merges axes that are contiguous in every operand, so that a copy of
+ * whole rows (or whole chunks) becomes one long run handled by `TypedArray.set`.
+ */
+function simplify(shape: readonly number[], stridesList: number[][]): { shape: number[]; strides: number[][] } {
+  const outShape: number[] = [];
+  const outStrides: number[][] = stridesList.map(() => []);
+  for (let d = 0; d < shape.length; d++) {
+    const n = shape[d];
+    if (n === 1) continue;
+    const last = outShape.length - 1;
+    if (last >= 0 && stridesList.every((s, k) => outStrides[k][last] === s[d] * n)) {
+      outShape[last] *= n;
+      stridesList.forEach((s, k) => (outStrides[k][last] = s[d]));
+      continue;
+    }
+    outShape.push(n);
+    stridesList.forEach((s, k) => outStrides[k].push(s[d]));
+  }
+  return { shape: outShape, strides: outStrides };
+}
+
+/** Copies `shape` elements from `src` into `dst`, each addressed by its offset and strides. */
+export function copyStrided(
+  dst: TypedArray,
+  dstRegion: StridedRegion,
+  src: TypedArray,
+  srcRegion: StridedRegion,
+  shape: readonly number[],
+): void {
+  if (shape.some((n) => n === 0)) return;
+  const { shape: sh, strides } = simplify(shape, [dstRegion.strides, srcRegion.strides]);
+  const [ds, ss] = strides;
+  const nd = sh.length;
+  if (nd === 0) {
+    (dst as Float64Array)[dstRegion.offset] = (src as Float64Array)[srcRegion.offset];
+    return;
+  }
+  const inner = sh[nd - 1];
+  const dsi = ds[nd - 1];
+  const ssi = ss[nd - 1];
+  // Typed arrays of one family share set(); mixing bigint and number arrays never happens here.
+  const d = dst as Float64Array;
+  const s = src as Float64Array;
+  const runRow = (dOff: number, sOff: number) => {
+    if (dsi === 1 && ssi === 1) {
+      if (inner > 32) d.set(s.subarray(sOff, sOff + inner), dOff);
+      else for (let i = 0; i < inner; i++) d[dOff + i] = s[sOff + i];
+    } else {
+      for (let i = 0; i < inner; i++) d[dOff + i * dsi] = s[sOff + i * ssi];
+    }
+  };
+  if (nd === 1) {
+    runRow(dstRegion.offset, srcRegion.offset);
+    return;
+  }
+  const idx = new Array<number>(nd - 1).fill(0);
+  let dOff = dstRegion.offset;
+  let sOff = srcRegion.offset;
+  for (;;) {
+    runRow(dOff, sOff);
+    let k = nd - 2;
+    for (; k >= 0; k--) {
+      idx[k]++;
+      dOff += ds[k];
+      sOff += ss[k];
+      if (idx[k] < sh[k]) break;
+      dOff -= ds[k] * sh[k];
+      sOff -= ss[k] * sh[k];
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+/**
+ * Sets every element of a strided region to `values` (one number per component: a complex fill
+ * passes [re, im] with the last axis being the component axis of length 2).
+ */
+export function fillStrided(
+  dst: TypedArray,
+  region: StridedRegion,
+  shape: readonly number[],
+  value: number | bigint,
+): void {
+  if (shape.some((n) => n === 0)) return;
+  const { shape: sh, strides } = simplify(shape, [region.strides]);
+  const [ds] = strides;
+  const nd = sh.length;
+  const d = dst as unknown as { [i: number]: number | bigint; fill(v: number | bigint, a: number, b: number): void };
+  if (nd === 0) {
+    d[region.offset] = value;
+    return;
+  }
+  const inner = sh[nd - 1];
+  const dsi = ds[nd - 1];
+  const runRow = (off: number) => {
+    if (dsi === 1) d.fill(value, off, off + inner);
+    else for (let i = 0; i < inner; i++) d[off + i * dsi] = value;
+  };
+  if (nd === 1) {
+    runRow(region.offset);
+    return;
+  }
+  const idx = new Array<number>(nd - 1).fill(0);
+  let off = region.offset;
+  for (;;) {
+    runRow(off);
+    let k = nd - 2;
+    for (; k >= 0; k--) {
+      idx[k]++;
+      off += ds[k];
+      if (idx[k] < sh[k]) break;
+      off -= ds[k] * sh[k];
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
+/** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
+export function allEqualStrided(
+  src: TypedArray,
+  region: StridedRegion,
+  shape: readonly number[],
+  value: number | bigint,
+): boolean {
+  const isNaNValue = typeof value === "number" && Number.isNaN(value);
+  const { shape: sh, strides } = simplify(shape, [region.strides]);
+  const [ss] = strides;
+  const nd = sh.length;
+  const s = src as unknown as { [i: number]: number | bigint };
+  if (nd === 0) {
+    const x = s[region.offset];
+    return isNaNValue ? Number.isNaN(x) : x === value;
+  }
+  const inner = sh[nd - 1];
+  const ssi = ss[nd - 1];
+  const rowEqual = (off: number): boolean => {
+    if (isNaNValue) {
+      for (let i = 0; i < inner; i++) if (!Number.isNaN(s[off + i * ssi])) return false;
+    } else {
+      for (let i = 0; i < inner; i++) if (s[off + i * ssi] !== value) return false;
+    }
+    return true;
+  };
+  const idx = new Array<number>(Math.max(0, nd - 1)).fill(0);
+  let off = region.offset;
+  for (;;) {
+    if (!rowEqual(off)) return false;
+    let k = nd - 2;
+    for (; k >= 0; k--) {
+      idx[k]++;
+      off += ss[k];
+      if (idx[k] < sh[k]) break;
+      off -= ss[k] * sh[k];
+      idx[k] = 0;
+    }
+    if (k < 0) return true;
+  }
+}
