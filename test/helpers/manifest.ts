@@ -1,0 +1,93 @@
+/** Reading fixture manifests and comparing what parzarr reads with what they record. */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import assert from "node:assert/strict";
+import type { NDArray, Scalar, TypedArray, ZarrArray } from "../../src/index.js";
+import { hasFloat16Array } from "../../src/index.js";
+import { numberToFloat16Bits } from "../../src/metadata/float16.js";
+
+export interface ManifestEntry {
+  path: string;
+  shape?: number[];
+  dtype?: unknown;
+  sha256?: string;
+  values?: unknown[];
+  note?: string;
+  tolerance?: number;
+  unsupported_ok?: boolean;
+  zarr_python_error?: string;
+  fill_value?: unknown;
+  expected_from?: string;
+}
+
+export { FIXTURES } from "./paths.js";
+
+export function loadManifest(dir: string): ManifestEntry[] {
+  return JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as ManifestEntry[];
+}
+
+/** The array's values as little-endian bytes in C order, as manifests hash them. */
+export function leBytes(arr: ZarrArray, data: TypedArray): Uint8Array {
+  if (arr.dtype === "float16" && !hasFloat16Array) {
+    const halves = new Uint16Array(data.length);
+    for (let i = 0; i < data.length; i++) halves[i] = numberToFloat16Bits(data[i] as number);
+    return new Uint8Array(halves.buffer);
+  }
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function jsonNumber(v: unknown): number {
+  if (v === "NaN") return NaN;
+  if (v === "Infinity") return Infinity;
+  if (v === "-Infinity") return -Infinity;
+  return v as number;
+}
+
+function sameNumber(got: number, want: number, tolerance: number): boolean {
+  if (Number.isNaN(want)) return Number.isNaN(got);
+  if (tolerance > 0) return Math.abs(got - want) <= tolerance;
+  return got === want;
+}
+
+/** Every element as a JS value: numbers, bigints, booleans, [re, im]. */
+export function elements(arr: ZarrArray, result: NDArray | Scalar): Scalar[] {
+  if (typeof result !== "object" || Array.isArray(result)) return [result];
+  const { data } = result;
+  const out: Scalar[] = [];
+  const complex = arr.dtype.startsWith("complex");
+  const n = complex ? data.length / 2 : data.length;
+  for (let i = 0; i < n; i++) {
+    if (complex) out.push([data[2 * i] as number, data[2 * i + 1] as number]);
+    else if (arr.dtype === "bool") out.push(data[i] !== 0);
+    else out.push(data[i] as number | bigint);
+  }
+  return out;
+}
+
+/** Asserts that the values read equal the manifest's (null entries in the manifest: any value). */
+export function assertValues(arr: ZarrArray, result: NDArray | Scalar, entry: ManifestEntry): void {
+  const got = elements(arr, result);
+  const want = entry.values ?? [];
+  assert.equal(got.length, want.length, `${entry.path}: element count`);
+  const tol = entry.tolerance ?? 0;
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i];
+    const g = got[i];
+    if (w === null) continue;
+    if (Array.isArray(w)) {
+      const [re, im] = g as [number, number];
+      assert.ok(sameNumber(re, jsonNumber(w[0]), tol) && sameNumber(im, jsonNumber(w[1]), tol), `${entry.path}[${i}]: got [${re}, ${im}], want ${JSON.stringify(w)}`);
+    } else if (typeof w === "boolean") {
+      assert.equal(g, w, `${entry.path}[${i}]`);
+    } else if (typeof g === "bigint") {
+      assert.equal(Number(g), w as number, `${entry.path}[${i}]: got ${g}, want ${w}`);
+    } else {
+      assert.ok(sameNumber(g as number, jsonNumber(w), tol), `${entry.path}[${i}]: got ${String(g)}, want ${String(w)}`);
+    }
+  }
+}
