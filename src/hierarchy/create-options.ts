@@ -139,8 +139,8 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     if (order !== "C" && order !== "F") throw new InvalidMetadataError(`createArray: order must be "C" or "F"`);
     const compressor = options.compressor === undefined ? V2_DEFAULT_COMPRESSOR : options.compressor;
     const filters = options.filters && options.filters.length > 0 ? options.filters : null;
-    const sep = options.dimensionSeparator ?? ".";
-    const v2 = { order, compressor, filters, dimensionSeparator: sep } as const;
+    // zarr-python 2 writes dimension_separator only when one was asked for; readers assume ".".
+    const v2 = { order, compressor, filters, dimensionSeparator: options.dimensionSeparator ?? null } as const;
     meta = {
       zarrFormat: 2,
       shape,
@@ -148,7 +148,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
       dtype,
       fillValue,
       codecs: v2Codecs(v2, dtype, shape.length, "createArray"),
-      chunkKeyEncoding: { name: "v2", separator: sep },
+      chunkKeyEncoding: { name: "v2", separator: options.dimensionSeparator ?? "." },
       dimensionNames: null,
       attributes,
       v2,
