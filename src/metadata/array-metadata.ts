@@ -255,7 +255,12 @@ export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
   const dtype = parseDataType(requireField(doc, "data_type", file), `${file}: field "data_type"`);
   const fillValue = parseFillValue(requireField(doc, "fill_value", file), dtype, `${file}: field "fill_value"`);
   const codecsRaw = requireField(doc, "codecs", file);
-  if (!Array.isArray(codecsRaw) || codecsRaw.length === 0) fail(file, "codecs", "must be a non-empty list");
+  if (!Array.isArray(codecsRaw)) fail(file, "codecs", "must be a list");
+  // zarrita.js writes "codecs": [] and means the plain little-endian bytes codec; read it so.
+  const codecs: CodecConfig[] =
+    codecsRaw.length === 0
+      ? [{ name: "bytes", configuration: dtype.itemSize > 1 ? { endian: "little" } : {} }]
+      : codecsRaw.map((c, i) => v3Codec(c, file, i));
   const transformers = doc.storage_transformers;
   if (Array.isArray(transformers) && transformers.length > 0) {
     throw new UnsupportedError(`${file}: storage transformers are not supported`);
@@ -275,7 +280,7 @@ export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
     chunks,
     dtype,
     fillValue,
-    codecs: codecsRaw.map((c, i) => v3Codec(c, file, i)),
+    codecs,
     chunkKeyEncoding: v3ChunkKeyEncoding(doc.chunk_key_encoding, file),
     dimensionNames,
     attributes: attributesOf(doc.attributes, file),
