@@ -5,6 +5,7 @@
  * encode blosc.
  */
 import Blosc from "numcodecs/blosc";
+import { CorruptChunkError } from "../errors.js";
 import LZ4 from "numcodecs/lz4";
 import Zstd from "numcodecs/zstd";
 
@@ -33,9 +34,20 @@ export async function wasmZstdDecompress(src: Uint8Array): Promise<Uint8Array> {
   return zstdDecoder.decode(src);
 }
 
+/**
+ * The WASM decoder trusts the frame: a truncated one decodes into garbage without an error. The
+ * header's sizes are checked here first, and the output size after.
+ */
 export async function wasmBloscDecompress(src: Uint8Array): Promise<Uint8Array> {
+  if (src.length < 16) throw new CorruptChunkError(`blosc: ${src.length} bytes is shorter than the 16-byte header`);
+  const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  const nbytes = view.getUint32(4, true);
+  const cbytes = view.getUint32(12, true);
+  if (cbytes !== src.length) throw new CorruptChunkError(`blosc: header says ${cbytes} compressed bytes, chunk has ${src.length}`);
   bloscDecoder ??= Blosc.fromConfig({ id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 });
-  return bloscDecoder.decode(src);
+  const out = await bloscDecoder.decode(src);
+  if (out.length !== nbytes) throw new CorruptChunkError(`blosc: decoded ${out.length} bytes, header says ${nbytes}`);
+  return out;
 }
 
 /** numcodecs' LZ4 framing: a 4-byte little-endian size, then one LZ4 block. */

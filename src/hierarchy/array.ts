@@ -18,7 +18,7 @@ import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from 
 import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
 import { fullRankShape, normaliseSelection, selectionShape, type Selection } from "../indexing/selection.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import type { ChunkItem, ReadTask, WriteTask, WriteValue } from "../parallel/chunk-task.js";
+import { pipelineFor, type ChunkItem, type ReadTask, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { runTasksInline } from "../parallel/inline-executor.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -129,6 +129,8 @@ export class ZarrArray {
    * selected by an integer. Missing chunks read as the fill value.
    */
   async get(selection?: Selection, options: OperationOptions = {}): Promise<NDArray | Scalar> {
+    // An unknown codec is reported even when every chunk is missing and none would be decoded.
+    pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
     const data = allocTypedArray(this.meta.dtype, product(full));
@@ -153,6 +155,7 @@ export class ZarrArray {
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     this.writableStore();
+    pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
     const selShape = selectionShape(indexers);

@@ -1,0 +1,300 @@
+/**
+ * The LZ4 block format (no frame): a sequence of [token, literal-length bytes, literals, 2-byte
+ * little-endian offset, match-length bytes], the last sequence being literals only.
+ * Written from the format description in lz4's doc/lz4_Block_format.md.
+ */
+import { CorruptChunkError } from "../../errors.js";
+
+/** Shortest match the format can express. */
+const MIN_MATCH = 4;
+/** The last 5 bytes of a block are always literals. */
+const LAST_LITERALS = 5;
+/** The last match starts at least 12 bytes before the end of the block. */
+const MF_LIMIT = 12;
+const MAX_OFFSET = 65535;
+const HASH_LOG = 12;
+/** Below this literal length a byte loop beats creating a subarray for `set`. */
+const SET_THRESHOLD = 24;
+
+/** The most bytes an LZ4 block for `n` input bytes can take (lz4's LZ4_COMPRESSBOUND). */
+export function lz4CompressBound(n: number): number {
+  return n + Math.floor(n / 255) + 16;
+}
+
+function corrupt(what: string): never {
+  throw new CorruptChunkError(`lz4: ${what}`);
+}
+
+/**
+ * Decodes one LZ4 block from all of `src` into `dest`, which must have room for the whole output;
+ * returns the number of bytes written. Throws CorruptChunkError on truncated or malformed input
+ * or when the output would not fit in `dest`.
+ */
+export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
+  const srcEnd = src.length;
+  const destEnd = dest.length;
+  if (srcEnd === 0) corrupt("empty input (a block holds at least one token)");
+  let ip = 0;
+  let op = 0;
+  for (;;) {
+    const token = src[ip++];
+    let litLen = token >>> 4;
+    if (litLen === 15) {
+      let b: number;
+      do {
+        if (ip >= srcEnd) corrupt("truncated literal length");
+        b = src[ip++];
+        litLen += b;
+      } while (b === 255);
+    }
+    if (litLen !== 0) {
+      const litEnd = ip + litLen;
+      if (litEnd > srcEnd) corrupt(`literal run of ${litLen} bytes runs past the end of the input`);
+      if (op + litLen > destEnd) corrupt(`output overflow: literals need ${op + litLen} bytes, the buffer holds ${destEnd}`);
+      if (litLen < SET_THRESHOLD) {
+        while (ip < litEnd) dest[op++] = src[ip++];
+      } else {
+        dest.set(src.subarray(ip, litEnd), op);
+        op += litLen;
+        ip = litEnd;
+      }
+    }
+    if (ip === srcEnd) return op;
+    if (ip + 2 > srcEnd) corrupt("truncated match offset");
+    const offset = src[ip] | (src[ip + 1] << 8);
+    ip += 2;
+    if (offset === 0) corrupt("match offset 0");
+    if (offset > op) corrupt(`match offset ${offset} reaches before the start of the output (at ${op})`);
+    let matchLen = token & 15;
+    if (matchLen === 15) {
+      let b: number;
+      do {
+        if (ip >= srcEnd) corrupt("truncated match length");
+        b = src[ip++];
+        matchLen += b;
+      } while (b === 255);
+    }
+    matchLen += MIN_MATCH;
+    const matchEnd = op + matchLen;
+    if (matchEnd > destEnd) corrupt(`output overflow: match needs ${matchEnd} bytes, the buffer holds ${destEnd}`);
+    let m = op - offset;
+    if (matchLen < 32) {
+      // Short matches, overlapping or not: a byte loop copies LZ77-style (repeating the pattern).
+      while (op < matchEnd) dest[op++] = dest[m++];
+    } else if (offset >= matchLen) {
+      dest.copyWithin(op, m, m + matchLen);
+      op = matchEnd;
+    } else {
+      // Long overlapping match (a run): copy what exists, then double the copied span each step.
+      while (op < matchEnd) {
+        const n = Math.min(op - m, matchEnd - op);
+        dest.copyWithin(op, m, m + n);
+        op += n;
+      }
+    }
+    if (ip >= srcEnd) corrupt("block ends with a match (the last sequence must be literals only)");
+  }
+}
+
+// Reused across calls: compression is synchronous, so no two calls share it at once.
+let hashTable = new Int32Array(1 << HASH_LOG);
+let chainTable: Int32Array | null = null;
+
+const hash4 = (v: number, log: number): number => Math.imul(v, -1640531535) >>> (32 - log);
+
+function read32(b: Uint8Array, i: number): number {
+  return b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24);
+}
+
+/** Emits the last literals; returns the new output position or -1 when `limit` is exceeded. */
+function writeLastLiterals(src: Uint8Array, anchor: number, end: number, dst: Uint8Array, op: number, limit: number): number {
+  const litLen = end - anchor;
+  if (op + 1 + litLen + Math.floor((litLen + 240) / 255) > limit) return -1;
+  if (litLen >= 15) {
+    dst[op++] = 15 << 4;
+    let l = litLen - 15;
+    for (; l >= 255; l -= 255) dst[op++] = 255;
+    dst[op++] = l;
+  } else {
+    dst[op++] = litLen << 4;
+  }
+  dst.set(src.subarray(anchor, end), op);
+  return op + litLen;
+}
+
+/** Emits one sequence; returns the new output position or -1 when `limit` is exceeded. */
+function writeSequence(
+  src: Uint8Array,
+  anchor: number,
+  ip: number,
+  offset: number,
+  matchLen: number,
+  dst: Uint8Array,
+  op: number,
+  limit: number,
+): number {
+  const litLen = ip - anchor;
+  const ml = matchLen - MIN_MATCH;
+  const need = 1 + litLen + Math.floor((litLen + 240) / 255) + 2 + Math.floor((ml + 240) / 255);
+  if (op + need > limit) return -1;
+  const tokenPos = op++;
+  let token: number;
+  if (litLen >= 15) {
+    token = 15 << 4;
+    let l = litLen - 15;
+    for (; l >= 255; l -= 255) dst[op++] = 255;
+    dst[op++] = l;
+  } else {
+    token = litLen << 4;
+  }
+  if (litLen < SET_THRESHOLD) {
+    for (let i = anchor; i < ip; i++) dst[op++] = src[i];
+  } else {
+    dst.set(src.subarray(anchor, ip), op);
+    op += litLen;
+  }
+  dst[op++] = offset & 255;
+  dst[op++] = offset >>> 8;
+  if (ml >= 15) {
+    token |= 15;
+    let l = ml - 15;
+    for (; l >= 255; l -= 255) dst[op++] = 255;
+    dst[op++] = l;
+  } else {
+    token |= ml;
+  }
+  dst[tokenPos] = token;
+  return op;
+}
+
+/**
+ * Compresses `src` as one LZ4 block into `dst` starting at `dstStart`, writing at most `maxOut`
+ * bytes. Returns the compressed length, or 0 when the block does not fit in `maxOut` (the contract
+ * of lz4's limited-output mode, which c-blosc relies on to detect incompressible streams).
+ *
+ * `acceleration` >= 1 trades ratio for speed as in LZ4_compress_fast. `chainDepth` > 0 switches to
+ * a hash-chain match finder that tries up to that many earlier positions per step; parzarr uses it
+ * for blosc's "lz4hc" (LZ4_compress_HC's output format is plain LZ4, so any match finder is valid).
+ */
+export function lz4CompressInto(
+  src: Uint8Array,
+  dst: Uint8Array,
+  dstStart: number,
+  maxOut: number,
+  acceleration = 1,
+  chainDepth = 0,
+): number {
+  const n = src.length;
+  const limit = Math.min(dst.length, dstStart + maxOut);
+  let op = dstStart;
+  let anchor = 0;
+  if (n >= MF_LIMIT + 1) {
+    const matchLimit = n - LAST_LITERALS;
+    const mfLimit = n - MF_LIMIT;
+    const accel = Math.max(1, Math.floor(acceleration)) | 0;
+    const table = hashTable;
+    table.fill(-1);
+    let chain: Int32Array | null = null;
+    if (chainDepth > 0) {
+      chain = chainTable ??= new Int32Array(MAX_OFFSET + 1);
+    }
+    // Positions below `inserted` are in the hash table (chain mode inserts every position).
+    let inserted = 0;
+    const insert = (upTo: number): void => {
+      for (; inserted < upTo; inserted++) {
+        const h = hash4(read32(src, inserted), HASH_LOG);
+        chain![inserted & MAX_OFFSET] = table[h];
+        table[h] = inserted;
+      }
+    };
+    let ip = 1;
+    if (!chain) table[hash4(read32(src, 0), HASH_LOG)] = 0;
+    outer: while (ip <= mfLimit) {
+      let ref = -1;
+      let matchLen = 0;
+      if (chain) {
+        // Hash-chain search: the longest match among the last `chainDepth` candidates.
+        let best = 0;
+        let bestRef = -1;
+        while (ip <= mfLimit) {
+          insert(ip);
+          const seq = read32(src, ip);
+          let cand = table[hash4(seq, HASH_LOG)];
+          let tries = chainDepth;
+          while (cand >= 0 && ip - cand <= MAX_OFFSET && tries-- > 0) {
+            if (src[cand + best] === src[ip + best] && read32(src, cand) === seq) {
+              let len = MIN_MATCH;
+              while (ip + len < matchLimit && src[cand + len] === src[ip + len]) len++;
+              if (len > best) {
+                best = len;
+                bestRef = cand;
+                if (ip + len >= matchLimit) break;
+              }
+            }
+            const next = chain[cand & MAX_OFFSET];
+            if (next >= cand) break;
+            cand = next;
+          }
+          if (bestRef >= 0) break;
+          ip++;
+        }
+        if (bestRef < 0) break outer;
+        ref = bestRef;
+        matchLen = best;
+      } else {
+        // Greedy single-probe search; the step grows while nothing matches (LZ4's skip heuristic).
+        let searchCount = accel << 6;
+        let step = accel;
+        for (;;) {
+          const seq = read32(src, ip);
+          const h = hash4(seq, HASH_LOG);
+          const cand = table[h];
+          table[h] = ip;
+          if (cand >= 0 && ip - cand <= MAX_OFFSET && read32(src, cand) === seq) {
+            ref = cand;
+            break;
+          }
+          ip += step;
+          step = searchCount++ >>> 6;
+          if (ip > mfLimit) break outer;
+        }
+        matchLen = MIN_MATCH;
+        while (ip + matchLen < matchLimit && src[ref + matchLen] === src[ip + matchLen]) matchLen++;
+      }
+      // Extend backwards over literals that also match.
+      while (ip > anchor && ref > 0 && src[ip - 1] === src[ref - 1]) {
+        ip--;
+        ref--;
+        matchLen++;
+      }
+      op = writeSequence(src, anchor, ip, ip - ref, matchLen, dst, op, limit);
+      if (op < 0) return 0;
+      ip += matchLen;
+      anchor = ip;
+      if (ip > mfLimit) break;
+      if (!chain) {
+        // Index a position inside the match so the next search can find nearby repeats.
+        table[hash4(read32(src, ip - 2), HASH_LOG)] = ip - 2;
+      }
+    }
+  }
+  op = writeLastLiterals(src, anchor, n, dst, op, limit);
+  if (op < 0) return 0;
+  return op - dstStart;
+}
+
+/**
+ * Compresses `src` into a new LZ4 block readable by any LZ4 block decoder. `acceleration` >= 1
+ * trades ratio for speed as in LZ4_compress_fast.
+ */
+export function lz4CompressBlock(src: Uint8Array, acceleration = 1): Uint8Array {
+  const out = new Uint8Array(lz4CompressBound(src.length));
+  const len = lz4CompressInto(src, out, 0, out.length, acceleration);
+  return out.slice(0, len);
+}
+
+/** Lets tests and long-running processes drop the lz4hc chain table (256 KiB). */
+export function lz4ReleaseScratch(): void {
+  chainTable = null;
+  hashTable = new Int32Array(1 << HASH_LOG);
+}

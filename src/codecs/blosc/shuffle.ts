@@ -1,0 +1,212 @@
+/**
+ * Byte shuffle and bit shuffle with the exact layouts c-blosc 1.x produces.
+ *
+ * Byte shuffle: byte j of element i goes to `dest[j * n + i]` (n = floor(len / typesize)); the
+ * trailing `len % typesize` bytes are copied unchanged.
+ *
+ * Bit shuffle (the bitshuffle library's `bshuf_trans_bit_elem` layout): for byte j and bit k of
+ * an element, one "bit row" of n / 8 bytes holds that bit of every element, element i landing in
+ * bit (i % 8) of row byte floor(i / 8); rows are ordered j * 8 + k. c-blosc 1.21 only bit-shuffles
+ * a block whose element count is a multiple of 8 (`blosc_internal_bitshuffle` in shuffle.c): such a
+ * block has its trailing `len % typesize` bytes copied unchanged, any other block is copied whole,
+ * unshuffled. The unshuffle side mirrors that, so the rule has to match c-blosc exactly.
+ */
+
+// Typed-array word access is only a valid shortcut when the host stores words little-endian.
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+function checkSizes(name: string, src: Uint8Array, dest: Uint8Array, typesize: number): void {
+  if (!Number.isInteger(typesize) || typesize < 1) throw new RangeError(`${name}: typesize must be a positive integer, got ${typesize}`);
+  if (dest.length < src.length) throw new RangeError(`${name}: destination holds ${dest.length} bytes, source has ${src.length}`);
+}
+
+/** Shuffles all of `src` into the first `src.length` bytes of `dest`. */
+export function byteShuffle(src: Uint8Array, dest: Uint8Array, typesize: number): void {
+  checkSizes("byteShuffle", src, dest, typesize);
+  const len = src.length;
+  const n = Math.floor(len / typesize);
+  const body = n * typesize;
+  if (typesize === 1 || n === 0) {
+    dest.set(src);
+    return;
+  }
+  if (typesize === 4 && LITTLE_ENDIAN && src.byteOffset % 4 === 0) {
+    // One aligned word read per element instead of four byte reads.
+    const w = new Uint32Array(src.buffer, src.byteOffset, n);
+    const n2 = n * 2;
+    const n3 = n * 3;
+    for (let i = 0; i < n; i++) {
+      const v = w[i];
+      dest[i] = v;
+      dest[n + i] = v >>> 8;
+      dest[n2 + i] = v >>> 16;
+      dest[n3 + i] = v >>> 24;
+    }
+  } else if (typesize === 8 && LITTLE_ENDIAN && src.byteOffset % 4 === 0) {
+    const w = new Uint32Array(src.buffer, src.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const lo = w[2 * i];
+      const hi = w[2 * i + 1];
+      dest[i] = lo;
+      dest[n + i] = lo >>> 8;
+      dest[2 * n + i] = lo >>> 16;
+      dest[3 * n + i] = lo >>> 24;
+      dest[4 * n + i] = hi;
+      dest[5 * n + i] = hi >>> 8;
+      dest[6 * n + i] = hi >>> 16;
+      dest[7 * n + i] = hi >>> 24;
+    }
+  } else if (typesize === 2) {
+    for (let i = 0, s = 0; i < n; i++, s += 2) {
+      dest[i] = src[s];
+      dest[n + i] = src[s + 1];
+    }
+  } else {
+    for (let j = 0; j < typesize; j++) {
+      const base = j * n;
+      for (let i = 0, s = j; i < n; i++, s += typesize) dest[base + i] = src[s];
+    }
+  }
+  if (body < len) dest.set(src.subarray(body), body);
+}
+
+/** Reverses {@link byteShuffle}: unshuffles all of `src` into the first `src.length` bytes of `dest`. */
+export function byteUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: number): void {
+  checkSizes("byteUnshuffle", src, dest, typesize);
+  const len = src.length;
+  const n = Math.floor(len / typesize);
+  const body = n * typesize;
+  if (typesize === 1 || n === 0) {
+    dest.set(src);
+    return;
+  }
+  if (typesize === 4 && LITTLE_ENDIAN && dest.byteOffset % 4 === 0) {
+    // Assemble each element in a register and store it with one aligned word write.
+    const w = new Uint32Array(dest.buffer, dest.byteOffset, n);
+    const n2 = n * 2;
+    const n3 = n * 3;
+    for (let i = 0; i < n; i++) {
+      w[i] = src[i] | (src[n + i] << 8) | (src[n2 + i] << 16) | (src[n3 + i] << 24);
+    }
+  } else if (typesize === 8 && LITTLE_ENDIAN && dest.byteOffset % 4 === 0) {
+    const w = new Uint32Array(dest.buffer, dest.byteOffset, n * 2);
+    const n2 = n * 2;
+    const n3 = n * 3;
+    const n4 = n * 4;
+    const n5 = n * 5;
+    const n6 = n * 6;
+    const n7 = n * 7;
+    for (let i = 0; i < n; i++) {
+      w[2 * i] = src[i] | (src[n + i] << 8) | (src[n2 + i] << 16) | (src[n3 + i] << 24);
+      w[2 * i + 1] = src[n4 + i] | (src[n5 + i] << 8) | (src[n6 + i] << 16) | (src[n7 + i] << 24);
+    }
+  } else if (typesize === 2) {
+    for (let i = 0, d = 0; i < n; i++, d += 2) {
+      dest[d] = src[i];
+      dest[d + 1] = src[n + i];
+    }
+  } else {
+    for (let j = 0; j < typesize; j++) {
+      const base = j * n;
+      for (let i = 0, d = j; i < n; i++, d += typesize) dest[d] = src[base + i];
+    }
+  }
+  if (body < len) dest.set(src.subarray(body), body);
+}
+
+/**
+ * Transposes the 8x8 bit matrix held in eight bytes (byte m = row m, bit k = column k) so that
+ * output byte k bit m is input byte m bit k. `lo` holds bytes 0-3, `hi` bytes 4-7, little-endian;
+ * this is the 64-bit delta-swap sequence from bitshuffle's TRANS_BIT_8X8 split into 32-bit halves
+ * (the first two swaps never cross the halves; the third moves nibbles between them).
+ * Returns the new `hi` and leaves the new `lo` in `transposeLo` to avoid allocating.
+ */
+let transposeLo = 0;
+function transpose8x8(lo: number, hi: number): number {
+  let t = (lo ^ (lo >>> 7)) & 0x00aa00aa;
+  lo = lo ^ t ^ (t << 7);
+  t = (hi ^ (hi >>> 7)) & 0x00aa00aa;
+  hi = hi ^ t ^ (t << 7);
+  t = (lo ^ (lo >>> 14)) & 0x0000cccc;
+  lo = lo ^ t ^ (t << 14);
+  t = (hi ^ (hi >>> 14)) & 0x0000cccc;
+  hi = hi ^ t ^ (t << 14);
+  t = (lo ^ ((lo >>> 28) | (hi << 4))) & 0xf0f0f0f0;
+  lo = lo ^ t;
+  hi = hi ^ (t >>> 4);
+  transposeLo = lo;
+  return hi;
+}
+
+function bitTransposeElements(src: Uint8Array, dest: Uint8Array, typesize: number, n: number, forward: boolean): void {
+  const rowBytes = n >>> 3;
+  for (let j = 0; j < typesize; j++) {
+    const rowBase = j * 8 * rowBytes;
+    for (let q = 0; q < rowBytes; q++) {
+      let lo: number;
+      let hi: number;
+      if (forward) {
+        // Gather byte j of elements 8q..8q+7.
+        const e = q * 8 * typesize + j;
+        lo = src[e] | (src[e + typesize] << 8) | (src[e + 2 * typesize] << 16) | (src[e + 3 * typesize] << 24);
+        const e4 = e + 4 * typesize;
+        hi = src[e4] | (src[e4 + typesize] << 8) | (src[e4 + 2 * typesize] << 16) | (src[e4 + 3 * typesize] << 24);
+      } else {
+        // Gather byte q of the eight bit rows of byte j.
+        const r = rowBase + q;
+        lo = src[r] | (src[r + rowBytes] << 8) | (src[r + 2 * rowBytes] << 16) | (src[r + 3 * rowBytes] << 24);
+        const r4 = r + 4 * rowBytes;
+        hi = src[r4] | (src[r4 + rowBytes] << 8) | (src[r4 + 2 * rowBytes] << 16) | (src[r4 + 3 * rowBytes] << 24);
+      }
+      hi = transpose8x8(lo, hi);
+      lo = transposeLo;
+      if (forward) {
+        const r = rowBase + q;
+        dest[r] = lo;
+        dest[r + rowBytes] = lo >>> 8;
+        dest[r + 2 * rowBytes] = lo >>> 16;
+        dest[r + 3 * rowBytes] = lo >>> 24;
+        const r4 = r + 4 * rowBytes;
+        dest[r4] = hi;
+        dest[r4 + rowBytes] = hi >>> 8;
+        dest[r4 + 2 * rowBytes] = hi >>> 16;
+        dest[r4 + 3 * rowBytes] = hi >>> 24;
+      } else {
+        const e = q * 8 * typesize + j;
+        dest[e] = lo;
+        dest[e + typesize] = lo >>> 8;
+        dest[e + 2 * typesize] = lo >>> 16;
+        dest[e + 3 * typesize] = lo >>> 24;
+        const e4 = e + 4 * typesize;
+        dest[e4] = hi;
+        dest[e4 + typesize] = hi >>> 8;
+        dest[e4 + 2 * typesize] = hi >>> 16;
+        dest[e4 + 3 * typesize] = hi >>> 24;
+      }
+    }
+  }
+}
+
+function bitShuffleImpl(name: string, src: Uint8Array, dest: Uint8Array, typesize: number, forward: boolean): void {
+  checkSizes(name, src, dest, typesize);
+  const len = src.length;
+  const n = Math.floor(len / typesize);
+  if (n % 8 !== 0 || n === 0) {
+    // c-blosc 1.x leaves such a block as it is rather than shuffling the first 8k elements.
+    dest.set(src);
+    return;
+  }
+  bitTransposeElements(src, dest, typesize, n, forward);
+  const body = n * typesize;
+  if (body < len) dest.set(src.subarray(body), body);
+}
+
+/** Bit-shuffles all of `src` into the first `src.length` bytes of `dest` (c-blosc 1.x rules). */
+export function bitShuffle(src: Uint8Array, dest: Uint8Array, typesize: number): void {
+  bitShuffleImpl("bitShuffle", src, dest, typesize, true);
+}
+
+/** Reverses {@link bitShuffle}. */
+export function bitUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: number): void {
+  bitShuffleImpl("bitUnshuffle", src, dest, typesize, false);
+}
