@@ -71,12 +71,12 @@ export class FetchStore implements ReadableStore {
     return res !== undefined;
   }
 
-  async list(): Promise<string[]> {
+  async list(_prefix: string): Promise<string[]> {
     throw new StoreError(`cannot list ${this.url}: plain HTTP has no listing (consolidated metadata is the way to find nodes)`);
   }
 
-  async listDir(): Promise<{ keys: string[]; prefixes: string[] }> {
-    return this.list().then(() => ({ keys: [], prefixes: [] }));
+  async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
+    return this.list(prefix).then(() => ({ keys: [], prefixes: [] }));
   }
 
   descriptor(): StoreDescriptor {

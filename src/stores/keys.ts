@@ -1,5 +1,9 @@
-/** Store keys: validated so that no key can escape the store or name something ambiguous. */
-import { InvalidKeyError } from "../errors.js";
+/**
+ * Store keys and byte ranges: validated here, once, so that no key can escape a store or name
+ * something ambiguous, and every store answers the same range the same way.
+ */
+import { BadSelectionError, InvalidKeyError } from "../errors.js";
+import type { RangeRequest } from "./types.js";
 
 /**
  * A key is a relative `/`-separated path of non-empty segments. Refused: empty keys, absolute
@@ -11,7 +15,8 @@ export function validateKey(key: string): string {
   return key;
 }
 
-function keyProblem(key: string): string | null {
+function keyProblem(key: unknown): string | null {
+  // Keys can come from JSON (consolidated metadata, task messages), so the type is not a given.
   if (typeof key !== "string") return "keys are strings";
   if (key === "") return "a key cannot be empty";
   if (key.startsWith("/")) return "a key cannot be an absolute path";
@@ -28,13 +33,23 @@ function keyProblem(key: string): string | null {
 /** A list prefix: "" (everything) or a valid key followed by `/`. */
 export function validatePrefix(prefix: string): string {
   if (prefix === "") return prefix;
-  if (!prefix.endsWith("/")) throw new InvalidKeyError(`invalid prefix ${JSON.stringify(prefix)}: a folder prefix ends with "/"`);
-  validateKey(prefix.slice(0, -1));
+  if (typeof prefix !== "string" || !prefix.endsWith("/")) {
+    throw new InvalidKeyError(`invalid prefix ${JSON.stringify(prefix)}: a folder prefix is "" or ends with "/"`);
+  }
+  const why = keyProblem(prefix.slice(0, -1));
+  if (why) throw new InvalidKeyError(`invalid prefix ${JSON.stringify(prefix)}: ${why}`);
   return prefix;
 }
 
+/**
+ * Joins path parts with `/`. Slashes at the ends of a part are dropped so that `("a/", "b")`
+ * cannot make an empty segment; empty parts (the root path) vanish. The result is not validated.
+ */
 export function joinKey(...parts: string[]): string {
-  return parts.filter((p) => p !== "").join("/");
+  return parts
+    .map((p) => p.replace(/^\/+|\/+$/g, ""))
+    .filter((p) => p !== "")
+    .join("/");
 }
 
 /** The immediate children of `prefix` among `keys`: direct keys and sub-folder names. */
@@ -49,4 +64,30 @@ export function childrenOf(keys: Iterable<string>, prefix: string): { keys: stri
     else folders.add(rest.slice(0, slash));
   }
   return { keys: [...direct].sort(), prefixes: [...folders].sort() };
+}
+
+/** Refuses ranges that no store could answer sensibly (fractions, negative lengths, NaN). */
+export function validateRange(range: RangeRequest): RangeRequest {
+  const { offset, length } = range;
+  if (!Number.isSafeInteger(offset)) throw new BadSelectionError(`invalid byte range: offset ${offset} is not an integer`);
+  if (length !== undefined && !(Number.isSafeInteger(length) && length >= 0)) {
+    throw new BadSelectionError(`invalid byte range: length ${length} is not a non-negative integer`);
+  }
+  return range;
+}
+
+/**
+ * Where a range falls in a value of `size` bytes, clamped to the value: a range past the end is
+ * empty and a suffix longer than the value is the whole value, as HTTP servers answer them.
+ */
+export function rangeBounds(size: number, range: RangeRequest): { start: number; end: number } {
+  const start = range.offset < 0 ? Math.max(0, size + range.offset) : Math.min(range.offset, size);
+  const end = range.length === undefined ? size : Math.min(size, start + range.length);
+  return { start, end };
+}
+
+/** The bytes of `range` within `bytes`, as a view (callers copy when they must). */
+export function sliceRange(bytes: Uint8Array, range: RangeRequest): Uint8Array {
+  const { start, end } = rangeBounds(bytes.length, range);
+  return bytes.subarray(start, end);
 }

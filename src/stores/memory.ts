@@ -1,40 +1,47 @@
 /** MemoryStore: keys and bytes in a Map, for tests, scratch arrays and worker-free pipelines. */
+import { randomUUID } from "node:crypto";
 import { ReadOnlyError } from "../errors.js";
-import { childrenOf, validateKey, validatePrefix } from "./keys.js";
+import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 
-/** Stores reachable by descriptor in this thread, so chunk tasks can name a memory store. */
+// Kept for backwards compatibility: fetch.ts and others imported it from here first.
+export { sliceRange } from "./keys.js";
+
+/**
+ * Stores reachable by descriptor in this thread, so a chunk task can name a memory store. Weak
+ * references: registering a store must not keep its bytes alive after the caller drops it.
+ */
 const registry = new Map<string, WeakRef<MemoryStore>>();
-let nextId = 0;
+const cleanup = new FinalizationRegistry<string>((id) => {
+  if (registry.get(id)?.deref() === undefined) registry.delete(id);
+});
 
 export function getMemoryStore(id: string): MemoryStore | undefined {
   return registry.get(id)?.deref();
 }
 
-export function sliceRange(bytes: Uint8Array, range: RangeRequest): Uint8Array {
-  const n = bytes.length;
-  const start = range.offset < 0 ? Math.max(0, n + range.offset) : Math.min(range.offset, n);
-  const end = range.length === undefined ? n : Math.min(n, start + range.length);
-  return bytes.subarray(start, end);
-}
-
 export class MemoryStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly map = new Map<string, Uint8Array>();
-  private readonly id = `memory-${process.pid}-${nextId++}`;
+  // A UUID rather than a counter: counters restart in every worker thread and would collide.
+  private readonly id = `memory-${randomUUID()}`;
 
   constructor(options: { readOnly?: boolean } = {}) {
     this.readOnly = options.readOnly ?? false;
     registry.set(this.id, new WeakRef(this));
+    cleanup.register(this, this.id);
   }
 
+  // Reads hand out copies too: the bytes codec decodes without copying, so a view into the Map
+  // would let a caller who writes into a decoded chunk change what the store holds.
   async get(key: string): Promise<Uint8Array | undefined> {
-    return this.map.get(validateKey(key));
+    return this.map.get(validateKey(key))?.slice();
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
     const v = this.map.get(validateKey(key));
-    return v === undefined ? undefined : sliceRange(v, range);
+    validateRange(range);
+    return v === undefined ? undefined : sliceRange(v, range).slice();
   }
 
   async has(key: string): Promise<boolean> {
@@ -72,6 +79,7 @@ export class MemoryStore implements WritableStore {
   }
 
   descriptor(): StoreDescriptor {
+    // The registry entry is made in the constructor, so any descriptor ever handed out resolves.
     return { kind: "memory", id: this.id };
   }
 }
