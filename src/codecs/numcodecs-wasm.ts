@@ -43,7 +43,8 @@ export async function wasmBloscDecompress(src: Uint8Array): Promise<Uint8Array> 
   const view = new DataView(src.buffer, src.byteOffset, src.byteLength);
   const nbytes = view.getUint32(4, true);
   const cbytes = view.getUint32(12, true);
-  if (cbytes !== src.length) throw new CorruptChunkError(`blosc: header says ${cbytes} compressed bytes, chunk has ${src.length}`);
+  // Bytes past cbytes are allowed (z5py pads its chunks); fewer mean a truncated chunk.
+  if (cbytes > src.length || cbytes < 16) throw new CorruptChunkError(`blosc: header says ${cbytes} compressed bytes, chunk has ${src.length}`);
   bloscDecoder ??= Blosc.fromConfig({ id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 });
   const out = await bloscDecoder.decode(src);
   if (out.length !== nbytes) throw new CorruptChunkError(`blosc: decoded ${out.length} bytes, header says ${nbytes}`);

@@ -4,67 +4,100 @@
  * crash) sees the old value or the new one, never half of one.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
-import { ReadOnlyError, StoreError } from "../errors.js";
-import { validateKey, validatePrefix } from "./keys.js";
+import type { Dirent } from "node:fs";
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { InvalidKeyError, ReadOnlyError, StoreError } from "../errors.js";
+import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 
-/** Temporary files start with "." and end with ".tmp~": no Zarr key looks like that. */
-const TEMP = /^\..*\.tmp~$/;
+/**
+ * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
+ * listings skip it, and keys of that shape are refused, so a write interrupted by a crash can
+ * never be read back as data. The `.tmp~` ending is what earlier versions wrote: their leftovers
+ * must stay hidden too.
+ */
+const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
+
+/** How many times `set` re-creates a parent folder that a concurrent `delete` pruned. */
+const SET_ATTEMPTS = 10;
 
 function errno(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException)?.code;
+  return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+}
+
+/** Errors that mean "there is no file at this key" rather than "the disk failed". */
+function isMissing(err: unknown): boolean {
+  const code = errno(err);
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
 }
 
 export class FileSystemStore implements WritableStore {
   readonly root: string;
   readonly readOnly: boolean;
+  /** `root` with a trailing separator, to test that a path lies strictly inside it. */
+  private readonly inside: string;
 
   constructor(root: string, options: { readOnly?: boolean } = {}) {
     this.root = resolve(root);
     this.readOnly = options.readOnly ?? false;
+    this.inside = this.root.endsWith(sep) ? this.root : this.root + sep;
   }
 
   private pathOf(key: string): string {
-    const p = join(this.root, ...validateKey(key).split("/"));
+    validateKey(key);
+    const segments = key.split("/");
+    if (segments.some((s) => TEMP.test(s))) {
+      throw new InvalidKeyError(`invalid store key ${JSON.stringify(key)}: the name is reserved for temporary files`);
+    }
+    const p = join(this.root, ...segments);
     // Belt and braces: validation already refuses "..", but the path must stay under root.
-    if (!p.startsWith(this.root + sep)) throw new StoreError(`key ${JSON.stringify(key)} resolves outside the store`);
+    if (!p.startsWith(this.inside)) throw new InvalidKeyError(`invalid store key ${JSON.stringify(key)}: it resolves outside ${this.root}`);
     return p;
   }
 
+  /** The folder of a non-empty prefix, or the root for "". */
+  private folderOf(prefix: string): string {
+    validatePrefix(prefix);
+    return prefix === "" ? this.root : this.pathOf(prefix.slice(0, -1));
+  }
+
   private fail(what: string, key: string, err: unknown): never {
-    throw new StoreError(`${what} ${JSON.stringify(key)} in ${this.root}: ${(err as Error).message}`, { cause: err });
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new StoreError(`${what} ${JSON.stringify(key)} in ${this.root}: ${reason}`, { cause: err });
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     const p = this.pathOf(key);
     try {
       const b = await readFile(p);
+      // A plain Uint8Array over the same memory: callers should not meet Buffer's quirks.
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "EISDIR" || errno(err) === "ENOTDIR") return undefined;
+      if (isMissing(err)) return undefined;
       this.fail("cannot read", key, err);
     }
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
     const p = this.pathOf(key);
-    let fh;
+    validateRange(range);
+    let fh: FileHandle;
     try {
       fh = await open(p, "r");
     } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "EISDIR" || errno(err) === "ENOTDIR") return undefined;
+      if (isMissing(err)) return undefined;
       this.fail("cannot open", key, err);
     }
     try {
-      const { size } = await fh.stat();
-      const start = range.offset < 0 ? Math.max(0, size + range.offset) : Math.min(range.offset, size);
-      const end = range.length === undefined ? size : Math.min(size, start + range.length);
+      const info = await fh.stat();
+      if (!info.isFile()) return undefined;
+      const { start, end } = rangeBounds(info.size, range);
       const out = new Uint8Array(end - start);
       let done = 0;
       while (done < out.length) {
         const { bytesRead } = await fh.read(out, done, out.length - done, start + done);
+        // The file shrank under us (a concurrent rename replaced it): give what was there.
         if (bytesRead === 0) break;
         done += bytesRead;
       }
@@ -78,52 +111,66 @@ export class FileSystemStore implements WritableStore {
   }
 
   async has(key: string): Promise<boolean> {
+    const p = this.pathOf(key);
     try {
-      return (await stat(this.pathOf(key))).isFile();
+      return (await stat(p)).isFile();
     } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "ENOTDIR") return false;
+      if (isMissing(err)) return false;
       this.fail("cannot stat", key, err);
     }
   }
 
-  private async walk(dir: string, prefix: string, out: string[]): Promise<void> {
-    let entries;
+  /** Entries of a folder, or null when the folder does not exist. Temp files are left out. */
+  private async entries(dir: string, prefix: string): Promise<Dirent[] | null> {
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "ENOTDIR") return;
+      if (isMissing(err)) return null;
       this.fail("cannot list", prefix, err);
     }
+    return entries.filter((e) => !TEMP.test(e.name));
+  }
+
+  /** "file", "dir" or null; a symbolic link counts as what it points to. */
+  private async kindOf(dir: string, e: Dirent): Promise<"file" | "dir" | null> {
+    if (e.isFile()) return "file";
+    if (e.isDirectory()) return "dir";
+    if (!e.isSymbolicLink()) return null;
+    try {
+      const s = await stat(join(dir, e.name));
+      return s.isFile() ? "file" : s.isDirectory() ? "dir" : null;
+    } catch {
+      // A dangling link names nothing that `get` could read.
+      return null;
+    }
+  }
+
+  private async walk(dir: string, prefix: string, out: string[]): Promise<void> {
+    const entries = await this.entries(dir, prefix);
+    if (!entries) return;
     for (const e of entries) {
-      if (TEMP.test(e.name)) continue;
-      if (e.isDirectory()) await this.walk(join(dir, e.name), `${prefix}${e.name}/`, out);
-      else if (e.isFile()) out.push(prefix + e.name);
+      const kind = await this.kindOf(dir, e);
+      if (kind === "dir") await this.walk(join(dir, e.name), `${prefix}${e.name}/`, out);
+      else if (kind === "file") out.push(prefix + e.name);
     }
   }
 
   async list(prefix: string): Promise<string[]> {
-    validatePrefix(prefix);
     const out: string[] = [];
-    await this.walk(prefix === "" ? this.root : this.pathOf(prefix.slice(0, -1)), prefix, out);
+    await this.walk(this.folderOf(prefix), prefix, out);
     return out.sort();
   }
 
   async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
-    validatePrefix(prefix);
-    const dir = prefix === "" ? this.root : this.pathOf(prefix.slice(0, -1));
-    let entries;
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "ENOTDIR") return { keys: [], prefixes: [] };
-      this.fail("cannot list", prefix, err);
-    }
+    const dir = this.folderOf(prefix);
+    const entries = await this.entries(dir, prefix);
     const keys: string[] = [];
     const prefixes: string[] = [];
-    for (const e of entries) {
-      if (TEMP.test(e.name)) continue;
-      if (e.isDirectory()) prefixes.push(e.name);
-      else if (e.isFile()) keys.push(e.name);
+    for (const e of entries ?? []) {
+      const kind = await this.kindOf(dir, e);
+      if (kind === "dir") prefixes.push(e.name);
+      else if (kind === "file") keys.push(e.name);
     }
     return { keys: keys.sort(), prefixes: prefixes.sort() };
   }
@@ -136,14 +183,20 @@ export class FileSystemStore implements WritableStore {
     this.writable();
     const p = this.pathOf(key);
     const dir = dirname(p);
-    const tmp = join(dir, `.${p.slice(dir.length + 1)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp~`);
-    try {
-      await mkdir(dir, { recursive: true });
-      await writeFile(tmp, value);
-      await rename(tmp, p);
-    } catch (err) {
-      await unlink(tmp).catch(() => undefined);
-      this.fail("cannot write", key, err);
+    const tmp = join(dir, `.${basename(p)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await mkdir(dir, { recursive: true });
+        await writeFile(tmp, value);
+        await rename(tmp, p);
+        return;
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        // A concurrent `delete` in the same folder may prune it between mkdir and writeFile
+        // (arrays delete all-fill chunks while writing their neighbours): make it again.
+        if (errno(err) === "ENOENT" && attempt < SET_ATTEMPTS) continue;
+        this.fail("cannot write", key, err);
+      }
     }
   }
 
@@ -153,34 +206,53 @@ export class FileSystemStore implements WritableStore {
     try {
       await unlink(p);
     } catch (err) {
-      if (errno(err) === "ENOENT" || errno(err) === "ENOTDIR") return;
+      // A key that names a folder is not a key that exists, and deleting it is a no-op.
+      if (isMissing(err)) return;
+      if (errno(err) === "EPERM" && (await stat(p).then((s) => s.isDirectory(), () => false))) return;
       this.fail("cannot delete", key, err);
     }
-    // Empty folders left behind would look like groups without metadata to some tools.
-    for (let dir = dirname(p); dir.startsWith(this.root + sep); dir = dirname(dir)) {
+    await this.prune(dirname(p));
+  }
+
+  /**
+   * Removes `dir` and its parents while they are empty, stopping at the root. Empty folders left
+   * behind would look like groups without metadata to some tools. `rmdir` refuses a folder that
+   * is not empty, so a concurrent `set` (whose temp file is already there) keeps its folder.
+   */
+  private async prune(dir: string): Promise<void> {
+    for (; dir.startsWith(this.inside); dir = dirname(dir)) {
       try {
         await rmdir(dir);
       } catch {
-        break;
+        return;
       }
     }
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     this.writable();
-    validatePrefix(prefix);
-    if (prefix === "") {
-      let entries: string[] = [];
-      try {
-        entries = await readdir(this.root);
-      } catch (err) {
-        if (errno(err) === "ENOENT") return;
-        this.fail("cannot list", prefix, err);
+    const dir = this.folderOf(prefix);
+    try {
+      if (prefix === "") {
+        // The root itself stays: it may be a folder the user made and pointed us at.
+        const names = await readdir(this.root).catch((err: unknown) => {
+          if (isMissing(err)) return [];
+          throw err;
+        });
+        await Promise.all(names.map((name) => rm(join(this.root, name), { recursive: true, force: true })));
+        return;
       }
-      await Promise.all(entries.map((e) => rm(join(this.root, e), { recursive: true, force: true })));
-      return;
+      // A file at the prefix's name is the key "a", not something under "a/": leave it alone.
+      const info = await stat(dir).catch((err: unknown) => {
+        if (isMissing(err)) return null;
+        throw err;
+      });
+      if (!info?.isDirectory()) return;
+      await rm(dir, { recursive: true, force: true });
+    } catch (err) {
+      this.fail("cannot delete prefix", prefix, err);
     }
-    await rm(this.pathOf(prefix.slice(0, -1)), { recursive: true, force: true });
+    await this.prune(dirname(dir));
   }
 
   descriptor(): StoreDescriptor {

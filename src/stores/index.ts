@@ -1,6 +1,6 @@
 export * from "./types.js";
-export { validateKey, validatePrefix, joinKey } from "./keys.js";
-export { MemoryStore } from "./memory.js";
+export { validateKey, validatePrefix, joinKey, validateRange, rangeBounds, sliceRange, childrenOf } from "./keys.js";
+export { MemoryStore, getMemoryStore } from "./memory.js";
 export { FileSystemStore } from "./filesystem.js";
-export { FetchStore } from "./fetch.js";
+export { FetchStore, type FetchStoreOptions } from "./fetch.js";
 export { resolveStore, storeFromDescriptor } from "./open.js";

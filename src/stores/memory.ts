@@ -4,9 +4,6 @@ import { ReadOnlyError } from "../errors.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 
-// Kept for backwards compatibility: fetch.ts and others imported it from here first.
-export { sliceRange } from "./keys.js";
-
 /**
  * Stores reachable by descriptor in this thread, so a chunk task can name a memory store. Weak
  * references: registering a store must not keep its bytes alive after the caller drops it.
@@ -35,13 +32,14 @@ export class MemoryStore implements WritableStore {
   // Reads hand out copies too: the bytes codec decodes without copying, so a view into the Map
   // would let a caller who writes into a decoded chunk change what the store holds.
   async get(key: string): Promise<Uint8Array | undefined> {
-    return this.map.get(validateKey(key))?.slice();
+    const v = this.map.get(validateKey(key));
+    return v === undefined ? undefined : new Uint8Array(v);
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
     const v = this.map.get(validateKey(key));
     validateRange(range);
-    return v === undefined ? undefined : sliceRange(v, range).slice();
+    return v === undefined ? undefined : new Uint8Array(sliceRange(v, range));
   }
 
   async has(key: string): Promise<boolean> {
@@ -64,7 +62,8 @@ export class MemoryStore implements WritableStore {
   async set(key: string, value: Uint8Array): Promise<void> {
     this.writable();
     // A copy: callers may reuse their buffer, and stored bytes must not change under readers.
-    this.map.set(validateKey(key), value.slice());
+    // `new Uint8Array(value)` rather than `value.slice()`, which on a Node Buffer is a view.
+    this.map.set(validateKey(key), new Uint8Array(value));
   }
 
   async delete(key: string): Promise<void> {

@@ -1,10 +1,10 @@
 /** Turning what a user passes (a path, a URL, a store) or a task's descriptor into a store. */
+import { fileURLToPath } from "node:url";
 import { StoreError } from "../errors.js";
 import { FetchStore } from "./fetch.js";
 import { FileSystemStore } from "./filesystem.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
-import { fileURLToPath } from "node:url";
 
 export function storeFromDescriptor(d: StoreDescriptor): Store {
   switch (d.kind) {
@@ -14,20 +14,29 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
       return new FetchStore(d.url, { headers: d.headers });
     case "memory": {
       const s = getMemoryStore(d.id);
-      // A memory store lives in the thread that made it; tasks for it run there.
+      // A memory store lives in the thread that made it; tasks for it must run there.
       if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
       return s;
     }
   }
 }
 
-/** A string or URL with http(s) gives a FetchStore; other strings and file: URLs a FileSystemStore. */
+/**
+ * A string or URL with http(s) gives a (read-only) FetchStore; file: URLs and other strings give
+ * a FileSystemStore, relative paths against the current folder; a store is returned as it is.
+ */
 export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
-  if (typeof input === "string" || input instanceof URL) {
-    const text = String(input);
-    if (/^https?:\/\//i.test(text)) return new FetchStore(text);
-    if (/^file:\/\//i.test(text)) return new FileSystemStore(fileURLToPath(text), options);
-    return new FileSystemStore(text, options);
+  if (typeof input !== "string" && !(input instanceof URL)) return input;
+  const text = String(input);
+  if (/^https?:\/\//i.test(text)) return new FetchStore(text);
+  if (/^file:/i.test(text)) {
+    let path: string;
+    try {
+      path = fileURLToPath(text);
+    } catch (err) {
+      throw new StoreError(`cannot use ${text} as a folder: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    return new FileSystemStore(path, options);
   }
-  return input;
+  return new FileSystemStore(text, options);
 }
