@@ -49,6 +49,32 @@ function simplify(shape: readonly number[], stridesList: number[][]): { shape: n
   return { shape: outShape, strides: outStrides };
 }
 
+/**
+ * Calls `row` with the offsets (one per operand) of the start of every innermost row, in C order;
+ * `row` returns false to stop early. The one odometer loop behind copy, fill and compare.
+ */
+function forEachRow(shape: number[], strides: number[][], start: number[], row: (offsets: number[]) => boolean | void): void {
+  const nd = shape.length;
+  const offsets = [...start];
+  if (nd <= 1) {
+    row(offsets);
+    return;
+  }
+  const idx = new Array<number>(nd - 1).fill(0);
+  for (;;) {
+    if (row(offsets) === false) return;
+    let k = nd - 2;
+    for (; k >= 0; k--) {
+      idx[k]++;
+      for (let o = 0; o < offsets.length; o++) offsets[o] += strides[o][k];
+      if (idx[k] < shape[k]) break;
+      for (let o = 0; o < offsets.length; o++) offsets[o] -= strides[o][k] * shape[k];
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
 /** Copies `shape` elements from `src` into `dst`, each addressed by its offset and strides. */
 export function copyStrided(
   dst: TypedArray,
@@ -79,27 +105,7 @@ export function copyStrided(
       for (let i = 0; i < inner; i++) d[dOff + i * dsi] = s[sOff + i * ssi];
     }
   };
-  if (nd === 1) {
-    runRow(dstRegion.offset, srcRegion.offset);
-    return;
-  }
-  const idx = new Array<number>(nd - 1).fill(0);
-  let dOff = dstRegion.offset;
-  let sOff = srcRegion.offset;
-  for (;;) {
-    runRow(dOff, sOff);
-    let k = nd - 2;
-    for (; k >= 0; k--) {
-      idx[k]++;
-      dOff += ds[k];
-      sOff += ss[k];
-      if (idx[k] < sh[k]) break;
-      dOff -= ds[k] * sh[k];
-      sOff -= ss[k] * sh[k];
-      idx[k] = 0;
-    }
-    if (k < 0) return;
-  }
+  forEachRow(sh, [ds, ss], [dstRegion.offset, srcRegion.offset], ([dOff, sOff]) => runRow(dOff, sOff));
 }
 
 /**
@@ -127,24 +133,7 @@ export function fillStrided(
     if (dsi === 1) d.fill(value, off, off + inner);
     else for (let i = 0; i < inner; i++) d[off + i * dsi] = value;
   };
-  if (nd === 1) {
-    runRow(region.offset);
-    return;
-  }
-  const idx = new Array<number>(nd - 1).fill(0);
-  let off = region.offset;
-  for (;;) {
-    runRow(off);
-    let k = nd - 2;
-    for (; k >= 0; k--) {
-      idx[k]++;
-      off += ds[k];
-      if (idx[k] < sh[k]) break;
-      off -= ds[k] * sh[k];
-      idx[k] = 0;
-    }
-    if (k < 0) return;
-  }
+  forEachRow(sh, [ds], [region.offset], ([off]) => runRow(off));
 }
 
 /** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
@@ -173,18 +162,7 @@ export function allEqualStrided(
     }
     return true;
   };
-  const idx = new Array<number>(Math.max(0, nd - 1)).fill(0);
-  let off = region.offset;
-  for (;;) {
-    if (!rowEqual(off)) return false;
-    let k = nd - 2;
-    for (; k >= 0; k--) {
-      idx[k]++;
-      off += ss[k];
-      if (idx[k] < sh[k]) break;
-      off -= ss[k] * sh[k];
-      idx[k] = 0;
-    }
-    if (k < 0) return true;
-  }
+  let equal = true;
+  forEachRow(sh, [ss], [region.offset], ([off]) => (equal = rowEqual(off)));
+  return equal;
 }
