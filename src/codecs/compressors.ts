@@ -5,10 +5,9 @@
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from "node:zlib";
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
-import { wasmBloscDecompress, wasmLz4FramedCompress, wasmLz4FramedDecompress, wasmZstdCompress as zstdCompress, wasmZstdDecompress as zstdDecompress } from "./numcodecs-wasm.js";
-import Blosc from "numcodecs/blosc";
-const bloscDecode = (b: Uint8Array) => wasmBloscDecompress(b);
-const bloscEncode = (b: Uint8Array, o: { cname: string; clevel: number; shuffle: number; blocksize: number; typesize: number }) => Blosc.fromConfig({ id: "blosc", cname: o.cname, clevel: o.clevel, shuffle: o.shuffle, blocksize: o.blocksize }).encode(b);
+import { bloscDecode, bloscEncode } from "./blosc/blosc.js";
+import { lz4CompressBlock, lz4DecompressBlock } from "./blosc/lz4.js";
+import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { BytesToBytesCodec, CodecFactory } from "./types.js";
 
@@ -59,8 +58,23 @@ export const zstdCodec: CodecFactory = (conf) => {
 
 export const lz4Codec: CodecFactory = (conf) => {
   const acceleration = intOption(conf, "acceleration", "numcodecs.lz4", 1, 1, 65537);
-  const encode = wasmLz4FramedCompress;
-  const decode = wasmLz4FramedDecompress;
+  const encode = (b: Uint8Array): Uint8Array => {
+    const block = lz4CompressBlock(b, acceleration);
+    const out = new Uint8Array(4 + block.length);
+    new DataView(out.buffer).setUint32(0, b.length, true);
+    out.set(block, 4);
+    return out;
+  };
+  const decode = (b: Uint8Array): Uint8Array => {
+    if (b.length < 4) throw new CorruptChunkError(`lz4: ${b.length} bytes is too short for the size header`);
+    const size = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
+    // An LZ4 block expands at most 255x; a larger declared size is corruption, not a big chunk.
+    if (size > (b.length - 4) * 255 + 16) throw new CorruptChunkError(`lz4: declared size ${size} is impossible for ${b.length} bytes`);
+    const out = new Uint8Array(size);
+    const n = lz4DecompressBlock(b.subarray(4), out);
+    if (n !== size) throw new CorruptChunkError(`lz4: decoded ${n} bytes, header says ${size}`);
+    return out;
+  };
   return { codec: bytesToBytes("numcodecs.lz4", encode, decode), configuration: { acceleration } };
 };
 

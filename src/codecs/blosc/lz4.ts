@@ -28,17 +28,62 @@ function corrupt(what: string): never {
 /**
  * Decodes one LZ4 block from all of `src` into `dest`, which must have room for the whole output;
  * returns the number of bytes written. Throws CorruptChunkError on truncated or malformed input
- * or when the output would not fit in `dest`.
+ * or when the output would not fit in `dest`. Bytes of `dest` past the returned length may be
+ * overwritten (the fast path copies in whole words), but nothing outside `dest` ever is.
  */
 export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
   const srcEnd = src.length;
   const destEnd = dest.length;
   if (srcEnd === 0) corrupt("empty input (a block holds at least one token)");
+  const sv = new DataView(src.buffer, src.byteOffset, srcEnd);
+  const dv = new DataView(dest.buffer, dest.byteOffset, destEnd);
+  // A short sequence starting before these limits reads at most 16 bytes past `ip` and writes at
+  // most 14 + 24 bytes past `op`, so it needs no bounds checks and cannot end the block.
+  const fastSrcLimit = srcEnd - 24;
+  const fastDestLimit = destEnd - 48;
   let ip = 0;
   let op = 0;
   for (;;) {
     const token = src[ip++];
     let litLen = token >>> 4;
+    let matchLen = token & 15;
+    if (litLen !== 15 && matchLen !== 15 && ip < fastSrcLimit && op < fastDestLimit) {
+      // Most sequences in shuffled numeric data are like this: a few literals, a short match.
+      // Copying whole 32-bit words (the excess is overwritten by what follows) beats byte loops.
+      dv.setUint32(op, sv.getUint32(ip, true), true);
+      dv.setUint32(op + 4, sv.getUint32(ip + 4, true), true);
+      if (litLen > 8) {
+        dv.setUint32(op + 8, sv.getUint32(ip + 8, true), true);
+        dv.setUint32(op + 12, sv.getUint32(ip + 12, true), true);
+      }
+      op += litLen;
+      ip += litLen;
+      const offset = src[ip] | (src[ip + 1] << 8);
+      ip += 2;
+      if (offset === 0 || offset > op) badOffset(offset, op);
+      let m = op - offset;
+      const end = op + matchLen + MIN_MATCH;
+      if (offset >= 8) {
+        do {
+          dv.setUint32(op, dv.getUint32(m, true), true);
+          dv.setUint32(op + 4, dv.getUint32(m + 4, true), true);
+          op += 8;
+          m += 8;
+        } while (op < end);
+      } else if (offset >= 4) {
+        // Word copies stay correct for overlapping matches as long as a word never reads bytes
+        // it has not yet written, i.e. offset >= 4.
+        do {
+          dv.setUint32(op, dv.getUint32(m, true), true);
+          op += 4;
+          m += 4;
+        } while (op < end);
+      } else {
+        while (op < end) dest[op++] = dest[m++];
+      }
+      op = end;
+      continue;
+    }
     if (litLen === 15) {
       let b: number;
       do {
@@ -63,9 +108,7 @@ export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
     if (ip + 2 > srcEnd) corrupt("truncated match offset");
     const offset = src[ip] | (src[ip + 1] << 8);
     ip += 2;
-    if (offset === 0) corrupt("match offset 0");
-    if (offset > op) corrupt(`match offset ${offset} reaches before the start of the output (at ${op})`);
-    let matchLen = token & 15;
+    if (offset === 0 || offset > op) badOffset(offset, op);
     if (matchLen === 15) {
       let b: number;
       do {
@@ -94,6 +137,10 @@ export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
     }
     if (ip >= srcEnd) corrupt("block ends with a match (the last sequence must be literals only)");
   }
+}
+
+function badOffset(offset: number, op: number): never {
+  corrupt(offset === 0 ? "match offset 0" : `match offset ${offset} reaches before the start of the output (at ${op})`);
 }
 
 // Reused across calls: compression is synchronous, so no two calls share it at once.

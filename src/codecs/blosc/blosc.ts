@@ -1,0 +1,497 @@
+/**
+ * The Blosc 1.x chunk format ("version 2" frames, as c-blosc 1.x and numcodecs write them).
+ *
+ * Layout: a 16-byte header
+ *   0 version (2)   1 versionlz (1 for every compressor)   2 flags   3 typesize
+ *   4 nbytes (uncompressed, int32 LE)   8 blocksize (int32 LE)   12 cbytes (whole frame, int32 LE)
+ * flags: bit 0 byte shuffle, bit 1 memcpyed (data stored raw right after the header), bit 2 bit
+ * shuffle, bit 3 reserved (must be 0), bit 4 "don't split", bits 5-7 compressor format code
+ * (0 blosclz, 1 lz4/lz4hc, 2 snappy, 3 zlib, 4 zstd).
+ * Unless memcpyed, an int32 offset per block follows (blocks may appear in any order: c-blosc's
+ * threads write them as they finish), and each block is one stream, or `typesize` streams when it
+ * is split, each stream being an int32 compressed size then the data; a stream whose size equals
+ * its uncompressed size is stored raw. Shuffling is per block; the last block may be shorter and
+ * is never split.
+ *
+ * The encoder reproduces c-blosc 1.21's choices (blocksize, split flag, when a stream or the whole
+ * buffer is stored raw) so its frames look like c-blosc's; the compressed streams themselves come
+ * from our own LZ4 and BloscLZ compressors, node:zlib, and libzstd via numcodecs.js.
+ */
+import { deflateSync, inflateSync } from "node:zlib";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
+import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
+import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
+import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
+import { snappyDecompress } from "./snappy.js";
+import { zstdCompress, zstdDecompress } from "./zstd.js";
+
+export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
+
+export interface BloscEncodeOptions {
+  cname: BloscCname;
+  /** 0 (store raw) to 9. */
+  clevel: number;
+  /** 0 none, 1 byte shuffle, 2 bit shuffle. */
+  shuffle: 0 | 1 | 2;
+  /** Element size in bytes; values over 255 are written as 1, as c-blosc does. */
+  typesize: number;
+  /** Bytes per block; 0 picks it automatically as c-blosc 1.21 does. */
+  blocksize: number;
+}
+
+export interface BloscHeader {
+  version: number;
+  versionlz: number;
+  flags: number;
+  typesize: number;
+  nbytes: number;
+  blocksize: number;
+  cbytes: number;
+}
+
+const HEADER_SIZE = 16;
+const VERSION_FORMAT = 2;
+const VERSION_LZ = 1;
+const MIN_BUFFERSIZE = 128;
+const MAX_SPLITS = 16;
+const MAX_TYPESIZE = 255;
+const L1 = 32 * 1024;
+const MAX_BUFFERSIZE = 2 ** 31 - 1 - HEADER_SIZE;
+const MAX_BLOCKSIZE = Math.floor((2 ** 31 - 1 - MAX_TYPESIZE * 4) / 3);
+
+const FLAG_SHUFFLE = 0x1;
+const FLAG_MEMCPYED = 0x2;
+const FLAG_BITSHUFFLE = 0x4;
+const FLAG_RESERVED = 0x8;
+const FLAG_DONT_SPLIT = 0x10;
+
+/** Compressor format codes (flags bits 5-7). */
+const FORMAT_BLOSCLZ = 0;
+const FORMAT_LZ4 = 1;
+const FORMAT_SNAPPY = 2;
+const FORMAT_ZLIB = 3;
+const FORMAT_ZSTD = 4;
+const FORMAT_NAMES = ["blosclz", "lz4", "snappy", "zlib", "zstd"];
+
+const FORMAT_OF: Record<BloscCname, number> = {
+  blosclz: FORMAT_BLOSCLZ,
+  lz4: FORMAT_LZ4,
+  lz4hc: FORMAT_LZ4,
+  snappy: FORMAT_SNAPPY,
+  zlib: FORMAT_ZLIB,
+  zstd: FORMAT_ZSTD,
+};
+
+/**
+ * How far one compressed byte can expand, per format, bounding the nbytes a frame of cbytes can
+ * honestly declare: LZ4 and BloscLZ add at most 255 output bytes per length byte, deflate at most
+ * 1032x, a zstd RLE block turns 4 bytes into 128 KiB. Generous on purpose: only frames that no
+ * encoder could have written are refused.
+ */
+const MAX_RATIO = [512, 512, 64, 2048, 33000];
+
+function corrupt(what: string): never {
+  throw new CorruptChunkError(`blosc: ${what}`);
+}
+
+const view = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+/** Parses the 16-byte header; throws CorruptChunkError when there are fewer than 16 bytes. */
+export function bloscHeader(src: Uint8Array): BloscHeader {
+  if (src.length < HEADER_SIZE) corrupt(`${src.length} bytes is too short for the 16-byte header`);
+  const v = view(src);
+  return {
+    version: src[0],
+    versionlz: src[1],
+    flags: src[2],
+    typesize: src[3],
+    nbytes: v.getInt32(4, true),
+    blocksize: v.getInt32(8, true),
+    cbytes: v.getInt32(12, true),
+  };
+}
+
+/** The sizes a frame declares, like c-blosc's blosc_cbuffer_sizes. */
+export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; blocksize: number } {
+  const h = bloscHeader(src);
+  return { nbytes: h.nbytes, cbytes: h.cbytes, blocksize: h.blocksize };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scratch buffers. Each call takes the spare buffer (or makes one) and gives it back at the end,
+// so interleaved async calls never share one.
+
+let spare: Uint8Array | null = null;
+
+function takeScratch(n: number): Uint8Array {
+  const s = spare;
+  if (s !== null && s.length >= n) {
+    spare = null;
+    return s;
+  }
+  return new Uint8Array(n);
+}
+
+function giveScratch(s: Uint8Array | null): void {
+  // Keep at most one, and not an outsized one (16 MiB) for the rest of the process.
+  if (s !== null && s.length <= 16 << 20 && (spare === null || spare.length < s.length)) spare = s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+/** Decodes one stream of a synchronous codec into exactly `out`. */
+function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): void {
+  let n: number;
+  switch (format) {
+    case FORMAT_BLOSCLZ:
+      n = blosclzDecompress(src, out);
+      break;
+    case FORMAT_LZ4:
+      n = lz4DecompressBlock(src, out);
+      break;
+    case FORMAT_SNAPPY:
+      n = snappyDecompress(src, out);
+      break;
+    case FORMAT_ZLIB: {
+      let r: Buffer;
+      try {
+        r = inflateSync(src, { maxOutputLength: Math.max(out.length, 1) });
+      } catch (err) {
+        const msg = err instanceof Error ? err.message : String(err);
+        throw new CorruptChunkError(`blosc: zlib stream does not inflate to ${out.length} bytes: ${msg}`, { cause: err });
+      }
+      n = r.length;
+      if (n === out.length) out.set(r);
+      break;
+    }
+    default:
+      corrupt(`unknown compressor format code ${format}`);
+  }
+  if (n !== out.length) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${n} bytes, ${out.length} expected`);
+}
+
+/**
+ * Decodes a blosc frame. With `dest` (exactly nbytes long) the output goes there; otherwise a new
+ * buffer is returned. Throws CorruptChunkError on anything malformed or truncated.
+ */
+export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<Uint8Array> {
+  const h = bloscHeader(src);
+  const { flags, typesize, nbytes, blocksize, cbytes } = h;
+  if (h.version !== VERSION_FORMAT) {
+    corrupt(`unsupported format version ${h.version} (bad header? c-blosc 1.x frames are version ${VERSION_FORMAT})`);
+  }
+  if (nbytes < 0) corrupt(`bad header: negative nbytes ${nbytes}`);
+  if (cbytes < HEADER_SIZE) corrupt(`bad header: cbytes ${cbytes} is smaller than the header`);
+  if (cbytes > src.length) corrupt(`cbytes ${cbytes} is larger than the ${src.length}-byte buffer (truncated chunk?)`);
+  if (dest !== undefined && dest.length !== nbytes) {
+    throw new RangeError(`bloscDecode: destination holds ${dest.length} bytes, the frame decodes to ${nbytes}`);
+  }
+  if (nbytes === 0) return dest ?? new Uint8Array(0);
+  if (flags & FLAG_RESERVED) corrupt(`bad header: reserved flag bit 3 is set (flags 0x${flags.toString(16)})`);
+  if (typesize === 0) corrupt("bad header: typesize 0");
+  if (blocksize <= 0 || blocksize > nbytes || blocksize > MAX_BLOCKSIZE) {
+    corrupt(`bad header: blocksize ${blocksize} for nbytes ${nbytes}`);
+  }
+
+  if (flags & FLAG_MEMCPYED) {
+    if (cbytes !== nbytes + HEADER_SIZE) {
+      corrupt(`raw (memcpyed) frame of ${nbytes} bytes must have cbytes ${nbytes + HEADER_SIZE}, header says ${cbytes}`);
+    }
+    const out = dest ?? new Uint8Array(nbytes);
+    out.set(src.subarray(HEADER_SIZE, cbytes));
+    return out;
+  }
+
+  const format = flags >>> 5;
+  if (format > FORMAT_ZSTD) corrupt(`bad header: unknown compressor format code ${format}`);
+  if (h.versionlz !== VERSION_LZ) corrupt(`bad header: ${FORMAT_NAMES[format]} format version ${h.versionlz} (expected ${VERSION_LZ})`);
+  if (nbytes > cbytes * MAX_RATIO[format]) {
+    corrupt(`bad header: nbytes ${nbytes} is impossible for ${cbytes} bytes of ${FORMAT_NAMES[format]} data`);
+  }
+  const nblocks = Math.ceil(nbytes / blocksize);
+  const leftover = nbytes % blocksize;
+  const streamsStart = HEADER_SIZE + 4 * nblocks;
+  if (streamsStart > cbytes) corrupt(`cbytes ${cbytes} cannot hold the offsets of ${nblocks} blocks`);
+
+  const out = dest ?? new Uint8Array(nbytes);
+  const v = view(src);
+  const dontSplit = (flags & FLAG_DONT_SPLIT) !== 0;
+  const doShuffle = (flags & FLAG_SHUFFLE) !== 0 && typesize > 1;
+  // Only the first of the two filters applies, as in c-blosc 1.x.
+  const doBitshuffle = (flags & FLAG_BITSHUFFLE) !== 0;
+  const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
+  try {
+    for (let j = 0; j < nblocks; j++) {
+      const isLeftover = j === nblocks - 1 && leftover > 0;
+      const bsize = isLeftover ? leftover : blocksize;
+      const destBlock = out.subarray(j * blocksize, j * blocksize + bsize);
+      const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
+      const target = doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
+      // c-blosc only splits full blocks, and (for frames from before the flag existed) only when
+      // the split streams would be long enough.
+      const nsplits = !dontSplit && !isLeftover && typesize <= MAX_SPLITS && Math.floor(bsize / typesize) >= MIN_BUFFERSIZE ? typesize : 1;
+      const neblock = Math.floor(bsize / nsplits);
+      if (neblock * nsplits !== bsize) corrupt(`block ${j}: blocksize ${bsize} is not a multiple of typesize ${typesize}`);
+      let offset = v.getInt32(HEADER_SIZE + 4 * j, true);
+      if (offset < streamsStart || offset > cbytes - 4) corrupt(`block ${j}: offset ${offset} is out of range [${streamsStart}, ${cbytes - 4}]`);
+      for (let k = 0; k < nsplits; k++) {
+        if (offset > cbytes - 4) corrupt(`block ${j}: stream ${k} starts past the end of the frame`);
+        const csize = v.getInt32(offset, true);
+        offset += 4;
+        if (csize < 0 || csize > cbytes - offset) corrupt(`block ${j}: stream ${k} claims ${csize} bytes, only ${cbytes - offset} remain`);
+        const piece = target.subarray(k * neblock, (k + 1) * neblock);
+        const stream = src.subarray(offset, offset + csize);
+        if (csize === neblock) {
+          piece.set(stream);
+        } else {
+          if (csize === 0) corrupt(`block ${j}: stream ${k} is empty but should decode to ${neblock} bytes`);
+          // Only zstd (WASM) is asynchronous; the others stay off the microtask queue.
+          if (format === FORMAT_ZSTD) piece.set(await zstdDecompress(stream, neblock));
+          else decodeStreamSync(format, stream, piece);
+        }
+        offset += csize;
+      }
+      if (doShuffle) byteUnshuffle(target, destBlock, typesize);
+      else if (bitshuffleBlock) bitUnshuffle(target, destBlock, typesize);
+    }
+  } finally {
+    giveScratch(tmp);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** c-blosc's compressor codes, which its blocksize and split heuristics are keyed on. */
+const Comp = { BloscLZ: 0, LZ4: 1, LZ4HC: 2, Snappy: 3, Zlib: 4, Zstd: 5 } as const;
+type Comp = (typeof Comp)[keyof typeof Comp];
+
+const COMP_OF: Record<BloscCname, Comp> = {
+  blosclz: Comp.BloscLZ,
+  lz4: Comp.LZ4,
+  lz4hc: Comp.LZ4HC,
+  snappy: Comp.Snappy,
+  zlib: Comp.Zlib,
+  zstd: Comp.Zstd,
+};
+
+/** Codecs meant for high compression ratios get larger blocks. */
+const isHCR = (c: Comp): boolean => c === Comp.LZ4HC || c === Comp.Zlib || c === Comp.Zstd;
+
+/**
+ * c-blosc 1.21's split decision in its default BLOSC_FORWARD_COMPAT_SPLIT mode (numcodecs never
+ * changes the mode): split every codec but zstd when the streams stay at least 128 elements long.
+ */
+function splitBlock(comp: Comp, typesize: number, blocksize: number): boolean {
+  return comp !== Comp.Zstd && typesize <= MAX_SPLITS && Math.floor(blocksize / typesize) >= MIN_BUFFERSIZE;
+}
+
+/**
+ * c-blosc 1.21's compute_blocksize, step for step: 32 KiB (L1) scaled by clevel (and doubled for
+ * HCR codecs) when there is that much data, a forced blocksize clamped to [128, max]; then, for
+ * codecs that will split, the per-stream size is capped at 256 KiB and multiplied by typesize
+ * into [64 KiB, 1 MiB]; finally clamped to nbytes and rounded down to a multiple of typesize.
+ */
+export function computeBlocksize(cname: BloscCname, clevel: number, typesize: number, nbytes: number, forced: number): number {
+  const comp = COMP_OF[cname];
+  if (nbytes < typesize) return 1;
+  let blocksize = nbytes;
+  if (forced) {
+    blocksize = Math.min(Math.max(forced, MIN_BUFFERSIZE), MAX_BLOCKSIZE);
+  } else if (nbytes >= L1) {
+    blocksize = L1;
+    if (isHCR(comp)) blocksize *= 2;
+    switch (clevel) {
+      case 0:
+        blocksize = Math.floor(blocksize / 4);
+        break;
+      case 1:
+        blocksize = Math.floor(blocksize / 2);
+        break;
+      case 2:
+        break;
+      case 3:
+        blocksize *= 2;
+        break;
+      case 4:
+      case 5:
+        blocksize *= 4;
+        break;
+      case 6:
+      case 7:
+      case 8:
+        blocksize *= 8;
+        break;
+      default:
+        blocksize *= 8;
+        if (isHCR(comp)) blocksize *= 2;
+        break;
+    }
+  }
+  if (clevel > 0 && splitBlock(comp, typesize, blocksize)) {
+    if (blocksize > 1 << 18) blocksize = 1 << 18;
+    blocksize *= typesize;
+    if (blocksize < 1 << 16) blocksize = 1 << 16;
+    if (blocksize > 1 << 20) blocksize = 1 << 20;
+  }
+  if (blocksize > nbytes) blocksize = nbytes;
+  if (blocksize > typesize) blocksize = Math.floor(blocksize / typesize) * typesize;
+  return blocksize;
+}
+
+/** The libzstd level c-blosc 1.21 uses for a blosc clevel (zstd_wrap_compress). */
+const zstdLevelFor = (clevel: number): number => (clevel < 9 ? clevel * 2 - 1 : 22);
+
+/**
+ * Compresses one stream into `out` at `pos`, writing at most `maxOut` bytes; returns its length, or
+ * 0 when it does not fit (then the caller stores it raw, as c-blosc does).
+ */
+async function compressStream(
+  comp: Comp,
+  clevel: number,
+  src: Uint8Array,
+  out: Uint8Array,
+  pos: number,
+  maxOut: number,
+): Promise<number> {
+  switch (comp) {
+    case Comp.LZ4:
+      // c-blosc drives LZ4_compress_fast with acceleration 10 - clevel.
+      return lz4CompressInto(src, out, pos, maxOut, 10 - clevel);
+    case Comp.LZ4HC:
+      // c-blosc uses LZ4_compress_HC here; we use our own LZ4 compressor with a hash-chain match
+      // finder whose depth grows with clevel. The output is plain LZ4 (format code 1, like lz4hc's)
+      // and decodes anywhere, though its ratio is below real LZ4HC's.
+      return lz4CompressInto(src, out, pos, maxOut, 1, 1 << Math.min(clevel, 8));
+    case Comp.BloscLZ:
+      return blosclzCompressInto(src, out, pos, maxOut, clevel);
+    case Comp.Zlib: {
+      const z = deflateSync(src, { level: clevel });
+      if (z.length > maxOut) return 0;
+      out.set(z, pos);
+      return z.length;
+    }
+    case Comp.Zstd: {
+      const z = await zstdCompress(src, zstdLevelFor(clevel));
+      if (z.length > maxOut) return 0;
+      out.set(z, pos);
+      return z.length;
+    }
+    default:
+      throw new UnsupportedError('blosc: encoding with cname "snappy" is not supported (zarr-python deprecates it); use "lz4", "zstd", "blosclz" or "zlib"');
+  }
+}
+
+function checkOptions(opts: BloscEncodeOptions): void {
+  const bad = (field: string, why: string): never => {
+    throw new InvalidMetadataError(`blosc: invalid ${field} ${JSON.stringify((opts as unknown as Record<string, unknown>)[field])}: ${why}`);
+  };
+  if (!Object.prototype.hasOwnProperty.call(FORMAT_OF, opts.cname)) bad("cname", "expected one of lz4, lz4hc, blosclz, zstd, zlib, snappy");
+  if (!Number.isInteger(opts.clevel) || opts.clevel < 0 || opts.clevel > 9) bad("clevel", "expected an integer from 0 to 9");
+  if (opts.shuffle !== 0 && opts.shuffle !== 1 && opts.shuffle !== 2) bad("shuffle", "expected 0, 1 or 2");
+  if (!Number.isInteger(opts.typesize) || opts.typesize < 1) bad("typesize", "expected a positive integer");
+  if (!Number.isInteger(opts.blocksize) || opts.blocksize < 0) bad("blocksize", "expected 0 (automatic) or a positive integer");
+}
+
+/**
+ * Encodes `src` as a blosc 1.x frame that c-blosc (numcodecs, zarr-python) decodes. Snappy is
+ * refused with UnsupportedError; invalid options throw InvalidMetadataError.
+ */
+export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Promise<Uint8Array> {
+  checkOptions(opts);
+  if (opts.cname === "snappy") {
+    throw new UnsupportedError('blosc: encoding with cname "snappy" is not supported (zarr-python deprecates it); use "lz4", "zstd", "blosclz" or "zlib"');
+  }
+  const nbytes = src.length;
+  if (nbytes > MAX_BUFFERSIZE) throw new UnsupportedError(`blosc: cannot encode ${nbytes} bytes (the format's limit is ${MAX_BUFFERSIZE})`);
+  const comp = COMP_OF[opts.cname];
+  const clevel = opts.clevel;
+  const typesize = opts.typesize > MAX_TYPESIZE ? 1 : opts.typesize;
+  const blocksize = computeBlocksize(opts.cname, clevel, typesize, nbytes, opts.blocksize);
+  const nblocks = Math.ceil(nbytes / blocksize);
+  const leftover = nbytes % blocksize;
+
+  let flags = FORMAT_OF[opts.cname] << 5;
+  if (opts.shuffle === 1) flags |= FLAG_SHUFFLE;
+  if (opts.shuffle === 2) flags |= FLAG_BITSHUFFLE;
+  const dontSplit = !splitBlock(comp, typesize, blocksize);
+  if (dontSplit) flags |= FLAG_DONT_SPLIT;
+
+  // numcodecs gives c-blosc an output buffer of nbytes + 16: a frame that would not fit there is
+  // stored raw instead.
+  const maxbytes = nbytes + HEADER_SIZE;
+  const writeHeader = (out: Uint8Array, f: number, cbytes: number): void => {
+    const v = view(out);
+    out[0] = VERSION_FORMAT;
+    out[1] = VERSION_LZ;
+    out[2] = f;
+    out[3] = typesize;
+    v.setInt32(4, nbytes, true);
+    v.setInt32(8, blocksize, true);
+    v.setInt32(12, cbytes, true);
+  };
+  const memcpyed = (): Uint8Array => {
+    const out = new Uint8Array(maxbytes);
+    writeHeader(out, flags | FLAG_MEMCPYED, maxbytes);
+    out.set(src, HEADER_SIZE);
+    return out;
+  };
+  if (clevel === 0 || nbytes < MIN_BUFFERSIZE) return memcpyed();
+
+  const out = new Uint8Array(maxbytes);
+  const v = view(out);
+  const doShuffle = opts.shuffle === 1 && typesize > 1;
+  const doBitshuffle = opts.shuffle === 2;
+  const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
+  let ntbytes = HEADER_SIZE + 4 * nblocks;
+  let fits = ntbytes <= maxbytes;
+  try {
+    for (let j = 0; j < nblocks && fits; j++) {
+      v.setInt32(HEADER_SIZE + 4 * j, ntbytes, true);
+      const isLeftover = j === nblocks - 1 && leftover > 0;
+      const bsize = isLeftover ? leftover : blocksize;
+      const block = src.subarray(j * blocksize, j * blocksize + bsize);
+      let data = block;
+      if (doShuffle) {
+        data = tmp!.subarray(0, bsize);
+        byteShuffle(block, data, typesize);
+      } else if (doBitshuffle && bsize >= typesize) {
+        data = tmp!.subarray(0, bsize);
+        bitShuffle(block, data, typesize);
+      }
+      const nsplits = !dontSplit && !isLeftover ? typesize : 1;
+      const neblock = Math.floor(bsize / nsplits);
+      for (let k = 0; k < nsplits; k++) {
+        // Mirrors blosc_c: room for the size word, then at most neblock (or what is left) bytes.
+        ntbytes += 4;
+        let maxOut = neblock;
+        if (ntbytes + maxOut > maxbytes) {
+          maxOut = maxbytes - ntbytes;
+          if (maxOut <= 0) {
+            fits = false;
+            break;
+          }
+        }
+        const piece = data.subarray(k * neblock, (k + 1) * neblock);
+        let csize = await compressStream(comp, clevel, piece, out, ntbytes, maxOut);
+        if (csize === 0 || csize === neblock) {
+          if (ntbytes + neblock > maxbytes) {
+            fits = false;
+            break;
+          }
+          out.set(piece, ntbytes);
+          csize = neblock;
+        }
+        v.setInt32(ntbytes - 4, csize, true);
+        ntbytes += csize;
+      }
+    }
+  } finally {
+    giveScratch(tmp);
+  }
+  if (!fits) return memcpyed();
+  writeHeader(out, flags, ntbytes);
+  return out.slice(0, ntbytes);
+}

@@ -1,0 +1,98 @@
+/**
+ * Zstandard through numcodecs.js's WASM build of libzstd: used for blosc's "zstd" streams and for
+ * the standalone zstd codec. Errors from the WASM side become CorruptChunkError.
+ */
+import Zstd from "numcodecs/zstd";
+import { CorruptChunkError } from "../../errors.js";
+
+type ZstdCodec = ReturnType<typeof Zstd.fromConfig>;
+
+/** libzstd's level for "0" (ZSTD_CLEVEL_DEFAULT). */
+const DEFAULT_LEVEL = 3;
+const MAX_LEVEL = 22;
+
+const codecs = new Map<number, ZstdCodec>();
+
+function codecFor(level: number): ZstdCodec {
+  let c = codecs.get(level);
+  if (c === undefined) {
+    c = Zstd.fromConfig({ id: "zstd", level });
+    codecs.set(level, c);
+  }
+  return c;
+}
+
+/**
+ * The libzstd level numcodecs.js can run for a requested level: 0 means libzstd's default (3),
+ * as in zarr; negative ("fast") levels become 1 because numcodecs.js cannot pass them through.
+ */
+export function effectiveZstdLevel(level: number): number {
+  if (!Number.isFinite(level)) return DEFAULT_LEVEL;
+  const l = Math.trunc(level);
+  if (l === 0) return DEFAULT_LEVEL;
+  if (l < 0) return 1;
+  return Math.min(l, MAX_LEVEL);
+}
+
+/** Compresses `src` into one zstd frame (with its content size recorded) at `level`. */
+export async function zstdCompress(src: Uint8Array, level: number): Promise<Uint8Array> {
+  const out = await codecFor(effectiveZstdLevel(level)).encode(src);
+  return out;
+}
+
+const asView = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
+
+/**
+ * The content size a zstd frame header declares: a number, null when the frame does not record it
+ * (or starts with a skippable frame), undefined when `src` does not start with a zstd frame.
+ */
+export function zstdFrameContentSize(src: Uint8Array): number | null | undefined {
+  if (src.length < 5) return undefined;
+  const v = asView(src);
+  const magic = v.getUint32(0, true);
+  if ((magic & 0xfffffff0) >>> 0 === 0x184d2a50) return null;
+  if (magic !== 0xfd2fb528) return undefined;
+  const fhd = src[4];
+  const fcsFlag = fhd >>> 6;
+  const singleSegment = (fhd >>> 5) & 1;
+  const didSize = [0, 1, 2, 4][fhd & 3];
+  const fcsSize = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+  const at = 5 + (singleSegment ? 0 : 1) + didSize;
+  if (fcsSize === 0) return null;
+  if (src.length < at + fcsSize) return undefined;
+  switch (fcsSize) {
+    case 1:
+      return src[at];
+    case 2:
+      return v.getUint16(at, true) + 256;
+    case 4:
+      return v.getUint32(at, true);
+    default:
+      return Number(v.getBigUint64(at, true));
+  }
+}
+
+/**
+ * Decompresses a zstd frame. With `expectedSize`, a frame declaring another size is refused before
+ * any output is allocated, and the decoded length is checked.
+ */
+export async function zstdDecompress(src: Uint8Array, expectedSize?: number): Promise<Uint8Array> {
+  const declared = zstdFrameContentSize(src);
+  if (declared === undefined) {
+    throw new CorruptChunkError(`zstd: input of ${src.length} bytes is not a zstd frame`);
+  }
+  if (expectedSize !== undefined && declared !== null && declared !== expectedSize) {
+    throw new CorruptChunkError(`zstd: frame declares ${declared} bytes, ${expectedSize} expected`);
+  }
+  let out: Uint8Array;
+  try {
+    out = await codecFor(1).decode(src);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new CorruptChunkError(`zstd: cannot decompress ${src.length} bytes: ${msg}`, { cause: err });
+  }
+  if (expectedSize !== undefined && out.length !== expectedSize) {
+    throw new CorruptChunkError(`zstd: decoded ${out.length} bytes, ${expectedSize} expected`);
+  }
+  return out;
+}
