@@ -525,7 +525,7 @@ describe("shuffles", () => {
     byteShuffle(src, dest, 4);
     assert.deepEqual([...dest], [0, 4, 1, 5, 2, 6, 3, 7, 8, 9, 10]);
     for (const ts of [1, 2, 3, 4, 5, 8, 16]) {
-      for (const n of [0, 5, 64, 1001]) {
+      for (const n of [0, 5, 64, 1001, 4096, 65536 + 8]) {
         const s = randomBytes(n, ts * n + 1);
         const a = new Uint8Array(n);
         const b = new Uint8Array(n);
@@ -538,6 +538,9 @@ describe("shuffles", () => {
         const c = new Uint8Array(n);
         byteShuffle(off, c, ts);
         assert.deepEqual(c, a);
+        off.set(a);
+        byteUnshuffle(off, c, ts);
+        assert.deepEqual(c, s);
       }
     }
   });

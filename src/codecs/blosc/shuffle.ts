@@ -15,6 +15,39 @@
 // Typed-array word access is only a valid shortcut when the host stores words little-endian.
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
+/**
+ * Word fast paths need both views 4-byte aligned and the element count a multiple of 4, so that
+ * each of the typesize streams starts on a word boundary too.
+ */
+const wordAligned = (src: Uint8Array, dest: Uint8Array, n: number): boolean =>
+  LITTLE_ENDIAN && src.byteOffset % 4 === 0 && dest.byteOffset % 4 === 0 && n % 4 === 0;
+
+/**
+ * Transposes 4x4 bytes between streams and elements: words `s0..s3` (four consecutive words of
+ * four streams, or four consecutive elements) become four words where word i holds byte i of each
+ * input, in order. The same transform shuffles and unshuffles (a 4x4 transpose is its own
+ * inverse), and runs four elements per iteration with word loads and stores only.
+ */
+function transposeWords(s0: Uint32Array, s1: Uint32Array, s2: Uint32Array, s3: Uint32Array, sStep: number, out: Uint32Array[], oStep: number, words: number, outOffset: number): void {
+  const [o0, o1, o2, o3] = out;
+  for (let i = 0, si = 0, oi = outOffset; i < words; i++, si += sStep, oi += oStep) {
+    const a = s0[si];
+    const b = s1[si];
+    const c = s2[si];
+    const d = s3[si];
+    const t0 = (a & 0x00ff00ff) | ((b & 0x00ff00ff) << 8);
+    const t1 = ((a >>> 8) & 0x00ff00ff) | (b & 0xff00ff00);
+    const t2 = (c & 0x00ff00ff) | ((d & 0x00ff00ff) << 8);
+    const t3 = ((c >>> 8) & 0x00ff00ff) | (d & 0xff00ff00);
+    o0[oi] = (t0 & 0xffff) | (t2 << 16);
+    o1[oi] = (t1 & 0xffff) | (t3 << 16);
+    o2[oi] = (t0 >>> 16) | (t2 & 0xffff0000);
+    o3[oi] = (t1 >>> 16) | (t3 & 0xffff0000);
+  }
+}
+
+const u32 = (b: Uint8Array, byteStart: number, words: number): Uint32Array => new Uint32Array(b.buffer, b.byteOffset + byteStart, words);
+
 function checkSizes(name: string, src: Uint8Array, dest: Uint8Array, typesize: number): void {
   if (!Number.isInteger(typesize) || typesize < 1) throw new RangeError(`${name}: typesize must be a positive integer, got ${typesize}`);
   if (dest.length < src.length) throw new RangeError(`${name}: destination holds ${dest.length} bytes, source has ${src.length}`);
@@ -30,7 +63,20 @@ export function byteShuffle(src: Uint8Array, dest: Uint8Array, typesize: number)
     dest.set(src);
     return;
   }
-  if (typesize === 4 && LITTLE_ENDIAN && src.byteOffset % 4 === 0) {
+  if ((typesize === 4 || typesize === 8) && wordAligned(src, dest, n)) {
+    // Elements 4i..4i+3 (word k of each) become word i of streams k*4..k*4+3.
+    const q = n >>> 2;
+    const wordsPerElem = typesize >>> 2;
+    const w = u32(src, 0, n * wordsPerElem);
+    for (let k = 0; k < wordsPerElem; k++) {
+      const e0 = w.subarray(k);
+      const e1 = w.subarray(k + wordsPerElem);
+      const e2 = w.subarray(k + 2 * wordsPerElem);
+      const e3 = w.subarray(k + 3 * wordsPerElem);
+      const out = [0, 1, 2, 3].map((j) => u32(dest, (4 * k + j) * n, q));
+      transposeWords(e0, e1, e2, e3, 4 * wordsPerElem, out, 1, q, 0);
+    }
+  } else if (typesize === 4 && LITTLE_ENDIAN && src.byteOffset % 4 === 0) {
     // One aligned word read per element instead of four byte reads.
     const w = new Uint32Array(src.buffer, src.byteOffset, n);
     const n2 = n * 2;
@@ -80,7 +126,17 @@ export function byteUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: numbe
     dest.set(src);
     return;
   }
-  if (typesize === 4 && LITTLE_ENDIAN && dest.byteOffset % 4 === 0) {
+  if ((typesize === 4 || typesize === 8) && wordAligned(src, dest, n)) {
+    // Word i of streams k*4..k*4+3 becomes word k of elements 4i..4i+3.
+    const q = n >>> 2;
+    const wordsPerElem = typesize >>> 2;
+    const w = u32(dest, 0, n * wordsPerElem);
+    for (let k = 0; k < wordsPerElem; k++) {
+      const s = [0, 1, 2, 3].map((j) => u32(src, (4 * k + j) * n, q));
+      const out = [w.subarray(k), w.subarray(k + wordsPerElem), w.subarray(k + 2 * wordsPerElem), w.subarray(k + 3 * wordsPerElem)];
+      transposeWords(s[0], s[1], s[2], s[3], 1, out, 4 * wordsPerElem, q, 0);
+    }
+  } else if (typesize === 4 && LITTLE_ENDIAN && dest.byteOffset % 4 === 0) {
     // Assemble each element in a register and store it with one aligned word write.
     const w = new Uint32Array(dest.buffer, dest.byteOffset, n);
     const n2 = n * 2;
