@@ -173,7 +173,8 @@ function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): voi
 
 /**
  * Decodes a blosc frame. With `dest` (exactly nbytes long) the output goes there; otherwise a new
- * buffer is returned. Throws CorruptChunkError on anything malformed or truncated.
+ * buffer is returned. Throws CorruptChunkError on anything malformed or truncated, and when `dest`
+ * is given but the frame declares another size.
  */
 export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<Uint8Array> {
   const h = bloscHeader(src);
@@ -184,8 +185,9 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
   if (nbytes < 0) corrupt(`bad header: negative nbytes ${nbytes}`);
   if (cbytes < HEADER_SIZE) corrupt(`bad header: cbytes ${cbytes} is smaller than the header`);
   if (cbytes > src.length) corrupt(`cbytes ${cbytes} is larger than the ${src.length}-byte buffer (truncated chunk?)`);
+  // The caller sized dest from metadata, so a frame of another size is a wrong or damaged chunk.
   if (dest !== undefined && dest.length !== nbytes) {
-    throw new RangeError(`bloscDecode: destination holds ${dest.length} bytes, the frame decodes to ${nbytes}`);
+    corrupt(`decoded size mismatch: the frame holds ${nbytes} bytes, ${dest.length} expected`);
   }
   if (nbytes === 0) return dest ?? new Uint8Array(0);
   if (flags & FLAG_RESERVED) corrupt(`bad header: reserved flag bit 3 is set (flags 0x${flags.toString(16)})`);

@@ -86,7 +86,7 @@ export function blosclzDecompress(src: Uint8Array, dest: Uint8Array): number {
   }
 }
 
-let hashTable = new Int32Array(1 << HASH_LOG);
+const hashTable = new Int32Array(1 << HASH_LOG);
 let probeScratch = new Uint8Array(0);
 
 const hash4 = (v: number): number => Math.imul(v, -1640531535) >>> (32 - HASH_LOG);
@@ -212,10 +212,4 @@ export function blosclzCompress(src: Uint8Array, clevel = 5): Uint8Array | null 
   const out = new Uint8Array(src.length + Math.floor(src.length / 16) + 66);
   const len = blosclzCompressInto(src, out, 0, src.length, clevel);
   return len === 0 ? null : out.slice(0, len);
-}
-
-/** Drops the scratch buffers (tests, long-running processes). */
-export function blosclzReleaseScratch(): void {
-  hashTable = new Int32Array(1 << HASH_LOG);
-  probeScratch = new Uint8Array(0);
 }

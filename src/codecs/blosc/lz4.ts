@@ -15,6 +15,8 @@ const MAX_OFFSET = 65535;
 const HASH_LOG = 12;
 /** Below this literal length a byte loop beats creating a subarray for `set`. */
 const SET_THRESHOLD = 24;
+/** A hash-chain search stops at a match this long: longer ones gain little, and cost time on runs. */
+const NICE_LENGTH = 4096;
 
 /** The most bytes an LZ4 block for `n` input bytes can take (lz4's LZ4_COMPRESSBOUND). */
 export function lz4CompressBound(n: number): number {
@@ -144,7 +146,7 @@ function badOffset(offset: number, op: number): never {
 }
 
 // Reused across calls: compression is synchronous, so no two calls share it at once.
-let hashTable = new Int32Array(1 << HASH_LOG);
+const hashTable = new Int32Array(1 << HASH_LOG);
 let chainTable: Int32Array | null = null;
 
 const hash4 = (v: number, log: number): number => Math.imul(v, -1640531535) >>> (32 - log);
@@ -275,7 +277,7 @@ export function lz4CompressInto(
               if (len > best) {
                 best = len;
                 bestRef = cand;
-                if (ip + len >= matchLimit) break;
+                if (len >= NICE_LENGTH || ip + len >= matchLimit) break;
               }
             }
             const next = chain[cand & MAX_OFFSET];
@@ -338,10 +340,4 @@ export function lz4CompressBlock(src: Uint8Array, acceleration = 1): Uint8Array 
   const out = new Uint8Array(lz4CompressBound(src.length));
   const len = lz4CompressInto(src, out, 0, out.length, acceleration);
   return out.slice(0, len);
-}
-
-/** Lets tests and long-running processes drop the lz4hc chain table (256 KiB). */
-export function lz4ReleaseScratch(): void {
-  chainTable = null;
-  hashTable = new Int32Array(1 << HASH_LOG);
 }

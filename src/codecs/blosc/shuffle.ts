@@ -28,9 +28,9 @@ const wordAligned = (src: Uint8Array, dest: Uint8Array, n: number): boolean =>
  * input, in order. The same transform shuffles and unshuffles (a 4x4 transpose is its own
  * inverse), and runs four elements per iteration with word loads and stores only.
  */
-function transposeWords(s0: Uint32Array, s1: Uint32Array, s2: Uint32Array, s3: Uint32Array, sStep: number, out: Uint32Array[], oStep: number, words: number, outOffset: number): void {
+function transposeWords(s0: Uint32Array, s1: Uint32Array, s2: Uint32Array, s3: Uint32Array, sStep: number, out: Uint32Array[], oStep: number, words: number): void {
   const [o0, o1, o2, o3] = out;
-  for (let i = 0, si = 0, oi = outOffset; i < words; i++, si += sStep, oi += oStep) {
+  for (let i = 0, si = 0, oi = 0; i < words; i++, si += sStep, oi += oStep) {
     const a = s0[si];
     const b = s1[si];
     const c = s2[si];
@@ -74,7 +74,7 @@ export function byteShuffle(src: Uint8Array, dest: Uint8Array, typesize: number)
       const e2 = w.subarray(k + 2 * wordsPerElem);
       const e3 = w.subarray(k + 3 * wordsPerElem);
       const out = [0, 1, 2, 3].map((j) => u32(dest, (4 * k + j) * n, q));
-      transposeWords(e0, e1, e2, e3, 4 * wordsPerElem, out, 1, q, 0);
+      transposeWords(e0, e1, e2, e3, 4 * wordsPerElem, out, 1, q);
     }
   } else if (typesize === 4 && LITTLE_ENDIAN && src.byteOffset % 4 === 0) {
     // One aligned word read per element instead of four byte reads.
@@ -134,7 +134,7 @@ export function byteUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: numbe
     for (let k = 0; k < wordsPerElem; k++) {
       const s = [0, 1, 2, 3].map((j) => u32(src, (4 * k + j) * n, q));
       const out = [w.subarray(k), w.subarray(k + wordsPerElem), w.subarray(k + 2 * wordsPerElem), w.subarray(k + 3 * wordsPerElem)];
-      transposeWords(s[0], s[1], s[2], s[3], 1, out, 4 * wordsPerElem, q, 0);
+      transposeWords(s[0], s[1], s[2], s[3], 1, out, 4 * wordsPerElem, q);
     }
   } else if (typesize === 4 && LITTLE_ENDIAN && dest.byteOffset % 4 === 0) {
     // Assemble each element in a register and store it with one aligned word write.
@@ -170,75 +170,81 @@ export function byteUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: numbe
   if (body < len) dest.set(src.subarray(body), body);
 }
 
-/**
- * Transposes the 8x8 bit matrix held in eight bytes (byte m = row m, bit k = column k) so that
- * output byte k bit m is input byte m bit k. `lo` holds bytes 0-3, `hi` bytes 4-7, little-endian;
- * this is the 64-bit delta-swap sequence from bitshuffle's TRANS_BIT_8X8 split into 32-bit halves
- * (the first two swaps never cross the halves; the third moves nibbles between them).
- * Returns the new `hi` and leaves the new `lo` in `transposeLo` to avoid allocating.
+/*
+ * The 8x8 bit-matrix transpose at the heart of bit shuffling: eight bytes (byte m = row m, bit k
+ * = column k) become eight bytes where byte k bit m is input byte m bit k. `lo` holds bytes 0-3 and
+ * `hi` bytes 4-7, little-endian; this is the 64-bit delta-swap sequence of bitshuffle's
+ * TRANS_BIT_8X8 split into 32-bit halves (the first two swaps never cross the halves, the third
+ * moves nibbles between them). It is written out inline below because returning two values from a
+ * helper costs more than the transpose itself.
  */
-let transposeLo = 0;
-function transpose8x8(lo: number, hi: number): number {
-  let t = (lo ^ (lo >>> 7)) & 0x00aa00aa;
-  lo = lo ^ t ^ (t << 7);
-  t = (hi ^ (hi >>> 7)) & 0x00aa00aa;
-  hi = hi ^ t ^ (t << 7);
-  t = (lo ^ (lo >>> 14)) & 0x0000cccc;
-  lo = lo ^ t ^ (t << 14);
-  t = (hi ^ (hi >>> 14)) & 0x0000cccc;
-  hi = hi ^ t ^ (t << 14);
-  t = (lo ^ ((lo >>> 28) | (hi << 4))) & 0xf0f0f0f0;
-  lo = lo ^ t;
-  hi = hi ^ (t >>> 4);
-  transposeLo = lo;
-  return hi;
+
+/** Elements to bit rows: byte j of elements 8q..8q+7 becomes byte q of rows 8j..8j+7. */
+function bitTransposeForward(src: Uint8Array, dest: Uint8Array, typesize: number, n: number): void {
+  const rowBytes = n >>> 3;
+  const ts = typesize;
+  for (let j = 0; j < ts; j++) {
+    const rowBase = j * 8 * rowBytes;
+    for (let q = 0, e = j; q < rowBytes; q++, e += 8 * ts) {
+      let lo = src[e] | (src[e + ts] << 8) | (src[e + 2 * ts] << 16) | (src[e + 3 * ts] << 24);
+      const e4 = e + 4 * ts;
+      let hi = src[e4] | (src[e4 + ts] << 8) | (src[e4 + 2 * ts] << 16) | (src[e4 + 3 * ts] << 24);
+      let t = (lo ^ (lo >>> 7)) & 0x00aa00aa;
+      lo = lo ^ t ^ (t << 7);
+      t = (hi ^ (hi >>> 7)) & 0x00aa00aa;
+      hi = hi ^ t ^ (t << 7);
+      t = (lo ^ (lo >>> 14)) & 0x0000cccc;
+      lo = lo ^ t ^ (t << 14);
+      t = (hi ^ (hi >>> 14)) & 0x0000cccc;
+      hi = hi ^ t ^ (t << 14);
+      t = (lo ^ ((lo >>> 28) | (hi << 4))) & 0xf0f0f0f0;
+      lo = lo ^ t;
+      hi = hi ^ (t >>> 4);
+      const r = rowBase + q;
+      dest[r] = lo;
+      dest[r + rowBytes] = lo >>> 8;
+      dest[r + 2 * rowBytes] = lo >>> 16;
+      dest[r + 3 * rowBytes] = lo >>> 24;
+      const r4 = r + 4 * rowBytes;
+      dest[r4] = hi;
+      dest[r4 + rowBytes] = hi >>> 8;
+      dest[r4 + 2 * rowBytes] = hi >>> 16;
+      dest[r4 + 3 * rowBytes] = hi >>> 24;
+    }
+  }
 }
 
-function bitTransposeElements(src: Uint8Array, dest: Uint8Array, typesize: number, n: number, forward: boolean): void {
+/** Bit rows to elements: the inverse of {@link bitTransposeForward}. */
+function bitTransposeBackward(src: Uint8Array, dest: Uint8Array, typesize: number, n: number): void {
   const rowBytes = n >>> 3;
-  for (let j = 0; j < typesize; j++) {
+  const ts = typesize;
+  for (let j = 0; j < ts; j++) {
     const rowBase = j * 8 * rowBytes;
-    for (let q = 0; q < rowBytes; q++) {
-      let lo: number;
-      let hi: number;
-      if (forward) {
-        // Gather byte j of elements 8q..8q+7.
-        const e = q * 8 * typesize + j;
-        lo = src[e] | (src[e + typesize] << 8) | (src[e + 2 * typesize] << 16) | (src[e + 3 * typesize] << 24);
-        const e4 = e + 4 * typesize;
-        hi = src[e4] | (src[e4 + typesize] << 8) | (src[e4 + 2 * typesize] << 16) | (src[e4 + 3 * typesize] << 24);
-      } else {
-        // Gather byte q of the eight bit rows of byte j.
-        const r = rowBase + q;
-        lo = src[r] | (src[r + rowBytes] << 8) | (src[r + 2 * rowBytes] << 16) | (src[r + 3 * rowBytes] << 24);
-        const r4 = r + 4 * rowBytes;
-        hi = src[r4] | (src[r4 + rowBytes] << 8) | (src[r4 + 2 * rowBytes] << 16) | (src[r4 + 3 * rowBytes] << 24);
-      }
-      hi = transpose8x8(lo, hi);
-      lo = transposeLo;
-      if (forward) {
-        const r = rowBase + q;
-        dest[r] = lo;
-        dest[r + rowBytes] = lo >>> 8;
-        dest[r + 2 * rowBytes] = lo >>> 16;
-        dest[r + 3 * rowBytes] = lo >>> 24;
-        const r4 = r + 4 * rowBytes;
-        dest[r4] = hi;
-        dest[r4 + rowBytes] = hi >>> 8;
-        dest[r4 + 2 * rowBytes] = hi >>> 16;
-        dest[r4 + 3 * rowBytes] = hi >>> 24;
-      } else {
-        const e = q * 8 * typesize + j;
-        dest[e] = lo;
-        dest[e + typesize] = lo >>> 8;
-        dest[e + 2 * typesize] = lo >>> 16;
-        dest[e + 3 * typesize] = lo >>> 24;
-        const e4 = e + 4 * typesize;
-        dest[e4] = hi;
-        dest[e4 + typesize] = hi >>> 8;
-        dest[e4 + 2 * typesize] = hi >>> 16;
-        dest[e4 + 3 * typesize] = hi >>> 24;
-      }
+    for (let q = 0, e = j; q < rowBytes; q++, e += 8 * ts) {
+      const r = rowBase + q;
+      let lo = src[r] | (src[r + rowBytes] << 8) | (src[r + 2 * rowBytes] << 16) | (src[r + 3 * rowBytes] << 24);
+      const r4 = r + 4 * rowBytes;
+      let hi = src[r4] | (src[r4 + rowBytes] << 8) | (src[r4 + 2 * rowBytes] << 16) | (src[r4 + 3 * rowBytes] << 24);
+      let t = (lo ^ (lo >>> 7)) & 0x00aa00aa;
+      lo = lo ^ t ^ (t << 7);
+      t = (hi ^ (hi >>> 7)) & 0x00aa00aa;
+      hi = hi ^ t ^ (t << 7);
+      t = (lo ^ (lo >>> 14)) & 0x0000cccc;
+      lo = lo ^ t ^ (t << 14);
+      t = (hi ^ (hi >>> 14)) & 0x0000cccc;
+      hi = hi ^ t ^ (t << 14);
+      t = (lo ^ ((lo >>> 28) | (hi << 4))) & 0xf0f0f0f0;
+      lo = lo ^ t;
+      hi = hi ^ (t >>> 4);
+      dest[e] = lo;
+      dest[e + ts] = lo >>> 8;
+      dest[e + 2 * ts] = lo >>> 16;
+      dest[e + 3 * ts] = lo >>> 24;
+      const e4 = e + 4 * ts;
+      dest[e4] = hi;
+      dest[e4 + ts] = hi >>> 8;
+      dest[e4 + 2 * ts] = hi >>> 16;
+      dest[e4 + 3 * ts] = hi >>> 24;
     }
   }
 }
@@ -252,7 +258,8 @@ function bitShuffleImpl(name: string, src: Uint8Array, dest: Uint8Array, typesiz
     dest.set(src);
     return;
   }
-  bitTransposeElements(src, dest, typesize, n, forward);
+  if (forward) bitTransposeForward(src, dest, typesize, n);
+  else bitTransposeBackward(src, dest, typesize, n);
   const body = n * typesize;
   if (body < len) dest.set(src.subarray(body), body);
 }

@@ -84,6 +84,11 @@ export async function zstdDecompress(src: Uint8Array, expectedSize?: number): Pr
   if (expectedSize !== undefined && declared !== null && declared !== expectedSize) {
     throw new CorruptChunkError(`zstd: frame declares ${declared} bytes, ${expectedSize} expected`);
   }
+  // Each zstd block yields at most 128 KiB and takes at least 4 bytes (an RLE block), so a larger
+  // declared size is a damaged or hostile header; refuse it before the WASM side allocates it.
+  if (declared !== null && declared > (Math.floor(src.length / 4) + 1) * 131072) {
+    throw new CorruptChunkError(`zstd: frame declares ${declared} bytes, impossible for ${src.length} bytes of input`);
+  }
   let out: Uint8Array;
   try {
     out = await codecFor(1).decode(src);
