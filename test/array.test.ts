@@ -196,3 +196,13 @@ test("set checks the value's shape and broadcasts scalars", async () => {
   assert.equal(await a.get([1, 0]), 1);
   assert.equal(await a.get([0, 1]), 4);
 });
+
+test("a whole write of an edge chunk stores the fill value beyond the array's edge, as zarr-python does", async () => {
+  const store = new MemoryStore();
+  const a = await createArray(store, { shape: [3], chunks: [2], dtype: "int16", fillValue: 7, codecs: [{ name: "bytes" }] });
+  await a.set(null, { data: Int16Array.from([1, 2, 3]), shape: [3] });
+  const edge = await store.get("c/1");
+  assert.deepEqual(Array.from(new Int16Array(edge!.slice().buffer)), [3, 7]);
+  const inner = await store.get("c/0");
+  assert.deepEqual(Array.from(new Int16Array(inner!.slice().buffer)), [1, 2]);
+});

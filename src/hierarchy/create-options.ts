@@ -84,9 +84,7 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
     return c;
   });
   // A bare { name: "bytes" } on a multi-byte type means the platform's usual little-endian.
-  const filled = codecs.map((c) =>
-    c.name === "bytes" && c.configuration?.endian === undefined ? { ...bytesCodec, configuration: { ...bytesCodec.configuration, ...c.configuration } } : c,
-  );
+  const filled = codecs.map((c) => (c.name === "bytes" && c.configuration?.endian === undefined ? bytesCodec : c));
   if (!filled.some((c) => ARRAY_TO_BYTES.has(c.name))) {
     const at = filled.findIndex((c) => !ARRAY_TO_ARRAY.has(c.name));
     filled.splice(at === -1 ? filled.length : at, 0, bytesCodec);

@@ -110,13 +110,14 @@ export async function open(
   input: StoreInput,
   options: GroupOptions & Partial<CreateArrayOptions> = {},
 ): Promise<ZarrArray | Group> {
-  const { mode } = setup(input, options);
+  const { mode, store, path, handle } = setup(input, options);
   const wantsArray = options.shape !== undefined && options.dtype !== undefined;
-  if (mode === "w" || mode === "w-") return wantsArray ? openArray(input, options) : openGroup(input, options);
-  const { store, path, handle } = setup(input, options);
+  // Creating modes go through openArray/openGroup with the resolved store, not a second one.
+  const create = () => (wantsArray ? openArray(store, { ...options, path }) : openGroup(store, { ...options, path }));
+  if (mode === "w" || mode === "w-") return create();
   const meta = await readNode(store, path, options.zarrFormat);
   if (meta) return nodeFromMetadata(store, path, meta, handle);
-  if (mode === "a") return wantsArray ? openArray(input, options) : openGroup(input, options);
+  if (mode === "a") return create();
   throw new NotFoundError(`no array or group at ${describePath(path)}`);
 }
 

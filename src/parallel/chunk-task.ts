@@ -183,8 +183,9 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
   const chunk = allocTypedArray(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   if (whole) {
-    // Parts of an edge chunk beyond the array hold the fill value, as zarr-python writes them.
-    fillElements(chunk, full, chunkShape, comps);
+    // The value overwrites every in-bounds element, so only an edge chunk needs filling first:
+    // its part beyond the array holds the fill value, as zarr-python writes it.
+    if (item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d])) fillElements(chunk, full, chunkShape, comps);
   } else {
     const bytes = await store.get(item.key);
     if (bytes === undefined) fillElements(chunk, full, chunkShape, comps);

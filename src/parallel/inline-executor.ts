@@ -14,26 +14,24 @@ export async function runTasksInline(tasks: ChunkTask[], store: Store, options: 
   const total = tasks.reduce((n, t) => n + t.items.length, 0);
   let done = 0;
   let next = 0;
-  let failed: unknown;
+  let failed = false;
   if (signal?.aborted) throw new AbortError();
   const worker = async (): Promise<void> => {
-    while (next < tasks.length && failed === undefined) {
+    // The first failure stops the rest: no runner starts a new task after it.
+    while (next < tasks.length && !failed) {
       if (signal?.aborted) throw new AbortError();
       const task = tasks[next++];
       try {
         await runChunkTask(task, store);
       } catch (err) {
-        // The first failure stops the rest: no new task starts after it.
-        failed ??= err;
+        failed = true;
         throw err;
       }
       done += task.items.length;
       onProgress?.(done, total);
     }
   };
-  const runners = Array.from({ length: Math.min(IN_FLIGHT, tasks.length) }, worker);
-  const results = await Promise.allSettled(runners);
-  if (failed !== undefined) throw failed;
+  const results = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, tasks.length) }, worker));
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (rejected) throw rejected.reason;
 }
