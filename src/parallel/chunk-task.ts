@@ -20,6 +20,7 @@ import type { DimRun } from "../indexing/projection.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
+import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -147,10 +148,36 @@ function copyElements(
   copyStrided(dst, d, src, s, d.shape);
 }
 
+/**
+ * A read of part of a chunk whose codec can decode part of its bytes (a shard): the codec fetches
+ * the ranges it needs itself. Failures become a CorruptChunkError naming the key.
+ */
+async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<ChunkView | undefined> {
+  const key = item.key;
+  const source = {
+    cacheKey: shardScope(JSON.stringify(task.store), key),
+    get: () => store.get(key),
+    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range),
+  };
+  try {
+    return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
+  } catch (err) {
+    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+  }
+}
+
 async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<void> {
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
   const outRegion = regionIn(item.outStart, null, out.strides);
+  if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
+    const part = await readPart(task, store, item);
+    if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta));
+    else copyElements(meta, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
+    return;
+  }
   const bytes = await store.get(item.key);
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta));
@@ -207,12 +234,18 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
     const src = regionIn(item.outStart, null, value.buffer.strides);
     copyElements(meta, chunk, target, value.buffer.data, src, counts);
   }
-  if (!task.writeEmptyChunks && meta.fillValue !== null && isAllFill(meta, chunk, chunkShape, comps)) {
-    await store.delete(item.key);
-    return;
+  try {
+    if (!task.writeEmptyChunks && meta.fillValue !== null && isAllFill(meta, chunk, chunkShape, comps)) {
+      await store.delete(item.key);
+      return;
+    }
+    const encoded = await pipelineFor(meta).encode({ data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 });
+    await store.set(item.key, encoded);
+  } finally {
+    // A shard index that a partial read cached for this key is stale now (after, not before:
+    // a read racing this write could cache the old index in between).
+    forgetShardIndexes(shardScope(JSON.stringify(task.store), item.key));
   }
-  const encoded = await pipelineFor(meta).encode({ data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 });
-  await store.set(item.key, encoded);
 }
 
 function isAllFill(meta: ArrayMetadata, chunk: TypedArray, shape: number[], comps: (number | bigint)[]): boolean {
