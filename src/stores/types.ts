@@ -12,7 +12,9 @@
 export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean }
   | { kind: "fetch"; url: string; headers?: Record<string, string> }
-  | { kind: "memory"; id: string };
+  | { kind: "memory"; id: string }
+  /** A zip file: read-only when there is no id; with an id, a ZipStore being written in one thread. */
+  | { kind: "zip"; path: string; id?: string };
 
 export interface RangeRequest {
   /** Byte offset; a negative offset counts from the end (a suffix request). */
