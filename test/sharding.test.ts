@@ -15,6 +15,7 @@ import {
   MemoryStore,
   createArray,
   openArray,
+  registerCodec,
   slice,
   type NDArray,
   type RangeRequest,
@@ -365,5 +366,53 @@ describe("sharding_indexed", () => {
       assert.deepEqual(flat, mine, dtype);
       assert.ok(mine.some((v) => v !== 0));
     }
+  });
+});
+
+describe("sharding_indexed partial writes", () => {
+  // A pass-through bytes->bytes codec that counts encodes, to see which inner chunks a write re-encodes.
+  let encodes = 0;
+  registerCodec("test.count-encodes", () => ({
+    codec: {
+      kind: "bytes_to_bytes",
+      name: "test.count-encodes",
+      encode: (b: Uint8Array) => {
+        encodes++;
+        return b;
+      },
+      decode: (b: Uint8Array) => b,
+    },
+    configuration: {},
+  }));
+
+  test("a partial write re-encodes only the inner chunks it touches and keeps the others' bytes", async () => {
+    const store = new MemoryStore();
+    const a = await createArray(store, {
+      shape: [8, 12],
+      chunks: [4, 4],
+      shards: [8, 12],
+      dtype: "int32",
+      codecs: [BYTES_LE, { name: "test.count-encodes" }],
+    });
+    const data = pattern(8, 12);
+    await a.set(null, { data, shape: [8, 12] });
+    assert.equal(encodes, 6, "a whole-shard write encodes every inner chunk");
+    const before = (await store.get("c/0/0"))!;
+    encodes = 0;
+    await a.set([slice(1, 6), 6], -5); // inner chunks (0,1) and (1,1)
+    assert.equal(encodes, 2);
+    for (let i = 1; i < 6; i++) data[i * 12 + 6] = -5;
+    assert.deepEqual(Array.from(((await a.get()) as NDArray).data as Int32Array), Array.from(data));
+    const after = (await store.get("c/0/0"))!;
+    const [oldIx, newIx] = [rawIndex(before, 6, "end"), rawIndex(after, 6, "end")];
+    for (const k of [0, 2, 3, 5]) {
+      const slab = (b: Uint8Array, [o, l]: bigint[]) => Array.from(b.subarray(Number(o), Number(o + l)));
+      assert.deepEqual(slab(after, newIx[k]), slab(before, oldIx[k]), `inner chunk ${k} kept its bytes`);
+    }
+    // Writing the fill value over a whole inner chunk empties it without re-encoding anything.
+    encodes = 0;
+    await a.set([slice(4, 8), slice(8, 12)], 0);
+    assert.equal(encodes, 0);
+    assert.deepEqual(rawIndex((await store.get("c/0/0"))!, 6, "end")[5], [EMPTY, EMPTY]);
   });
 });

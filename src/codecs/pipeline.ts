@@ -72,6 +72,18 @@ export class CodecPipeline {
     return codec.decodePartial(source, selection, spec);
   }
 
+  /**
+   * Encodes a chunk after a write to `touched`, reusing what it can of its `previous` encoding
+   * when the chain is a lone array->bytes codec that knows how; otherwise a plain encode.
+   */
+  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[]): Promise<Uint8Array> {
+    const { codec, spec } = this.arrayToBytes;
+    if (this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && codec.encodeUpdate) {
+      return codec.encodeUpdate(previous, view, touched, spec);
+    }
+    return this.encode(view);
+  }
+
   async encode(view: ChunkView): Promise<Uint8Array> {
     let v = view;
     for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);

@@ -69,6 +69,12 @@ export interface ArrayToBytesCodec {
    * result has shape `selection.map(r => r.count)`; undefined means the chunk does not exist.
    */
   decodePartial?(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined>;
+  /**
+   * Optional: encodes `view`, the whole chunk after a write to `touched` only, given the chunk's
+   * previous encoding, so that parts outside `touched` keep their encoded bytes (a shard
+   * re-encodes only the inner chunks a partial write changed).
+   */
+  encodeUpdate?(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array>;
 }
 
 export interface BytesToBytesCodec {

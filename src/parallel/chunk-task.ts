@@ -209,15 +209,16 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
   const whole = coversChunk(meta, item);
   const chunk = allocTypedArray(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
+  let previous: Uint8Array | undefined;
   if (whole) {
     // The value overwrites every in-bounds element, so only an edge chunk needs filling first:
     // its part beyond the array holds the fill value, as zarr-python writes it.
     if (item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d])) fillElements(chunk, full, chunkShape, comps);
   } else {
-    const bytes = await store.get(item.key);
-    if (bytes === undefined) fillElements(chunk, full, chunkShape, comps);
+    previous = await store.get(item.key);
+    if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
-      const view = await decodeChunk(meta, item.key, bytes);
+      const view = await decodeChunk(meta, item.key, previous);
       copyElements(meta, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
     }
   }
@@ -239,7 +240,11 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
       await store.delete(item.key);
       return;
     }
-    const encoded = await pipelineFor(meta).encode({ data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 });
+    const merged = { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 };
+    // A partial write to a shard re-encodes only the inner chunks it touched.
+    const encoded = previous
+      ? await pipelineFor(meta).encodeUpdate(previous, merged, item.chunkSel)
+      : await pipelineFor(meta).encode(merged);
     await store.set(item.key, encoded);
   } finally {
     // A shard index that a partial read cached for this key is stale now (after, not before:

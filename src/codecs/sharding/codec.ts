@@ -88,23 +88,20 @@ export class ShardingCodec implements ArrayToBytesCodec {
     copyStrided(dst, d, src, s, d.shape);
   }
 
-  async encode(view: ChunkView, spec: ChunkSpec): Promise<Uint8Array> {
-    const n = product(this.chunksPerShard);
-    const innerStrides = contiguousStrides(this.innerShape);
-    // Every inner chunk is encoded at once: async codecs (zstd, and whatever a worker pool adds)
-    // overlap, and each inner chunk is copied once, from the shard into its own buffer.
-    const parts = await Promise.all(
-      Array.from({ length: n }, async (_, i): Promise<Uint8Array | null> => {
-        const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
-        const src = regionAt(origin, null, view.strides, view.offset);
-        if (spec.fillValue !== null && regionIsFill(view.data, src, this.innerShape, spec)) return null;
-        const chunk = allocTypedArray(spec.dtype, product(this.innerShape));
-        this.copy(spec, chunk, { offset: 0, strides: innerStrides }, view.data, src, this.innerShape);
-        return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
-      }),
-    );
+  /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
+  private async encodeInner(view: ChunkView, spec: ChunkSpec, i: number): Promise<Uint8Array | null> {
+    const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
+    const src = regionAt(origin, null, view.strides, view.offset);
+    if (spec.fillValue !== null && regionIsFill(view.data, src, this.innerShape, spec)) return null;
+    const chunk = allocTypedArray(spec.dtype, product(this.innerShape));
+    this.copy(spec, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
+    return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
+  }
+
+  /** Lays encoded inner chunks out in order, with the index at the configured end. */
+  private async assemble(parts: readonly (Uint8Array | null)[]): Promise<Uint8Array> {
     const indexSize = await this.indexSize();
-    const index = emptyIndex(n);
+    const index = emptyIndex(parts.length);
     let pos = this.indexLocation === "start" ? indexSize : 0;
     parts.forEach((p, i) => {
       if (!p) return;
@@ -120,6 +117,31 @@ export class ShardingCodec implements ArrayToBytesCodec {
     out.set(indexBytes, this.indexLocation === "start" ? 0 : pos);
     parts.forEach((p, i) => p && out.set(p, index.offsets[i]));
     return out;
+  }
+
+  async encode(view: ChunkView, spec: ChunkSpec): Promise<Uint8Array> {
+    // Every inner chunk is encoded at once: async codecs (zstd, and whatever a worker pool adds)
+    // overlap, and each inner chunk is copied once, from the shard into its own buffer.
+    const n = product(this.chunksPerShard);
+    return this.assemble(await Promise.all(Array.from({ length: n }, (_, i) => this.encodeInner(view, spec, i))));
+  }
+
+  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array> {
+    const old = await this.indexOfShard(previous);
+    const changed = new Set(
+      projectSelection(
+        touched.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
+        this.innerShape,
+      ).map((t) => this.linear(t.coords)),
+    );
+    const parts = await Promise.all(
+      Array.from({ length: old.offsets.length }, (_, i): Promise<Uint8Array | null> | Uint8Array | null => {
+        if (changed.has(i)) return this.encodeInner(view, spec, i);
+        // Untouched: its encoded bytes move over as they are (a copy, in the new layout).
+        return old.offsets[i] < 0 ? null : previous.subarray(old.offsets[i], old.offsets[i] + old.lengths[i]);
+      }),
+    );
+    return this.assemble(parts);
   }
 
   /** The index of a shard held whole in memory. */
