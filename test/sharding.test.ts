@@ -5,6 +5,7 @@
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
@@ -415,4 +416,22 @@ describe("sharding_indexed partial writes", () => {
     assert.equal(encodes, 0);
     assert.deepEqual(rawIndex((await store.get("c/0/0"))!, 6, "end")[5], [EMPTY, EMPTY]);
   });
+});
+
+test("a shard rewritten behind parzarr's back is read through a fresh index, not the stale cached one", async () => {
+  const dir = scratchDir();
+  const make = async (path: string, offset: number) => {
+    const a = await createArray(join(dir, path), { shape: [16, 16], chunks: [4, 4], shards: [16, 16], dtype: "int32", codecs: [BYTES_LE, { name: "gzip", configuration: { level: 1 } }] });
+    const data = pattern(16, 16).map((v, i) => (i % 3 === 0 ? 0 : v + offset)); // uneven inner chunk sizes
+    await a.set(null, { data, shape: [16, 16] });
+    return data;
+  };
+  await make("a", 0);
+  const other = await make("b", 12345);
+  const reader = await openArray(join(dir, "a"), { mode: "r" });
+  await reader.get([slice(0, 2), slice(0, 2)]); // caches the index of a/c/0/0
+  // Another process replaces the shard: parzarr in this process never hears of it.
+  writeFileSync(join(dir, "a", "c", "0", "0"), readFileSync(join(dir, "b", "c", "0", "0")));
+  const got = (await reader.get([slice(9, 14), slice(5, 11)])) as NDArray;
+  assert.deepEqual(Array.from(got.data as Int32Array), pick(other, 16, [9, 14, 1], [5, 11, 1]));
 });

@@ -155,8 +155,8 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** The index of a shard behind a source: from this thread's cache, or one range request. */
-  private async indexOfSource(source: ByteSource): Promise<ShardIndex | undefined> {
-    const cached = source.cacheKey === null ? undefined : cachedShardIndex(source.cacheKey);
+  private async indexOfSource(source: ByteSource, useCache: boolean): Promise<ShardIndex | undefined> {
+    const cached = source.cacheKey === null || !useCache ? undefined : cachedShardIndex(source.cacheKey);
     if (cached) return cached;
     const size = await this.indexSize();
     const range = this.indexLocation === "start" ? { offset: 0, length: size } : { offset: -size };
@@ -201,6 +201,18 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
+    const wasCached = source.cacheKey !== null && cachedShardIndex(source.cacheKey) !== undefined;
+    try {
+      return await this.decodeSome(source, selection, spec, true);
+    } catch (err) {
+      // A cached index can be stale when another thread or process rewrote the shard: a failure
+      // with one is retried once with the index read afresh before it counts as corruption.
+      if (!wasCached || !(err instanceof CorruptChunkError)) throw err;
+      return this.decodeSome(source, selection, spec, false);
+    }
+  }
+
+  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, useCache: boolean): Promise<ChunkView | undefined> {
     const touched = projectSelection(
       selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
       this.innerShape,
@@ -223,7 +235,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
         if (index.offsets[i] >= 0) bytesOf.set(i, shard.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]));
       }
     } else {
-      index = await this.indexOfSource(source);
+      index = await this.indexOfSource(source, useCache);
       if (index === undefined) return undefined;
       const idx = index;
       const stored = touched.map((t) => this.linear(t.coords)).filter((i) => idx.offsets[i] >= 0);

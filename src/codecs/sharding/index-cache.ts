@@ -3,8 +3,11 @@
  * same shard again costs no index request. A scope is one shard (store + key); nested shards are
  * entries under their outer shard's scope, so a write to the shard forgets them all at once.
  *
- * Writes through this thread call `forgetShardIndexes`; a shard rewritten by another process or
- * thread is not seen until the entry is evicted (see the report in the README's sharding notes).
+ * Writes call `forgetShardIndexes`: at once in this thread, and through a BroadcastChannel in the
+ * other threads of the process (delivered when their event loop next turns, so best effort). A
+ * partial read that fails with a cached index retries once with a fresh one (see codec.ts). A
+ * shard rewritten by another process without a layout change that breaks decoding can still be
+ * read through a stale index until the entry is evicted or `clearShardIndexCache()` is called.
  */
 import type { ShardIndex } from "./shard-index.js";
 
@@ -34,9 +37,29 @@ export function rememberShardIndex(cacheKey: string, index: ShardIndex): void {
   entries.set(sub, index);
 }
 
+let channel: BroadcastChannel | null | undefined;
+
+/**
+ * The channel to the other threads (Node and browsers both have a global BroadcastChannel),
+ * opened on first use; in Node it must not keep the process alive.
+ */
+function threads(): BroadcastChannel | null {
+  if (channel === undefined) {
+    channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("parzarr:shard-index") : null;
+    if (channel) {
+      channel.onmessage = (event: { data: unknown }) => {
+        if (typeof event.data === "string") scopes.delete(event.data);
+      };
+      (channel as unknown as { unref?: () => void }).unref?.();
+    }
+  }
+  return channel;
+}
+
 /** Forgets the index of a shard (and of shards nested in it) after it was written or deleted. */
 export function forgetShardIndexes(scope: string): void {
   scopes.delete(scope);
+  threads()?.postMessage(scope);
 }
 
 /** The cache scope of a chunk key in a store, from the store's serialisable descriptor. */
