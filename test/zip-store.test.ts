@@ -17,6 +17,7 @@ import {
   resolveStore,
   type NDArray,
 } from "../src/index.js";
+import { storeFromDescriptor } from "../src/stores/open.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { scratchDir } from "./helpers/paths.js";
 
@@ -151,7 +152,23 @@ print(z.testzip(), z.read("a/b").decode(), len(z.read("c")), sorted(z.namelist()
     assert.ok(b.store instanceof ZipStore);
     assert.deepEqual(Array.from(((await b.get()) as NDArray).data as Int8Array), [1, 2, 3]);
     assert.ok(resolveStore(path, { readOnly: true }) instanceof ZipStore);
-    assert.deepEqual(b.store.descriptor(), { kind: "zip", path });
+    const d = b.store.descriptor();
+    assert.ok(d.kind === "zip" && d.path === path && d.id === undefined, "a reader's descriptor opens the file by path");
+  });
+
+  test("a task's descriptor reopens a reader from its path and finds a writer only in its own thread", async () => {
+    const path = join(scratchDir(), "d.zip");
+    const w = new ZipStore(path, { mode: "w" });
+    await w.set("k", new TextEncoder().encode("v"));
+    const wd = w.descriptor();
+    assert.equal(storeFromDescriptor(wd), w);
+    await w.close();
+    assert.throws(() => storeFromDescriptor(wd), (e: unknown) => e instanceof StoreError && /another thread/.test(e.message));
+    const r = new ZipStore(path);
+    const again = storeFromDescriptor(r.descriptor());
+    assert.ok(again instanceof ZipStore && again !== r && again.readOnly);
+    assert.equal(text(await again.get("k")), "v");
+    await again.close();
   });
 
   test("damaged archives fail with a StoreError that says what is wrong", async () => {

@@ -69,6 +69,7 @@ export class ZipStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly forceZip64: boolean;
   private readonly id: string | null;
+  private readonly instance = randomBytes(8).toString("hex");
   private state: Promise<State> | undefined;
   private closed = false;
   /** Appends run one after another; reads run beside them. */
@@ -328,6 +329,6 @@ export class ZipStore implements WritableStore {
 
   descriptor(): StoreDescriptor {
     // Readers can be reopened anywhere from the path; a writer only in this thread, by id.
-    return this.id ? { kind: "zip", path: this.path, id: this.id } : { kind: "zip", path: this.path };
+    return this.id ? { kind: "zip", path: this.path, id: this.id } : { kind: "zip", path: this.path, instance: this.instance };
   }
 }
