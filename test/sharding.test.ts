@@ -14,6 +14,7 @@ import {
   FileSystemStore,
   InvalidMetadataError,
   MemoryStore,
+  UnsupportedError,
   createArray,
   openArray,
   registerCodec,
@@ -136,6 +137,12 @@ describe("sharding_indexed", () => {
       return true;
     });
     await assert.rejects(createArray(new MemoryStore(), { shape: [20], chunks: [5], shards: [10], dtype: "int8", zarrFormat: 2 }), InvalidMetadataError);
+    const gzipIndex = { name: "sharding_indexed", configuration: { chunk_shape: [5], codecs: ["bytes"], index_codecs: [BYTES_LE, { name: "gzip" }] } };
+    await assert.rejects(createArray(new MemoryStore(), { shape: [20], chunks: [10], dtype: "int8", codecs: [gzipIndex] }), (e: unknown) => {
+      assert.ok(e instanceof UnsupportedError);
+      assert.match(e.message, /fixed-size codecs.*"gzip"/);
+      return true;
+    });
   });
 
   for (const location of ["start", "end"] as const) {

@@ -4,7 +4,7 @@
  * Whole shards are encoded and decoded here; `decodePartial` reads the index (once: it is cached)
  * and then only the inner chunks a selection touches, coalescing nearby ranges.
  */
-import { CorruptChunkError, InvalidMetadataError, ZarrError } from "../../errors.js";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocTypedArray, type TypedArray } from "../../metadata/dtype.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
@@ -20,6 +20,7 @@ import { coalesceRanges } from "./ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
 
 const NAME = "sharding_indexed";
+const FIXED_SIZE_CODECS = new Set(["bytes", "crc32c", "numcodecs.crc32c", "transpose"]);
 
 export type IndexLocation = "start" | "end";
 
@@ -332,7 +333,13 @@ export const shardingCodec: CodecFactory = (conf, spec) => {
   const inner = CodecPipeline.create(codecList(conf.codecs, "codecs"), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
   const defaultIndexCodecs: JsonValue[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
   const indexCodecs = conf.index_codecs === undefined ? defaultIndexCodecs : conf.index_codecs;
-  const index = CodecPipeline.create(codecList(indexCodecs, "index_codecs"), indexSpec(chunksPerShard));
+  const indexList = codecList(indexCodecs, "index_codecs");
+  // A reader finds the index by its size, so its codecs must encode to a size known in advance.
+  const variable = indexList.find((c) => !FIXED_SIZE_CODECS.has(c.name));
+  if (variable) {
+    throw new UnsupportedError(`codec "${NAME}": index_codecs may only hold fixed-size codecs (bytes, crc32c, transpose), not "${variable.name}"`);
+  }
+  const index = CodecPipeline.create(indexList, indexSpec(chunksPerShard));
   const indexLocation = enumOption(conf, "index_location", NAME, ["start", "end"] as const, "end");
   const configuration: JsonObject = {
     chunk_shape: [...innerShape],
