@@ -15,12 +15,14 @@ import {
   InvalidMetadataError,
   MemoryStore,
   UnsupportedError,
+  ZipStore,
   createArray,
   openArray,
   registerCodec,
   slice,
   type NDArray,
   type RangeRequest,
+  type ReadableStore,
   type StoreDescriptor,
   type WritableStore,
 } from "../src/index.js";
@@ -441,4 +443,31 @@ test("a shard rewritten behind parzarr's back is read through a fresh index, not
   writeFileSync(join(dir, "a", "c", "0", "0"), readFileSync(join(dir, "b", "c", "0", "0")));
   const got = (await reader.get([slice(9, 14), slice(5, 11)])) as NDArray;
   assert.deepEqual(Array.from(got.data as Int32Array), pick(other, 16, [9, 14, 1], [5, 11, 1]));
+});
+
+test("a sharded array in a zip archive reads in part through ranged reads of its stored members", async () => {
+  const path = join(scratchDir(), "sharded.zip");
+  const w = new ZipStore(path, { mode: "w" });
+  const a = await createArray(w, { shape: [40, 40], chunks: [5, 5], shards: [20, 20], dtype: "uint16", codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }] });
+  const data = Uint16Array.from({ length: 1600 }, (_, i) => (i * 7919) % 65536);
+  await a.set(null, { data, shape: [40, 40] });
+  await w.close();
+  const r = new ZipStore(path);
+  let ranges = 0;
+  let gets = 0;
+  const counted: ReadableStore = {
+    readOnly: true,
+    getRange: (key, range) => (ranges++, r.getRange(key, range)),
+    get: (key) => (gets++, r.get(key)),
+    has: (key) => r.has(key),
+    list: (prefix) => r.list(prefix),
+    listDir: (prefix) => r.listDir(prefix),
+    descriptor: () => r.descriptor(),
+  };
+  const b = await openArray(counted, { mode: "r" });
+  gets = 0;
+  const got = (await b.get([slice(21, 24), slice(3, 9)])) as NDArray;
+  assert.deepEqual(Array.from(got.data as Uint16Array), pick(Int32Array.from(data), 40, [21, 24, 1], [3, 9, 1]));
+  assert.deepEqual([gets, ranges], [0, 2], "the index, then both inner chunks in one coalesced range");
+  await r.close();
 });
