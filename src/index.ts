@@ -16,6 +16,7 @@ export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk
 export { MemoryStore } from "./stores/memory.js";
 export { FileSystemStore } from "./stores/filesystem.js";
 export { FetchStore } from "./stores/fetch.js";
+export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
 export { resolveStore } from "./stores/open.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";
 export { parseDataType, toNumpyTypestr, hasFloat16Array } from "./metadata/dtype.js";

@@ -6,8 +6,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FileSystemStore, openArray, ZarrError } from "../src/index.js";
-import { FIXTURES, assertMatchesManifest, assertValues, laterFeature, loadManifest } from "./helpers/manifest.js";
+import { FileSystemStore, openArray, ZarrError, ZipStore } from "../src/index.js";
+import { FIXTURES, assertMatchesManifest, assertValues, laterFeature, loadManifest, zipEntryPath } from "./helpers/manifest.js";
 
 const COLLECTIONS = ["zarr-python-2.13", "zarr-python-legacy", "zarr-implementations", "zarrs"];
 
@@ -21,8 +21,16 @@ for (const collection of COLLECTIONS) {
         test(`${entry.path}: ${entry.note ?? "optional"}`, { skip: "covered by its own test" }, () => {});
         continue;
       }
-      if (later === "ZipStore") {
-        test(`${entry.path}: needs ZipStore (a later release)`, { skip: "ZipStore arrives with the formats issue" }, () => {});
+      const zipped = zipEntryPath(entry);
+      if (zipped) {
+        test(`${entry.path} reads from its zip archive as its manifest says`, async () => {
+          const store = new ZipStore(join(dir, zipped.zip), { mode: "r" });
+          try {
+            await assertMatchesManifest(store, { ...entry, path: zipped.path });
+          } finally {
+            await store.close();
+          }
+        });
         continue;
       }
       test(`${entry.path}${later ? ` fails clearly: needs ${later}` : " reads as its manifest says"}`, async () => {

@@ -5,7 +5,7 @@
 import { InvalidMetadataError } from "../errors.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
-import type { ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkSpec, ChunkView } from "./types.js";
+import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
 
 export class CodecPipeline {
   private constructor(
@@ -53,6 +53,37 @@ export class CodecPipeline {
     return view;
   }
 
+  /**
+   * Partial decoding, when the chain allows it: only an array->bytes codec that can decode part
+   * of its bytes, with no other codec around it (a bytes->bytes codec would need every byte).
+   */
+  get canDecodePartial(): boolean {
+    return this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.decodePartial !== undefined;
+  }
+
+  /** Decodes `selection` of the chunk behind `source`; see ArrayToBytesCodec.decodePartial. */
+  async decodePartial(source: ByteSource, selection: readonly ChunkRun[]): Promise<ChunkView | undefined> {
+    const { codec, spec } = this.arrayToBytes;
+    if (!this.canDecodePartial || !codec.decodePartial) {
+      const bytes = await source.get();
+      if (bytes === undefined) return undefined;
+      return selectRuns(await this.decode(bytes), selection);
+    }
+    return codec.decodePartial(source, selection, spec);
+  }
+
+  /**
+   * Encodes a chunk after a write to `touched`, reusing what it can of its `previous` encoding
+   * when the chain is a lone array->bytes codec that knows how; otherwise a plain encode.
+   */
+  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[]): Promise<Uint8Array> {
+    const { codec, spec } = this.arrayToBytes;
+    if (this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && codec.encodeUpdate) {
+      return codec.encodeUpdate(previous, view, touched, spec);
+    }
+    return this.encode(view);
+  }
+
   async encode(view: ChunkView): Promise<Uint8Array> {
     let v = view;
     for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
@@ -60,4 +91,11 @@ export class CodecPipeline {
     for (const codec of this.bytesToBytes) b = await codec.encode(b);
     return b;
   }
+}
+
+/** A view of the selected elements of `view` (strides and offset only, no copy). */
+function selectRuns(view: ChunkView, selection: readonly ChunkRun[]): ChunkView {
+  let offset = view.offset;
+  selection.forEach((r, d) => (offset += r.start * view.strides[d]));
+  return { data: view.data, shape: selection.map((r) => r.count), strides: view.strides.map((s, d) => s * selection[d].step), offset };
 }

@@ -33,11 +33,48 @@ export interface ArrayToArrayCodec {
   decode(view: ChunkView, spec: ChunkSpec): ChunkView;
 }
 
+/** A byte range: a negative offset counts from the end; no length means "to the end". */
+export interface ByteRange {
+  offset: number;
+  length?: number;
+}
+
+/**
+ * Byte access to one encoded chunk for codecs that can decode part of it (sharding reads a shard
+ * index, then only the inner chunks it needs). The codec layer sees no store, only this.
+ */
+export interface ByteSource {
+  /** Names the chunk in this thread's caches (the store and key); null when it must not be cached. */
+  readonly cacheKey: string | null;
+  /** The whole value, or undefined when it does not exist. */
+  get(): Promise<Uint8Array | undefined>;
+  /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */
+  getRange(range: ByteRange): Promise<Uint8Array | undefined>;
+}
+
+/** Per dimension: the first element, the step and the count of a selection within a chunk. */
+export interface ChunkRun {
+  start: number;
+  step: number;
+  count: number;
+}
+
 export interface ArrayToBytesCodec {
   readonly kind: "array_to_bytes";
   readonly name: string;
   encode(view: ChunkView, spec: ChunkSpec): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
+  /**
+   * Optional: decodes only `selection` of the chunk, fetching what it needs from `source`. The
+   * result has shape `selection.map(r => r.count)`; undefined means the chunk does not exist.
+   */
+  decodePartial?(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined>;
+  /**
+   * Optional: encodes `view`, the whole chunk after a write to `touched` only, given the chunk's
+   * previous encoding, so that parts outside `touched` keep their encoded bytes (a shard
+   * re-encodes only the inner chunks a partial write changed).
+   */
+  encodeUpdate?(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array>;
 }
 
 export interface BytesToBytesCodec {

@@ -45,8 +45,20 @@ export class ZarrArray {
   get shape(): number[] {
     return [...this.meta.shape];
   }
+  /**
+   * The chunk shape a reader decodes: for a sharded array the inner chunks (as zarr-python 3's
+   * `.chunks`); otherwise the chunk grid's chunk shape.
+   */
   get chunks(): number[] {
-    return [...this.meta.chunks];
+    const inner = this.sharding?.chunk_shape;
+    return Array.isArray(inner) ? (inner as number[]).slice() : [...this.meta.chunks];
+  }
+  /** The shard shape (the chunk grid's chunk shape) of a sharded array; null when not sharded. */
+  get shards(): number[] | null {
+    return this.sharding ? [...this.meta.chunks] : null;
+  }
+  private get sharding(): JsonObject | undefined {
+    return this.meta.codecs.find((c) => c.name === "sharding_indexed")?.configuration;
   }
   get ndim(): number {
     return this.meta.shape.length;

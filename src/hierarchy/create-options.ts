@@ -16,8 +16,18 @@ import { chunkSpecOf } from "../parallel/chunk-task.js";
 
 export interface CreateArrayOptions {
   shape: readonly number[];
-  /** Chunk shape; guessed (about 1 MiB per chunk) when omitted. */
+  /**
+   * Chunk shape; guessed (about 1 MiB per chunk) when omitted. With `shards`, the shape of the
+   * inner chunks (as in zarr-python 3).
+   */
   chunks?: readonly number[];
+  /**
+   * v3 only: store shards of this shape (a multiple of `chunks`), each holding a grid of inner
+   * chunks encoded by `codecs`: the chain becomes one `sharding_indexed` codec around them.
+   */
+  shards?: readonly number[];
+  /** Where the shard index lies in each shard (default "end", as zarr-python writes it). */
+  shardIndexLocation?: "start" | "end";
   /** A v3 name (`"int32"`) or numpy type string (`"<i4"`, `">f8"`). */
   dtype: string;
   /** A JS value or any JSON form (`"NaN"`, `"0x7fc00000"`, `[re, im]`); v2 also takes null. */
@@ -113,19 +123,45 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   }
 
   let meta: ArrayMetadata;
+  let gridChunks = chunks;
+  if (options.shards !== undefined && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: "shards" needs Zarr v3`);
   if (zarrFormat === 3) {
     for (const v2only of ["compressor", "filters", "order", "dimensionSeparator"] as const) {
       if (options[v2only] !== undefined) {
         throw new InvalidMetadataError(`createArray: "${v2only}" is a Zarr v2 option; use "codecs" for v3`);
       }
     }
+    let codecs = v3Codecs(options.codecs, dtype);
+    if (options.shards !== undefined) {
+      gridChunks = checkShape(options.shards, "shards", 1);
+      if (gridChunks.length !== shape.length) {
+        throw new InvalidMetadataError(`createArray: shards has ${gridChunks.length} dimensions but shape has ${shape.length}`);
+      }
+      if (codecs.some((c) => c.name === "sharding_indexed")) {
+        throw new InvalidMetadataError(`createArray: give either "shards" or a "sharding_indexed" codec, not both`);
+      }
+      const inner = options.chunks === undefined ? guessChunks(gridChunks, dtype.itemSize) : chunks;
+      codecs = [
+        {
+          name: "sharding_indexed",
+          configuration: {
+            chunk_shape: inner,
+            codecs: codecs.map((c): JsonObject => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name })),
+            index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+            index_location: options.shardIndexLocation ?? "end",
+          },
+        },
+      ];
+    } else if (options.shardIndexLocation !== undefined) {
+      throw new InvalidMetadataError(`createArray: "shardIndexLocation" needs "shards"`);
+    }
     meta = {
       zarrFormat: 3,
       shape,
-      chunks,
+      chunks: gridChunks,
       dtype,
       fillValue,
-      codecs: v3Codecs(options.codecs, dtype),
+      codecs,
       chunkKeyEncoding: options.chunkKeyEncoding ?? { name: "default", separator: "/" },
       dimensionNames: names,
       attributes,

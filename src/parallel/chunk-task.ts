@@ -20,6 +20,7 @@ import type { DimRun } from "../indexing/projection.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
+import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -147,10 +148,36 @@ function copyElements(
   copyStrided(dst, d, src, s, d.shape);
 }
 
+/**
+ * A read of part of a chunk whose codec can decode part of its bytes (a shard): the codec fetches
+ * the ranges it needs itself. Failures become a CorruptChunkError naming the key.
+ */
+async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<ChunkView | undefined> {
+  const key = item.key;
+  const source = {
+    cacheKey: shardScope(JSON.stringify(task.store), key),
+    get: () => store.get(key),
+    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range),
+  };
+  try {
+    return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
+  } catch (err) {
+    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+  }
+}
+
 async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<void> {
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
   const outRegion = regionIn(item.outStart, null, out.strides);
+  if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
+    const part = await readPart(task, store, item);
+    if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta));
+    else copyElements(meta, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
+    return;
+  }
   const bytes = await store.get(item.key);
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta));
@@ -182,15 +209,16 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
   const whole = coversChunk(meta, item);
   const chunk = allocTypedArray(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
+  let previous: Uint8Array | undefined;
   if (whole) {
     // The value overwrites every in-bounds element, so only an edge chunk needs filling first:
     // its part beyond the array holds the fill value, as zarr-python writes it.
     if (item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d])) fillElements(chunk, full, chunkShape, comps);
   } else {
-    const bytes = await store.get(item.key);
-    if (bytes === undefined) fillElements(chunk, full, chunkShape, comps);
+    previous = await store.get(item.key);
+    if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
-      const view = await decodeChunk(meta, item.key, bytes);
+      const view = await decodeChunk(meta, item.key, previous);
       copyElements(meta, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
     }
   }
@@ -207,12 +235,22 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
     const src = regionIn(item.outStart, null, value.buffer.strides);
     copyElements(meta, chunk, target, value.buffer.data, src, counts);
   }
-  if (!task.writeEmptyChunks && meta.fillValue !== null && isAllFill(meta, chunk, chunkShape, comps)) {
-    await store.delete(item.key);
-    return;
+  try {
+    if (!task.writeEmptyChunks && meta.fillValue !== null && isAllFill(meta, chunk, chunkShape, comps)) {
+      await store.delete(item.key);
+      return;
+    }
+    const merged = { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 };
+    // A partial write to a shard re-encodes only the inner chunks it touched.
+    const encoded = previous
+      ? await pipelineFor(meta).encodeUpdate(previous, merged, item.chunkSel)
+      : await pipelineFor(meta).encode(merged);
+    await store.set(item.key, encoded);
+  } finally {
+    // A shard index that a partial read cached for this key is stale now (after, not before:
+    // a read racing this write could cache the old index in between).
+    forgetShardIndexes(shardScope(JSON.stringify(task.store), item.key));
   }
-  const encoded = await pipelineFor(meta).encode({ data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 });
-  await store.set(item.key, encoded);
 }
 
 function isAllFill(meta: ArrayMetadata, chunk: TypedArray, shape: number[], comps: (number | bigint)[]): boolean {

@@ -4,3 +4,4 @@ export { MemoryStore, getMemoryStore } from "./memory.js";
 export { FileSystemStore } from "./filesystem.js";
 export { FetchStore, type FetchStoreOptions } from "./fetch.js";
 export { resolveStore, storeFromDescriptor } from "./open.js";
+export { ZipStore, type ZipMode, type ZipStoreOptions } from "./zip.js";

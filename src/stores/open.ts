@@ -5,6 +5,7 @@ import { FetchStore } from "./fetch.js";
 import { FileSystemStore } from "./filesystem.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
+import { ZipStore, getOpenZipStore } from "./zip.js";
 
 export function storeFromDescriptor(d: StoreDescriptor): Store {
   switch (d.kind) {
@@ -18,12 +19,21 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
       if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
       return s;
     }
+    case "zip": {
+      if (d.id === undefined) return new ZipStore(d.path, { mode: "r" });
+      // An archive being written appends to one file handle in the thread that opened it.
+      const s = getOpenZipStore(d.id);
+      if (!s) throw new StoreError(`zip store ${d.path} is being written in another thread`);
+      return s;
+    }
   }
 }
 
 /**
- * A string or URL with http(s) gives a (read-only) FetchStore; file: URLs and other strings give
- * a FileSystemStore, relative paths against the current folder; a store is returned as it is.
+ * A string or URL with http(s) gives a (read-only) FetchStore; a path ending in `.zip` gives a
+ * ZipStore (mode "r" when read-only, else "a": call `close()` to finish it); file: URLs and other
+ * strings give a FileSystemStore, relative paths against the current folder; a store is returned
+ * as it is.
  */
 export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
   if (typeof input !== "string" && !(input instanceof URL)) return input;
@@ -36,7 +46,12 @@ export function resolveStore(input: string | URL | Store, options: { readOnly?: 
     } catch (err) {
       throw new StoreError(`cannot use ${text} as a folder: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
-    return new FileSystemStore(path, options);
+    return localStore(path, options);
   }
-  return new FileSystemStore(text, options);
+  return localStore(text, options);
+}
+
+function localStore(path: string, options: { readOnly?: boolean }): Store {
+  if (/\.zip$/i.test(path)) return new ZipStore(path, { mode: options.readOnly ? "r" : "a" });
+  return new FileSystemStore(path, options);
 }

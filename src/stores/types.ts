@@ -12,7 +12,13 @@
 export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean }
   | { kind: "fetch"; url: string; headers?: Record<string, string> }
-  | { kind: "memory"; id: string };
+  | { kind: "memory"; id: string }
+  /**
+   * A zip file. With `id`: a ZipStore being written, reachable only in the thread that writes it.
+   * Without: read-only, opened from `path`; `instance` differs per ZipStore object, so a worker's
+   * store cache never serves a file handle opened before the archive was replaced.
+   */
+  | { kind: "zip"; path: string; id?: string; instance?: string };
 
 export interface RangeRequest {
   /** Byte offset; a negative offset counts from the end (a suffix request). */

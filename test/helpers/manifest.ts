@@ -93,12 +93,35 @@ export function assertValues(arr: ZarrArray, result: NDArray | Scalar, entry: Ma
 }
 
 const V2_COMPRESSORS = new Set(["blosc", "zlib", "gzip", "zstd", "lz4"]);
-const V3_CODECS = new Set(["bytes", "transpose", "blosc", "gzip", "zstd", "crc32c", "numcodecs.zlib", "numcodecs.lz4", "numcodecs.gzip", "numcodecs.zstd", "numcodecs.blosc", "numcodecs.crc32c"]);
+const V3_CODECS = new Set(["sharding_indexed", "bytes", "transpose", "blosc", "gzip", "zstd", "crc32c", "numcodecs.zlib", "numcodecs.lz4", "numcodecs.gzip", "numcodecs.zstd", "numcodecs.blosc", "numcodecs.crc32c"]);
 const V3_TYPES = new Set(["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128"]);
+
+type CodecDoc = string | { name: string; configuration?: { codecs?: CodecDoc[]; index_codecs?: CodecDoc[] } };
+
+/** The first codec in a chain (looking inside sharding's inner and index chains) not yet supported. */
+function unknownCodec(codecs: CodecDoc[]): string | null {
+  for (const c of codecs) {
+    const name = typeof c === "string" ? c : c.name;
+    if (!V3_CODECS.has(name)) return name;
+    if (typeof c !== "string" && name === "sharding_indexed") {
+      const inner = unknownCodec([...(c.configuration?.codecs ?? []), ...(c.configuration?.index_codecs ?? [])]);
+      if (inner) return inner;
+    }
+  }
+  return null;
+}
+
+/** Splits `file.zip#inner/path` into the zip file and the array path inside it. */
+export function zipEntryPath(entry: ManifestEntry): { zip: string; path: string } | null {
+  const at = entry.path.indexOf("#");
+  return at === -1 ? null : { zip: entry.path.slice(0, at), path: entry.path.slice(at + 1) };
+}
 
 /** The feature a later release brings that this array needs, or null when this release reads it. */
 export function laterFeature(dir: string, entry: ManifestEntry): string | null {
-  if (entry.path.includes("#")) return "ZipStore";
+  // Arrays inside a zip archive: ZipStore reads them, and their .zarray is checked the same way.
+  const zipped = zipEntryPath(entry);
+  if (zipped) return null;
   const root = join(dir, entry.path);
   if (existsSync(join(root, ".zarray"))) {
     const doc = JSON.parse(readFileSync(join(root, ".zarray"), "utf8"));
@@ -110,8 +133,7 @@ export function laterFeature(dir: string, entry: ManifestEntry): string | null {
   const doc = JSON.parse(readFileSync(join(root, "zarr.json"), "utf8"));
   const dt = typeof doc.data_type === "string" ? doc.data_type : JSON.stringify(doc.data_type);
   if (!V3_TYPES.has(dt)) return dt;
-  const unknown = (doc.codecs as { name: string }[]).find((c) => !V3_CODECS.has(typeof c === "string" ? c : c.name));
-  return unknown ? unknown.name : null;
+  return unknownCodec(doc.codecs as CodecDoc[]);
 }
 
 

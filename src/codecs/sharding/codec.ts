@@ -1,0 +1,351 @@
+/**
+ * The `sharding_indexed` codec (array->bytes): a shard holds a grid of inner chunks, each encoded
+ * by its own codec chain and stored anywhere in the shard, plus an index of where each one lies.
+ * Whole shards are encoded and decoded here; `decodePartial` reads the index (once: it is cached)
+ * and then only the inner chunks a selection touches, coalescing nearby ranges.
+ */
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError, ZarrError } from "../../errors.js";
+import type { CodecConfig } from "../../metadata/array-metadata.js";
+import { allocTypedArray, type TypedArray } from "../../metadata/dtype.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
+import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
+import { contiguousStrides, copyStrided, product, type StridedRegion } from "../../indexing/strided.js";
+import { CodecPipeline } from "../pipeline.js";
+import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory } from "../types.js";
+import { componentLayout, contiguousView } from "../view.js";
+import { enumOption } from "../config.js";
+import { fillRegion, regionIsFill } from "./fill.js";
+import { cachedShardIndex, rememberShardIndex } from "./index-cache.js";
+import { coalesceRanges } from "./ranges.js";
+import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
+
+const NAME = "sharding_indexed";
+const FIXED_SIZE_CODECS = new Set(["bytes", "crc32c", "numcodecs.crc32c", "transpose"]);
+
+export type IndexLocation = "start" | "end";
+
+function regionAt(start: readonly number[], steps: readonly number[] | null, strides: readonly number[], base: number): StridedRegion {
+  let offset = base;
+  start.forEach((s, d) => (offset += s * strides[d]));
+  return { offset, strides: steps ? strides.map((s, d) => s * steps[d]) : [...strides] };
+}
+
+/** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
+function innerFailure(coords: readonly number[], err: unknown): never {
+  if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
+  const reason = err instanceof Error ? err.message : String(err);
+  throw new CorruptChunkError(`inner chunk [${coords.join(", ")}]: ${reason}`, { cause: err });
+}
+
+/** A window of `length` bytes at `offset` in another source: an inner chunk that is itself a shard. */
+function windowOf(outer: ByteSource, offset: number, length: number, cacheKey: string | null): ByteSource {
+  const read = async (range: ByteRange): Promise<Uint8Array | undefined> => {
+    const start = range.offset < 0 ? Math.max(0, length + range.offset) : Math.min(range.offset, length);
+    const end = range.length === undefined ? length : Math.min(length, start + range.length);
+    return outer.getRange({ offset: offset + start, length: end - start });
+  };
+  return { cacheKey, get: () => read({ offset: 0 }), getRange: read };
+}
+
+export class ShardingCodec implements ArrayToBytesCodec {
+  readonly kind = "array_to_bytes";
+  readonly name = NAME;
+  private indexSizeCache: Promise<number> | undefined;
+
+  constructor(
+    readonly innerShape: readonly number[],
+    readonly chunksPerShard: readonly number[],
+    readonly inner: CodecPipeline,
+    readonly index: CodecPipeline,
+    readonly indexLocation: IndexLocation,
+  ) {}
+
+  /** The encoded index has a fixed size for fixed-size index codecs: measure it once. */
+  private indexSize(): Promise<number> {
+    this.indexSizeCache ??= encodeIndex(emptyIndex(product(this.chunksPerShard)), this.chunksPerShard, this.index).then((b) => b.length);
+    return this.indexSizeCache;
+  }
+
+  private coordsOf(i: number): number[] {
+    const coords = new Array<number>(this.chunksPerShard.length);
+    for (let d = this.chunksPerShard.length - 1; d >= 0; d--) {
+      coords[d] = i % this.chunksPerShard[d];
+      i = Math.floor(i / this.chunksPerShard[d]);
+    }
+    return coords;
+  }
+
+  private linear(coords: readonly number[]): number {
+    return coords.reduce((acc, c, d) => acc * this.chunksPerShard[d] + c, 0);
+  }
+
+  private innerSpec(spec: ChunkSpec): ChunkSpec {
+    return { shape: [...this.innerShape], dtype: spec.dtype, fillValue: spec.fillValue };
+  }
+
+  private copy(spec: ChunkSpec, dst: TypedArray, dr: StridedRegion, src: TypedArray, sr: StridedRegion, shape: readonly number[]): void {
+    const d = componentLayout(shape, dr.strides, dr.offset, spec.dtype);
+    const s = componentLayout(shape, sr.strides, sr.offset, spec.dtype);
+    copyStrided(dst, d, src, s, d.shape);
+  }
+
+  /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
+  private async encodeInner(view: ChunkView, spec: ChunkSpec, i: number): Promise<Uint8Array | null> {
+    const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
+    const src = regionAt(origin, null, view.strides, view.offset);
+    if (spec.fillValue !== null && regionIsFill(view.data, src, this.innerShape, spec)) return null;
+    const chunk = allocTypedArray(spec.dtype, product(this.innerShape));
+    this.copy(spec, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
+    return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
+  }
+
+  /** Lays encoded inner chunks out in order, with the index at the configured end. */
+  private async assemble(parts: readonly (Uint8Array | null)[]): Promise<Uint8Array> {
+    const indexSize = await this.indexSize();
+    const index = emptyIndex(parts.length);
+    let pos = this.indexLocation === "start" ? indexSize : 0;
+    parts.forEach((p, i) => {
+      if (!p) return;
+      index.offsets[i] = pos;
+      index.lengths[i] = p.length;
+      pos += p.length;
+    });
+    const indexBytes = await encodeIndex(index, this.chunksPerShard, this.index);
+    if (indexBytes.length !== indexSize) {
+      throw new InvalidMetadataError(`codec "${NAME}": index_codecs must encode to a fixed size`);
+    }
+    const out = new Uint8Array(pos + (this.indexLocation === "end" ? indexSize : 0));
+    out.set(indexBytes, this.indexLocation === "start" ? 0 : pos);
+    parts.forEach((p, i) => p && out.set(p, index.offsets[i]));
+    return out;
+  }
+
+  async encode(view: ChunkView, spec: ChunkSpec): Promise<Uint8Array> {
+    // Every inner chunk is encoded at once: async codecs (zstd, and whatever a worker pool adds)
+    // overlap, and each inner chunk is copied once, from the shard into its own buffer.
+    const n = product(this.chunksPerShard);
+    return this.assemble(await Promise.all(Array.from({ length: n }, (_, i) => this.encodeInner(view, spec, i))));
+  }
+
+  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array> {
+    const old = await this.indexOfShard(previous);
+    const changed = new Set(
+      projectSelection(
+        touched.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
+        this.innerShape,
+      ).map((t) => this.linear(t.coords)),
+    );
+    const parts = await Promise.all(
+      Array.from({ length: old.offsets.length }, (_, i): Promise<Uint8Array | null> | Uint8Array | null => {
+        if (changed.has(i)) return this.encodeInner(view, spec, i);
+        // Untouched: its encoded bytes move over as they are (a copy, in the new layout).
+        return old.offsets[i] < 0 ? null : previous.subarray(old.offsets[i], old.offsets[i] + old.lengths[i]);
+      }),
+    );
+    return this.assemble(parts);
+  }
+
+  /** The index of a shard held whole in memory. */
+  private async indexOfShard(shard: Uint8Array): Promise<ShardIndex> {
+    const size = await this.indexSize();
+    if (shard.length < size) {
+      throw new CorruptChunkError(`shard of ${shard.length} bytes is too short to hold its ${size}-byte index`);
+    }
+    const at = this.indexLocation === "start" ? 0 : shard.length - size;
+    return decodeIndex(shard.subarray(at, at + size), this.chunksPerShard, this.index, shard.length);
+  }
+
+  /** The index of a shard behind a source: from this thread's cache, or one range request. */
+  private async indexOfSource(source: ByteSource, useCache: boolean): Promise<ShardIndex | undefined> {
+    const cached = source.cacheKey === null || !useCache ? undefined : cachedShardIndex(source.cacheKey);
+    if (cached) return cached;
+    const size = await this.indexSize();
+    const range = this.indexLocation === "start" ? { offset: 0, length: size } : { offset: -size };
+    const bytes = await source.getRange(range);
+    if (bytes === undefined) return undefined;
+    if (bytes.length < size) {
+      throw new CorruptChunkError(`shard of ${bytes.length} bytes is too short to hold its ${size}-byte index`);
+    }
+    const index = await decodeIndex(bytes, this.chunksPerShard, this.index, null);
+    if (source.cacheKey !== null) rememberShardIndex(source.cacheKey, index);
+    return index;
+  }
+
+  private async decodeInner(bytes: Uint8Array, coords: readonly number[]): Promise<ChunkView> {
+    let view: ChunkView;
+    try {
+      view = await this.inner.decode(bytes);
+    } catch (err) {
+      innerFailure(coords, err);
+    }
+    if (view.shape.length !== this.innerShape.length || view.shape.some((s, d) => s !== this.innerShape[d])) {
+      throw new CorruptChunkError(`inner chunk [${coords.join(", ")}] decoded to shape [${view.shape}], expected [${this.innerShape}]`);
+    }
+    return view;
+  }
+
+  async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
+    const index = await this.indexOfShard(bytes);
+    const shape = spec.shape;
+    const out = allocTypedArray(spec.dtype, product(shape));
+    const strides = contiguousStrides(shape);
+    await Promise.all(
+      Array.from({ length: index.offsets.length }, async (_, i) => {
+        const coords = this.coordsOf(i);
+        const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, strides, 0);
+        if (index.offsets[i] < 0) return fillRegion(out, dst, this.innerShape, spec);
+        const view = await this.decodeInner(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), coords);
+        this.copy(spec, out, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
+      }),
+    );
+    return contiguousView(out, [...shape]);
+  }
+
+  async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
+    const wasCached = source.cacheKey !== null && cachedShardIndex(source.cacheKey) !== undefined;
+    try {
+      return await this.decodeSome(source, selection, spec, true);
+    } catch (err) {
+      // A cached index can be stale when another thread or process rewrote the shard: a failure
+      // with one is retried once with the index read afresh before it counts as corruption.
+      if (!wasCached || !(err instanceof CorruptChunkError)) throw err;
+      return this.decodeSome(source, selection, spec, false);
+    }
+  }
+
+  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, useCache: boolean): Promise<ChunkView | undefined> {
+    const touched = projectSelection(
+      selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
+      this.innerShape,
+    );
+    const outShape = selection.map((r) => r.count);
+    const out = allocTypedArray(spec.dtype, product(outShape));
+    const outStrides = contiguousStrides(outShape);
+    const bytesOf = new Map<number, Uint8Array>();
+    let index: ShardIndex | undefined;
+    let nested: ((t: ChunkProjection, i: number) => Promise<ChunkView | undefined>) | undefined;
+
+    if (touched.length === product(this.chunksPerShard)) {
+      // Every inner chunk is needed: one request for the shard beats an index and n ranges.
+      const shard = await source.get();
+      if (shard === undefined) return undefined;
+      index = await this.indexOfShard(shard);
+      if (source.cacheKey !== null) rememberShardIndex(source.cacheKey, index);
+      for (const t of touched) {
+        const i = this.linear(t.coords);
+        if (index.offsets[i] >= 0) bytesOf.set(i, shard.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]));
+      }
+    } else {
+      index = await this.indexOfSource(source, useCache);
+      if (index === undefined) return undefined;
+      const idx = index;
+      const stored = touched.map((t) => this.linear(t.coords)).filter((i) => idx.offsets[i] >= 0);
+      if (this.inner.canDecodePartial) {
+        // Inner chunks that are shards themselves: read their own index and inner chunks.
+        nested = (t, i) =>
+          this.inner.decodePartial(
+            windowOf(source, idx.offsets[i], idx.lengths[i], source.cacheKey === null ? null : `${source.cacheKey}\0${i}`),
+            t.chunkSel,
+          );
+      } else {
+        const groups = coalesceRanges(stored.map((i) => ({ offset: idx.offsets[i], length: idx.lengths[i] })));
+        await Promise.all(
+          groups.map(async (g) => {
+            const got = await source.getRange({ offset: g.offset, length: g.length });
+            if (got === undefined) throw new CorruptChunkError("shard vanished between reading its index and its inner chunks");
+            if (got.length < g.length) {
+              throw new CorruptChunkError(`shard is truncated: bytes ${g.offset}-${g.offset + g.length} named by its index end after ${g.offset + got.length}`);
+            }
+            for (const m of g.members) {
+              const i = stored[m];
+              const at = idx.offsets[i] - g.offset;
+              bytesOf.set(i, got.subarray(at, at + idx.lengths[i]));
+            }
+          }),
+        );
+      }
+    }
+
+    const shardIndex = index;
+    await Promise.all(
+      touched.map(async (t) => {
+        const i = this.linear(t.coords);
+        const counts = t.chunkSel.map((r) => r.count);
+        const dst = regionAt(t.outStart, null, outStrides, 0);
+        if (shardIndex.offsets[i] < 0) return fillRegion(out, dst, counts, spec);
+        if (nested) {
+          let view: ChunkView | undefined;
+          try {
+            view = await nested(t, i);
+          } catch (err) {
+            innerFailure(t.coords, err);
+          }
+          if (view === undefined) return fillRegion(out, dst, counts, spec);
+          return this.copy(spec, out, dst, view.data, { offset: view.offset, strides: view.strides }, counts);
+        }
+        const view = await this.decodeInner(bytesOf.get(i)!, t.coords);
+        const src = regionAt(t.chunkSel.map((r) => r.start), t.chunkSel.map((r) => r.step), view.strides, view.offset);
+        this.copy(spec, out, dst, view.data, src, counts);
+      }),
+    );
+    return contiguousView(out, outShape);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+function codecList(v: JsonValue | undefined, field: string): CodecConfig[] {
+  if (!Array.isArray(v)) throw new InvalidMetadataError(`codec "${NAME}": "${field}" must be a list of codecs`);
+  return v.map((c, i) => {
+    if (typeof c === "string") return { name: c };
+    if (!isJsonObject(c) || typeof c.name !== "string") {
+      throw new InvalidMetadataError(`codec "${NAME}": ${field}[${i}] must be an object with a string name`);
+    }
+    const conf = c.configuration;
+    if (conf !== undefined && !isJsonObject(conf)) throw new InvalidMetadataError(`codec "${NAME}": ${field}[${i}].configuration must be an object`);
+    return conf === undefined ? { name: c.name } : { name: c.name, configuration: conf };
+  });
+}
+
+function serialise(configs: readonly CodecConfig[]): JsonValue[] {
+  return configs.map((c): JsonObject => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name }));
+}
+
+export const shardingCodec: CodecFactory = (conf, spec) => {
+  const raw = conf.chunk_shape;
+  if (
+    !Array.isArray(raw) ||
+    raw.length !== spec.shape.length ||
+    raw.some((x) => typeof x !== "number" || !Number.isSafeInteger(x) || x < 1)
+  ) {
+    throw new InvalidMetadataError(`codec "${NAME}": "chunk_shape" must be ${spec.shape.length} positive integers, got ${JSON.stringify(raw)}`);
+  }
+  const innerShape = raw as number[];
+  innerShape.forEach((c, d) => {
+    if (spec.shape[d] % c !== 0) {
+      throw new InvalidMetadataError(
+        `codec "${NAME}": the shard shape [${spec.shape}] must be a multiple of the inner chunk shape [${innerShape}] (dimension ${d})`,
+      );
+    }
+  });
+  const chunksPerShard = spec.shape.map((s, d) => s / innerShape[d]);
+  const inner = CodecPipeline.create(codecList(conf.codecs, "codecs"), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
+  const defaultIndexCodecs: JsonValue[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
+  const indexCodecs = conf.index_codecs === undefined ? defaultIndexCodecs : conf.index_codecs;
+  const indexList = codecList(indexCodecs, "index_codecs");
+  // A reader finds the index by its size, so its codecs must encode to a size known in advance.
+  const variable = indexList.find((c) => !FIXED_SIZE_CODECS.has(c.name));
+  if (variable) {
+    throw new UnsupportedError(`codec "${NAME}": index_codecs may only hold fixed-size codecs (bytes, crc32c, transpose), not "${variable.name}"`);
+  }
+  const index = CodecPipeline.create(indexList, indexSpec(chunksPerShard));
+  const indexLocation = enumOption(conf, "index_location", NAME, ["start", "end"] as const, "end");
+  const configuration: JsonObject = {
+    chunk_shape: [...innerShape],
+    codecs: serialise(inner.configs),
+    index_codecs: serialise(index.configs),
+    index_location: indexLocation,
+  };
+  return { codec: new ShardingCodec(innerShape, chunksPerShard, inner, index, indexLocation), configuration };
+};
