@@ -186,15 +186,20 @@ export interface ZomIssue {
 type RawIssue = z.core.$ZodIssue;
 
 /**
- * A union of array and group schemas fails with one issue list per branch. The branch that the
- * node was meant to match is the one with the fewest issues (an array checked as a group misses
- * `members` and has a dozen unknown fields), so that branch's issues are the ones to report.
+ * A union of array and group schemas fails with one issue list per branch. The branch the node
+ * was meant to match is the one with the fewest issues in the node's own fields (an array checked
+ * as a group misses `members` and has a dozen unknown fields; a group's real problems sit deeper,
+ * in its members), so that branch's issues are the ones to report.
  */
 function flatten(issue: RawIssue, prefix: PropertyKey[]): { path: PropertyKey[]; message: string }[] {
   const path = [...prefix, ...issue.path];
   if (issue.code === "invalid_union" && issue.errors.length > 0) {
     const branches = issue.errors.map((branch) => branch.flatMap((i) => flatten(i, path)));
-    return branches.reduce((best, b) => (b.length < best.length ? b : best));
+    const shallow = (b: { path: PropertyKey[] }[]) => b.filter((i) => i.path.length <= path.length + 1).length;
+    return branches.reduce((best, b) => {
+      const d = shallow(b) - shallow(best);
+      return d < 0 || (d === 0 && b.length < best.length) ? b : best;
+    });
   }
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((k) => ({ path: [...path, k], message: "is not a field of this node" }));
