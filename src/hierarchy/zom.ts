@@ -23,7 +23,7 @@ import { describePath, normalisePath } from "./node-io.js";
 import { prepareNode, requireWritable } from "./nodes.js";
 import { type StoreInput, open } from "./open.js";
 
-const join = (path: string, name: string) => (path === "" ? name : `${path}/${name}`);
+const join = (path: string, name: string) => (path === "" ? name : name === "" ? path : `${path}/${name}`);
 
 /** Where a model's documents come from: one consolidated document, or the store itself. */
 interface DocSource {
