@@ -441,3 +441,26 @@ test("zomJsonSchema differs from the schemas printed in ZEP 6 only where ZOM_SCH
   const printedV3 = new Ajv2020({ strict: false }).compile(readJson(join(ZEP6, "schema-v3.json")));
   assert.equal(printedV3(await fromZarr(V3_HIERARCHY)), true);
 });
+
+test("every node among the fixtures has a model equal to its files, accepted by zod and ajv", async () => {
+  const validate = { 2: ajvFor(2), 3: ajvFor(3) };
+  function* nodeDirs(d: string): Generator<string> {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (!statSync(p).isDirectory()) continue;
+      if (["zarr.json", ".zarray", ".zgroup"].some((f) => existsSync(join(p, f)))) yield p;
+      yield* nodeDirs(p);
+    }
+  }
+  let count = 0;
+  for (const dir of nodeDirs(FIXTURES)) {
+    const zarrFormat = existsSync(join(dir, "zarr.json")) ? 3 : 2;
+    const model = await fromZarr(dir);
+    assert.deepEqual(model, modelFromFiles(dir, zarrFormat), dir);
+    // The JSON Schema describes hierarchies: a lone array is checked as a group's only member.
+    const asGroup = "members" in model ? model : zarrFormat === 3 ? { zarr_format: 3, node_type: "group", attributes: {}, members: { x: model } } : { zarr_format: 2, attributes: {}, members: { x: model } };
+    assert.equal(validate[zarrFormat](asGroup), true, `${dir}: ${JSON.stringify(validate[zarrFormat].errors?.slice(0, 2))}`);
+    count++;
+  }
+  assert.ok(count > 300, `${count} nodes`);
+});

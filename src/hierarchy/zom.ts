@@ -7,7 +7,13 @@ import type { z } from "zod";
 import { InvalidMetadataError, NotFoundError, UnsupportedError } from "../errors.js";
 import { parseV2Array, parseV3 } from "../metadata/array-metadata.js";
 import { nodeKey } from "../metadata/chunk-key.js";
-import type { ConsolidatedNodes, RawNodeDocs } from "../metadata/consolidated.js";
+import {
+  type ConsolidatedNodes,
+  type RawNodeDocs,
+  V2_CONSOLIDATED_KEY,
+  parseV2Consolidated,
+  parseV3Consolidated,
+} from "../metadata/consolidated.js";
 import { type JsonObject, isJsonObject, jsonBytes, parseJsonBytes } from "../metadata/json.js";
 import { type ZomDifference, diffSpecs } from "../metadata/zom-diff.js";
 import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";
@@ -17,7 +23,7 @@ import { walkSpec } from "../metadata/zom-types.js";
 import { resolveStore } from "../stores/open.js";
 import type { ReadableStore } from "../stores/types.js";
 import { ZarrArray } from "./array.js";
-import { consolidateMetadata, readNodeConsolidated } from "./consolidated.js";
+import { consolidateMetadata } from "./consolidated.js";
 import { Group } from "./group.js";
 import { describePath, normalisePath } from "./node-io.js";
 import { prepareNode, requireWritable } from "./nodes.js";
@@ -109,14 +115,41 @@ export async function fromZarr(input: StoreInput | Group | ZarrArray, options: F
   const store = handle ? input.store : resolveStore(input, { readOnly: true });
   const path = handle ? input.path : normalisePath(options.path);
   const zarrFormat = handle ? input.zarrFormat : options.zarrFormat;
-  const { meta, view } = await readNodeConsolidated(store, path, zarrFormat, options.consolidated ?? true);
-  if (!meta) throw new NotFoundError(`no array or group at ${describePath(path)}`);
-  const source = view ? consolidatedSource(view.nodes) : storeSource(store, path, meta.zarrFormat);
-  const root = await source.node("");
-  if (!root) throw new NotFoundError(`no array or group at ${describePath(path)}`);
-  const spec = await buildSpec(source, "", root);
-  checkModel(spec, meta.zarrFormat, `the hierarchy at ${describePath(path)}`);
+  const found = await findRoot(store, path, zarrFormat, options.consolidated ?? true);
+  if (!found) throw new NotFoundError(`no array or group at ${describePath(path)}`);
+  const spec = await buildSpec(found.source, "", found.root);
+  checkModel(spec, found.root.zarrFormat, `the hierarchy at ${describePath(path)}`);
   return spec;
+}
+
+/**
+ * The root's documents and where the rest come from. Nothing is parsed into parzarr's array
+ * model here: a model describes data types and codecs that parzarr may not read yet.
+ */
+async function findRoot(
+  store: ReadableStore,
+  path: string,
+  zarrFormat: 2 | 3 | undefined,
+  consolidated: boolean,
+): Promise<{ root: RawNodeDocs; source: DocSource } | undefined> {
+  const [v3Doc, v2Doc] = await Promise.all([
+    zarrFormat === 2 ? undefined : readObject(store, nodeKey(path, "zarr.json")),
+    zarrFormat === 3 || !consolidated ? undefined : readObject(store, nodeKey(path, V2_CONSOLIDATED_KEY)),
+  ]);
+  if (v3Doc?.zarr_format === 3) {
+    const nodes = consolidated && v3Doc.node_type === "group" ? parseV3Consolidated(v3Doc, nodeKey(path, "zarr.json")) : undefined;
+    const root: RawNodeDocs = { zarrFormat: 3, doc: v3Doc };
+    return { root, source: nodes ? consolidatedSource(nodes) : storeSource(store, path, 3) };
+  }
+  if (v2Doc !== undefined) {
+    const nodes = parseV2Consolidated(v2Doc, nodeKey(path, V2_CONSOLIDATED_KEY));
+    const root = nodes.get("");
+    if (root && root.zarrFormat === 2 && root.kind === "group") return { root, source: consolidatedSource(nodes) };
+  }
+  if (zarrFormat === 3) return undefined;
+  const source = storeSource(store, path, 2);
+  const root = await source.node("");
+  return root && { root, source };
 }
 
 export interface ToZarrOptions {
