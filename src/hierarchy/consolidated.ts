@@ -92,6 +92,16 @@ function parseRawNode(raw: RawNodeDocs, rel: string, where: string): NodeMetadat
     : { nodeType: "group", ...parseV2Group(raw.doc, attrs, file(".zgroup")) };
 }
 
+/** A broken consolidated document need not lock a user out: say how to open without it. */
+function withHint<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (!(err instanceof InvalidMetadataError)) throw err;
+    throw new InvalidMetadataError(`${err.message} (open with { consolidated: false } to read the nodes' own metadata)`, { cause: err });
+  }
+}
+
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
   return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
@@ -117,11 +127,11 @@ export async function readNodeConsolidated(
   ]);
   if (v3Doc !== undefined) {
     const meta = parseV3(v3Doc, v3Key);
-    const nodes = meta.nodeType === "group" && isJsonObject(v3Doc) ? parseV3Consolidated(v3Doc, v3Key) : undefined;
+    const nodes = meta.nodeType === "group" && isJsonObject(v3Doc) ? withHint(() => parseV3Consolidated(v3Doc, v3Key)) : undefined;
     return { meta, view: nodes && new ConsolidatedView(path, 3, nodes) };
   }
   if (v2Doc !== undefined) {
-    const view = new ConsolidatedView(path, 2, parseV2Consolidated(v2Doc, v2Key));
+    const view = new ConsolidatedView(path, 2, withHint(() => parseV2Consolidated(v2Doc, v2Key)));
     const meta = view.node(path);
     // A .zmetadata that does not describe its own group is not one we can trust for the subtree.
     if (meta?.nodeType === "group") return { meta, view };

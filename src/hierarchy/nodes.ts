@@ -1,10 +1,10 @@
 /** Creating nodes (with their ancestor groups) and making handles from metadata. */
 import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
-import type { NodeMetadata } from "../metadata/array-metadata.js";
+import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
-import { ZarrArray } from "./array.js";
+import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
 import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
@@ -16,12 +16,26 @@ export interface NodeOpenOptions {
   consolidated?: ConsolidatedView;
 }
 
+/** An array opened through consolidated metadata: changing its attributes makes that stale. */
+class ConsolidatedArray extends ZarrArray {
+  constructor(store: Store, path: string, meta: ArrayMetadata, options: ArrayHandleOptions, private readonly view: ConsolidatedView) {
+    super(store, path, meta, options);
+  }
+
+  override async setAttrs(attributes: JsonObject): Promise<void> {
+    this.view.stale = true;
+    await super.setAttrs(attributes);
+  }
+}
+
 export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
   if (meta.nodeType === "array") {
     const { nodeType: _n, ...arrayMeta } = meta;
     // Arrays never look up other nodes; their options may travel with chunk tasks, the view not.
-    const { consolidated: _c, ...arrayOptions } = options;
-    return new ZarrArray(store, path, arrayMeta, arrayOptions);
+    const { consolidated, ...arrayOptions } = options;
+    return consolidated
+      ? new ConsolidatedArray(store, path, arrayMeta, arrayOptions, consolidated)
+      : new ZarrArray(store, path, arrayMeta, arrayOptions);
   }
   return new Group(store, path, meta.attributes, meta.zarrFormat, options);
 }
