@@ -464,3 +464,16 @@ test("every node among the fixtures has a model equal to its files, accepted by 
   }
   assert.ok(count > 300, `${count} nodes`);
 });
+
+test("a group document's own \"members\" field is kept as \"_members\" (ZEP 6's rule for collisions)", async () => {
+  const store = new MemoryStore();
+  const doc = { zarr_format: 3, node_type: "group", attributes: {}, members: { must_understand: false, n: 1 }, _members: { must_understand: false } };
+  await store.set("zarr.json", new TextEncoder().encode(JSON.stringify(doc)));
+  const model = (await fromZarr(store)) as unknown as JsonObject;
+  assert.deepEqual(model._members, doc.members);
+  assert.deepEqual(model.__members, doc._members);
+  assert.deepEqual(model.members, {});
+  const out = new MemoryStore();
+  await toZarr(model as unknown as AnyGroupSpecV3, out);
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(await out.get("zarr.json"))), doc);
+});

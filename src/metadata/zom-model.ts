@@ -14,6 +14,22 @@ export function rawKind(raw: RawNodeDocs): NodeKind {
 }
 
 /**
+ * ZEP 6: a group document's own `members` field would collide with the model's, so it becomes
+ * `_members` (and `_members` becomes `__members`, and so on); `unescapeMembers` undoes it.
+ */
+function escapeMembers(doc: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(doc)) out[/^_*members$/.test(k) ? `_${k}` : k] = v;
+  return out;
+}
+
+function unescapeMembers(doc: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(doc)) out[/^_+members$/.test(k) ? k.slice(1) : k] = v;
+  return out;
+}
+
+/**
  * The model of one node from its documents; `members` for a group. A v3 group's
  * `consolidated_metadata` is left out: it repeats the members.
  */
@@ -21,18 +37,18 @@ export function specFromDocs(raw: RawNodeDocs, members: { [name: string]: NodeSp
   if (raw.zarrFormat === 2) {
     const attributes = raw.attrs ?? {};
     if (raw.kind === "array") return { ...raw.doc, attributes } as unknown as ArraySpecV2;
-    return { ...raw.doc, attributes, members: (members ?? {}) as { [name: string]: AnyNodeSpecV2 } } as AnyGroupSpecV2;
+    return { ...escapeMembers(raw.doc), attributes, members: (members ?? {}) as { [name: string]: AnyNodeSpecV2 } } as AnyGroupSpecV2;
   }
   const { consolidated_metadata: _cm, ...doc } = raw.doc;
   const attributes = (doc.attributes as JsonObject | undefined) ?? {};
   if (doc.node_type === "array") return { ...doc, attributes } as unknown as ArraySpecV3;
-  return { ...doc, attributes, members: (members ?? {}) as { [name: string]: AnyNodeSpecV3 } } as AnyGroupSpecV3;
+  return { ...escapeMembers(doc), attributes, members: (members ?? {}) as { [name: string]: AnyNodeSpecV3 } } as AnyGroupSpecV3;
 }
 
 /** The documents of one node of a model, by file name relative to the node. */
 export function docsFromSpec(spec: NodeSpec): { file: string; doc: JsonObject }[] {
   const { members: _m, ...rest } = spec as NodeSpec & { members?: unknown };
-  const node = rest as unknown as JsonObject;
+  const node = "members" in spec ? unescapeMembers(rest as unknown as JsonObject) : (rest as unknown as JsonObject);
   if (spec.zarr_format === 3) return [{ file: "zarr.json", doc: node }];
   const { attributes, ...doc } = node;
   const file = "members" in spec ? ".zgroup" : ".zarray";
