@@ -348,9 +348,14 @@ test("the xarray convention for v3 reads dimension_names", async () => {
 
 // --- JSON Schema -----------------------------------------------------------------------------
 
+const compiled = new Map<2 | 3, ReturnType<Ajv2020["compile"]>>();
 function ajvFor(zarrFormat: 2 | 3) {
-  const ajv = new Ajv2020({ allErrors: true, strict: false });
-  return ajv.compile(zomJsonSchema(zarrFormat));
+  let validate = compiled.get(zarrFormat);
+  if (!validate) {
+    validate = new Ajv2020({ allErrors: true, strict: false }).compile(zomJsonSchema(zarrFormat));
+    compiled.set(zarrFormat, validate);
+  }
+  return validate;
 }
 
 test("zomJsonSchema accepts the models of real hierarchies and the ZEP's examples", async () => {
