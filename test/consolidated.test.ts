@@ -257,3 +257,30 @@ test("bad consolidated metadata and bad targets get typed errors", async () => {
   await assert.rejects(consolidateMetadata(store), InvalidMetadataError);
   assert.deepEqual(await store.get("zarr.json"), before);
 });
+
+test("v2: a group below the root, consolidated by zarr-python 2 (store-wide keys) or by parzarr (relative keys)", { skip: zarrPythonSkip() }, async () => {
+  const dir = join(scratchDir(), "sub.zarr");
+  const r = runPython(
+    `import sys, zarr
+store = zarr.DirectoryStore(sys.argv[1])
+root = zarr.group(store)
+g = root.create_group("outer/inner")
+g.attrs["who"] = "inner"
+g.create_dataset("arr", shape=(2, 3), chunks=(1, 3), dtype="<u2")
+zarr.consolidate_metadata(store, metadata_key="outer/inner/.zmetadata")
+z = zarr.open_consolidated(store, metadata_key="outer/inner/.zmetadata", path="outer/inner", mode="r")
+print(list(z.array_keys()))`,
+    dir,
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "['arr']");
+  for (const label of ["zarr-python 2", "parzarr"]) {
+    if (label === "parzarr") await consolidateMetadata(dir, { path: "outer/inner" });
+    const store = new CountingStore(new FileSystemStore(dir, { readOnly: true }));
+    const g = await openGroup(store, { mode: "r", path: "outer/inner", zarrFormat: 2 });
+    assert.equal(g.consolidated, true, label);
+    assert.deepEqual(g.attrs, { who: "inner" }, label);
+    assert.deepEqual((await g.members()).map(([n, node]) => [n, (node as ZarrArray).shape]), [["arr", [2, 3]]], label);
+    assert.deepEqual(store.calls, ["get outer/inner/.zmetadata"], label);
+  }
+});

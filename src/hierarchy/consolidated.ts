@@ -131,7 +131,7 @@ export async function readNodeConsolidated(
     return { meta, view: nodes && new ConsolidatedView(path, 3, nodes) };
   }
   if (v2Doc !== undefined) {
-    const view = new ConsolidatedView(path, 2, withHint(() => parseV2Consolidated(v2Doc, v2Key)));
+    const view = new ConsolidatedView(path, 2, withHint(() => parseV2Consolidated(v2Doc, v2Key, path)));
     const meta = view.node(path);
     // A .zmetadata that does not describe its own group is not one we can trust for the subtree.
     if (meta?.nodeType === "group") return { meta, view };

@@ -142,7 +142,7 @@ async function findRoot(
     return { root, source: nodes ? consolidatedSource(nodes) : storeSource(store, path, 3) };
   }
   if (v2Doc !== undefined) {
-    const nodes = parseV2Consolidated(v2Doc, nodeKey(path, V2_CONSOLIDATED_KEY));
+    const nodes = parseV2Consolidated(v2Doc, nodeKey(path, V2_CONSOLIDATED_KEY), path);
     const root = nodes.get("");
     if (root && root.zarrFormat === 2 && root.kind === "group") return { root, source: consolidatedSource(nodes) };
   }

@@ -32,7 +32,12 @@ function splitV2Key(key: string): [string, (typeof V2_NAMES)[number]] | undefine
   return [slash < 0 ? "" : key.slice(0, slash), name as (typeof V2_NAMES)[number]];
 }
 
-export function parseV2Consolidated(doc: unknown, file: string): ConsolidatedNodes {
+/**
+ * The nodes of a `.zmetadata`. Keys are relative to the group that holds it (zarr-python 3, and
+ * zarr-python 2 at the store root); zarr-python 2 keys a `.zmetadata` below the root from the
+ * store root instead, which `groupPath` lets us recognise and rebase.
+ */
+export function parseV2Consolidated(doc: unknown, file: string, groupPath = ""): ConsolidatedNodes {
   if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
   if (doc.zarr_consolidated_format !== 1) {
     throw new InvalidMetadataError(`${file}: unsupported zarr_consolidated_format ${JSON.stringify(doc.zarr_consolidated_format)} (only 1)`);
@@ -54,7 +59,21 @@ export function parseV2Consolidated(doc: unknown, file: string): ConsolidatedNod
   for (const [path, d] of groups) nodes.set(path, { zarrFormat: 2, kind: "group", doc: d, attrs: attrs.get(path) });
   // An array's .zarray wins over a stray .zgroup at the same path, as it does when reading a store.
   for (const [path, d] of arrays) nodes.set(path, { zarrFormat: 2, kind: "array", doc: d, attrs: attrs.get(path) });
-  return nodes;
+  // Store-wide keys hold the group under its full path and every ancestor group on the way. The
+  // one ambiguity (a group "a" whose own child is "a") is read the store-wide way.
+  const parts = groupPath.split("/");
+  const ancestors = parts.map((_, i) => parts.slice(0, i).join("/"));
+  const storeWide = groupPath !== "" && nodes.has(groupPath) && ancestors.every((a) => {
+    const n = nodes.get(a);
+    return n?.zarrFormat === 2 && n.kind === "group";
+  });
+  if (!storeWide) return nodes;
+  const rebased: ConsolidatedNodes = new Map();
+  for (const [path, node] of nodes) {
+    if (path === groupPath) rebased.set("", node);
+    else if (path.startsWith(`${groupPath}/`)) rebased.set(path.slice(groupPath.length + 1), node);
+  }
+  return rebased;
 }
 
 /** The nodes listed in a v3 group's `consolidated_metadata`, or undefined when it has none. */
