@@ -284,3 +284,22 @@ print(list(z.array_keys()))`,
     assert.deepEqual(store.calls, ["get outer/inner/.zmetadata"], label);
   }
 });
+
+test("consolidation lists folders, never an array's chunks", async () => {
+  const inner = new MemoryStore();
+  const root = await createGroup(inner, { attributes: { v: 3 } });
+  const arr = await root.createArray("g/data", { shape: [40], chunks: [1], dtype: "uint8", fillValue: 0 });
+  await arr.set(null, { data: Uint8Array.from({ length: 40 }, (_, i) => i + 1), shape: [40] }, { threads: 0 });
+  const listed: string[] = [];
+  const spy = Object.assign(Object.create(inner) as MemoryStore, {
+    list: async (p: string) => (listed.push(`list ${p}`), inner.list(p)),
+    listDir: async (p: string) => (listed.push(`listDir ${p}`), inner.listDir(p)),
+  });
+  await consolidateMetadata(spy);
+  assert.deepEqual(listed.sort(), ["listDir ", "listDir g/"]);
+  const g = await openGroup(inner, { mode: "r" });
+  assert.deepEqual(await walk(g), {
+    g: { kind: "group", attrs: {} },
+    "g/data": { kind: "array", attrs: {}, shape: [40], chunks: [1], dtype: "|u1" },
+  });
+});

@@ -144,34 +144,44 @@ export async function readNodeConsolidated(
 // Writing
 
 const decoder = new TextDecoder();
-const CONCURRENCY = 32;
 
-async function mapLimited<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
-  return out;
+async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
+  const bytes = await store.get(key);
+  if (bytes === undefined) return undefined;
+  parseJsonBytes(bytes, key); // refuse to consolidate a broken document
+  return decoder.decode(bytes);
 }
 
-async function readTexts(store: ReadableStore, keys: string[]): Promise<Map<string, string>> {
-  const texts = await mapLimited(keys, async (key) => {
-    const bytes = await store.get(key);
-    if (bytes === undefined) return undefined;
-    parseJsonBytes(bytes, key); // refuse to consolidate a broken document
-    return decoder.decode(bytes);
-  });
-  const out = new Map<string, string>();
-  keys.forEach((k, i) => {
-    const t = texts[i];
-    if (t !== undefined) out.set(k, t);
-  });
-  return out;
+/**
+ * The metadata documents below a group, by key relative to it. Each folder's documents are read
+ * by name and only groups (and folders that are no node) are listed, so an array's chunks are
+ * never listed (zarr-python lists every key in the store).
+ */
+async function collectDocuments(store: ReadableStore, root: string, zarrFormat: 2 | 3): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const visit = async (rel: string): Promise<void> => {
+    const dir = rel === "" ? root : root === "" ? rel : `${root}/${rel}`;
+    const prefix = dir === "" ? "" : `${dir}/`;
+    const relPrefix = rel === "" ? "" : `${rel}/`;
+    const take = async (name: string) => {
+      const text = await readText(store, prefix + name);
+      if (text !== undefined) found.set(relPrefix + name, text);
+      return text;
+    };
+    if (zarrFormat === 2) {
+      const [array] = await Promise.all([take(".zarray"), take(".zattrs")]);
+      if (array !== undefined) return;
+      await take(".zgroup");
+    } else {
+      const text = await take("zarr.json");
+      const doc: unknown = text === undefined ? undefined : JSON.parse(text);
+      if (isJsonObject(doc) && doc.node_type === "array") return;
+    }
+    const { prefixes } = await store.listDir(prefix);
+    await Promise.all(prefixes.map((p) => visit(relPrefix + p)));
+  };
+  await visit("");
+  return found;
 }
 
 export interface ConsolidateOptions {
@@ -192,31 +202,22 @@ export async function consolidateMetadata(input: string | URL | Store, options: 
   const root = await readNode(store, path);
   if (!root) throw new NotFoundError(`no group at ${describePath(path)} to consolidate`);
   if (root.nodeType !== "group") throw new NodeTypeError(`cannot consolidate ${describePath(path)}: it is an array, not a group`);
-  const prefix = path === "" ? "" : `${path}/`;
-  const keys = await store.list(prefix);
-  const rel = (key: string) => key.slice(prefix.length);
+  const texts = await collectDocuments(store, path, root.zarrFormat);
   if (root.zarrFormat === 2) {
-    const wanted = keys.filter((k) => /(^|\/)\.z(array|group|attrs)$/.test(rel(k)));
-    const texts = await readTexts(store, wanted);
-    const docs = new Map([...texts].map(([k, t]) => [rel(k), t]));
-    await writable.set(nodeKey(path, V2_CONSOLIDATED_KEY), v2ConsolidatedDocument(docs));
+    await writable.set(nodeKey(path, V2_CONSOLIDATED_KEY), v2ConsolidatedDocument(texts));
     return;
   }
-  const rootKey = nodeKey(path, "zarr.json");
-  const wanted = keys.filter((k) => k !== rootKey && /(^|\/)zarr\.json$/.test(rel(k)));
-  const texts = await readTexts(store, [rootKey, ...wanted]);
-  const rootText = texts.get(rootKey);
-  if (rootText === undefined) throw new NotFoundError(`${rootKey} disappeared while consolidating`);
+  const rootText = texts.get("zarr.json");
+  if (rootText === undefined) throw new NotFoundError(`${nodeKey(path, "zarr.json")} disappeared while consolidating`);
   const rootDoc = JSON.parse(rootText) as JsonObject;
   const docs = new Map<string, string>();
-  for (const key of wanted) {
-    const text = texts.get(key);
-    if (text === undefined) continue;
+  for (const [key, text] of texts) {
+    if (key === "zarr.json") continue;
     const doc: unknown = JSON.parse(text);
-    if (!isJsonObject(doc)) throw new InvalidMetadataError(`${key}: must be a JSON object`);
+    if (!isJsonObject(doc)) throw new InvalidMetadataError(`${nodeKey(path, key)}: must be a JSON object`);
     // Only v3 nodes belong in a v3 group's consolidated metadata.
     if (doc.zarr_format !== 3) continue;
-    docs.set(rel(key).slice(0, -"/zarr.json".length), v3EntryText(doc, text));
+    docs.set(key.slice(0, -"/zarr.json".length), v3EntryText(doc, text));
   }
-  await writable.set(rootKey, v3ConsolidatedRootDocument(rootDoc, docs));
+  await writable.set(nodeKey(path, "zarr.json"), v3ConsolidatedRootDocument(rootDoc, docs));
 }
