@@ -36,6 +36,9 @@ import {
   type JsonObject,
   type NodeSpec,
   type XarrayGroupSpecV2,
+  type XarrayAttrs,
+  type GroupSpec,
+  type ArraySpec,
 } from "../src/index.js";
 import { z } from "zod";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
@@ -296,6 +299,13 @@ test("the xarray convention: declared types are checked by the compiler", () => 
       },
     },
   };
+  // The version-free generics: GroupSpec<attributes, member type> and ArraySpec<attributes>.
+  type Owned = { owner: string };
+  const g: GroupSpec<Owned, ArraySpec<XarrayAttrs>> = { zarr_format: 3, node_type: "group", attributes: { owner: "me" }, members: {} };
+  // @ts-expect-error: the group's attributes must say who owns it.
+  const h: GroupSpec<Owned, ArraySpec<XarrayAttrs>> = { zarr_format: 2, attributes: {}, members: {} };
+  assert.equal(g.members.x, undefined);
+  assert.equal(h.zarr_format, 2);
   // The run-time schema agrees with the compiler on both.
   assert.equal(xarraySchema(2).safeParse(valid).success, true);
   assert.equal(xarraySchema(2).safeParse(invalid).success, false);
