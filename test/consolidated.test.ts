@@ -23,6 +23,7 @@ import {
   openGroup,
   type JsonObject,
 } from "../src/index.js";
+import { v3ConsolidatedRootDocument } from "../src/metadata/consolidated.js";
 import { CountingStore } from "./helpers/counting-store.js";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
@@ -183,7 +184,8 @@ test("v3: inline consolidated_metadata as zarr-python 3 lays it out; one read; z
   assert.equal(cm.kind, "inline");
   assert.equal(cm.must_understand, false);
   const meta = cm.metadata as Record<string, JsonObject>;
-  assert.deepEqual(Object.keys(meta).sort(), ["big", "sub", "sub/temp"]);
+  // Entries by depth, then by path, as zarr-python 3.1 writes them.
+  assert.deepEqual(Object.keys(meta), ["big", "sub", "sub/temp"]);
   for (const [path, entry] of Object.entries(meta)) {
     assert.deepEqual(entry, JSON.parse(readFileSync(join(dir, path, "zarr.json"), "utf8")), path);
   }
@@ -302,4 +304,17 @@ test("consolidation lists folders, never an array's chunks", async () => {
     g: { kind: "group", attrs: {} },
     "g/data": { kind: "array", attrs: {}, shape: [40], chunks: [1], dtype: "|u1" },
   });
+});
+
+test("v3 entries are ordered by depth, then by path; the node documents are spliced in unchanged", () => {
+  const docs = new Map([
+    ["a/b", '{"zarr_format": 3, "node_type": "group", "attributes": {"big": 12345678901234567890}}'],
+    ["b", '{\n  "zarr_format": 3,\n  "node_type": "group"\n}'],
+    ["a", '{"zarr_format":3,"node_type":"group"}'],
+  ]);
+  const text = new TextDecoder().decode(v3ConsolidatedRootDocument({ zarr_format: 3, node_type: "group", attributes: { x: "é" } }, docs));
+  const doc = JSON.parse(text) as { consolidated_metadata: { metadata: JsonObject }; attributes: JsonObject };
+  assert.deepEqual(Object.keys(doc.consolidated_metadata.metadata), ["a", "b", "a/b"]);
+  assert.match(text, /"big": 12345678901234567890\}/);
+  assert.deepEqual(doc.attributes, { x: "é" });
 });

@@ -128,7 +128,9 @@ export function v3ConsolidatedRootDocument(rootDoc: JsonObject, docs: Map<string
   const { consolidated_metadata: _old, ...rest } = rootDoc;
   const withMarker = { ...rest, consolidated_metadata: marker };
   const base = serialiseJson(withMarker, { indent: 2, sortKeys: false, asciiOnly: false });
-  const entries = [...docs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // zarr-python 3 (since 3.1.1) orders entries by depth, then by path: deterministic output.
+  const depth = (p: string) => p.split("/").length;
+  const entries = [...docs.entries()].sort(([a], [b]) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0));
   const cm = `{\n    "kind": "inline",\n    "must_understand": false,\n    "metadata": ${spliceObject(entries, 2, 2, false)}\n  }`;
   const quoted = serialiseJson(marker, { indent: 2, sortKeys: false, asciiOnly: false });
   return encoder.encode(base.replace(quoted, () => cm));
