@@ -4,7 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
@@ -19,6 +20,7 @@ import {
   ZarrArray,
   consolidateMetadata,
   createGroup,
+  fromZarr,
   open,
   openGroup,
   type JsonObject,
@@ -317,4 +319,33 @@ test("v3 entries are ordered by depth, then by path; the node documents are spli
   assert.deepEqual(Object.keys(doc.consolidated_metadata.metadata), ["a", "b", "a/b"]);
   assert.match(text, /"big": 12345678901234567890\}/);
   assert.deepEqual(doc.attributes, { x: "é" });
+});
+
+test("over HTTP, where nothing can be listed, consolidated metadata makes the hierarchy walkable", async () => {
+  const requests: string[] = [];
+  const server = createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname).slice(1);
+    requests.push(rel);
+    const file = join(V2_HIERARCHY, rel);
+    if (!file.startsWith(V2_HIERARCHY) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
+    const g = await openGroup(url, { mode: "r" });
+    const tree = await walk(g);
+    assert.deepEqual(tree, await walk(await openGroup(V2_HIERARCHY, { mode: "r", consolidated: false })));
+    assert.deepEqual(requests.sort(), [".zmetadata", "zarr.json"]);
+    const model = await fromZarr(url);
+    assert.deepEqual(model, await fromZarr(V2_HIERARCHY, { consolidated: false }));
+    // Without it, a plain HTTP server cannot say what a group holds.
+    const plain = await openGroup(url, { mode: "r", consolidated: false });
+    await assert.rejects(plain.members());
+  } finally {
+    server.close();
+  }
 });
