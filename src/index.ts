@@ -26,3 +26,40 @@ export type { JsonObject, JsonValue } from "./metadata/json.js";
 export { registerCodec } from "./codecs/registry.js";
 export type { Codec, CodecFactory, ChunkSpec, ChunkView } from "./codecs/types.js";
 export * from "./errors.js";
+export { consolidateMetadata } from "./hierarchy/consolidated.js";
+export type { ConsolidateOptions } from "./hierarchy/consolidated.js";
+export { fromZarr, toZarr, diffZarr, validateZarr } from "./hierarchy/zom.js";
+export type { FromZarrOptions, ToZarrOptions, ZomValidation } from "./hierarchy/zom.js";
+export type { ZomDifference } from "./metadata/zom-diff.js";
+export { zomJsonSchema, ZOM_SCHEMA_ERRATA } from "./metadata/zom-json-schema.js";
+export {
+  zomSchema,
+  nodeSpecSchema,
+  attributesSchema,
+  arraySpecV2Schema,
+  groupSpecV2Schema,
+  arraySpecV3Schema,
+  groupSpecV3Schema,
+  xarraySchema,
+  xarrayAttrsSchema,
+  xarrayArraySpecV2Schema,
+  xarrayArraySpecV3Schema,
+  zomIssues,
+  formatZomIssue,
+} from "./metadata/zom-schema.js";
+export type { ZomIssue, XarrayAttrs, XarrayArraySpecV2, XarrayGroupSpecV2, XarrayArraySpecV3, XarrayGroupSpecV3 } from "./metadata/zom-schema.js";
+export { walkSpec, isGroupSpec, isArraySpec } from "./metadata/zom-types.js";
+export type {
+  ArraySpec,
+  GroupSpec,
+  NodeSpec,
+  ArraySpecV2,
+  GroupSpecV2,
+  ArraySpecV3,
+  GroupSpecV3,
+  AnyGroupSpecV2,
+  AnyGroupSpecV3,
+  AnyNodeSpecV2,
+  AnyNodeSpecV3,
+  NamedConfigJson,
+} from "./metadata/zom-types.js";

@@ -3,6 +3,7 @@ import { NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isWritable, type Store } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
+import type { NodeMetadata } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { describePath, normalisePath, readNode, writeGroupMetadata } from "./node-io.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
@@ -36,7 +37,19 @@ export class Group {
     if (this.options.readOnly || !isWritable(this.store)) {
       throw new ReadOnlyError(`group ${describePath(this.path)} is open read-only`);
     }
+    // Metadata is about to change under the consolidated document: stop trusting it.
+    if (this.options.consolidated) this.options.consolidated.stale = true;
     return this.store;
+  }
+
+  /** Whether this handle answers from consolidated metadata (one read opened the hierarchy). */
+  get consolidated(): boolean {
+    return this.options.consolidated?.covers(this.path) ?? false;
+  }
+
+  private async lookup(path: string): Promise<NodeMetadata | undefined> {
+    const view = this.options.consolidated;
+    return view?.covers(path) ? view.node(path) : readNode(this.store, path);
   }
 
   async setAttrs(attributes: JsonObject): Promise<void> {
@@ -63,22 +76,28 @@ export class Group {
   /** The array or group at a relative path such as `"a/b"`. */
   async get(name: string): Promise<ZarrArray | Group> {
     const path = this.childPath(name);
-    const meta = await readNode(this.store, path);
+    const meta = await this.lookup(path);
     if (!meta) throw new NotFoundError(`no array or group at ${describePath(path)}`);
     return nodeFromMetadata(this.store, path, meta, this.options);
   }
 
   async contains(name: string): Promise<boolean> {
-    return (await readNode(this.store, this.childPath(name))) !== undefined;
+    return (await this.lookup(this.childPath(name))) !== undefined;
   }
 
-  /** The direct children, sorted by name. Needs a store that can list (not plain HTTP). */
+  /**
+   * The direct children, sorted by name. Needs a store that can list (not plain HTTP), unless
+   * the group was opened through consolidated metadata, which lists them without the store.
+   */
   async members(): Promise<[string, ZarrArray | Group][]> {
-    const { prefixes } = await this.store.listDir(this.path === "" ? "" : `${this.path}/`);
+    const view = this.options.consolidated;
+    const names = view?.covers(this.path)
+      ? view.children(this.path)
+      : (await this.store.listDir(this.path === "" ? "" : `${this.path}/`)).prefixes;
     const out: [string, ZarrArray | Group][] = [];
-    for (const name of [...prefixes].sort()) {
+    for (const name of [...names].sort()) {
       const path = this.childPath(name);
-      const meta = await readNode(this.store, path);
+      const meta = await this.lookup(path);
       if (meta) out.push([name, nodeFromMetadata(this.store, path, meta, this.options)]);
     }
     return out;

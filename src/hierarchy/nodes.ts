@@ -1,9 +1,10 @@
 /** Creating nodes (with their ancestor groups) and making handles from metadata. */
 import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
-import type { NodeMetadata } from "../metadata/array-metadata.js";
+import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
+import type { ConsolidatedView } from "./consolidated.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
-import { ZarrArray } from "./array.js";
+import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
 import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
@@ -11,12 +12,30 @@ import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, wr
 export interface NodeOpenOptions {
   readOnly: boolean;
   writeEmptyChunks?: boolean;
+  /** The consolidated metadata the handle was opened through, shared with its children. */
+  consolidated?: ConsolidatedView;
+}
+
+/** An array opened through consolidated metadata: changing its attributes makes that stale. */
+class ConsolidatedArray extends ZarrArray {
+  constructor(store: Store, path: string, meta: ArrayMetadata, options: ArrayHandleOptions, private readonly view: ConsolidatedView) {
+    super(store, path, meta, options);
+  }
+
+  override async setAttrs(attributes: JsonObject): Promise<void> {
+    this.view.stale = true;
+    await super.setAttrs(attributes);
+  }
 }
 
 export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
   if (meta.nodeType === "array") {
     const { nodeType: _n, ...arrayMeta } = meta;
-    return new ZarrArray(store, path, arrayMeta, options);
+    // Arrays never look up other nodes; their options may travel with chunk tasks, the view not.
+    const { consolidated, ...arrayOptions } = options;
+    return consolidated
+      ? new ConsolidatedArray(store, path, arrayMeta, arrayOptions, consolidated)
+      : new ZarrArray(store, path, arrayMeta, arrayOptions);
   }
   return new Group(store, path, meta.attributes, meta.zarrFormat, options);
 }
@@ -27,7 +46,7 @@ export function requireWritable(store: Store, path: string): WritableStore {
 }
 
 /** Clears the way for a new node: refuses or removes what is there, and makes ancestor groups. */
-async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean): Promise<void> {
+export async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean): Promise<void> {
   const existing = await readNode(store, path);
   if (existing && !overwrite) {
     throw new AlreadyExistsError(`${describePath(path)} already holds a ${existing.nodeType}`);

@@ -9,6 +9,7 @@ import type { Store } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
+import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
 
@@ -33,6 +34,11 @@ export interface OpenOptions {
    * chunks are nested: the separator their keys use. Ignored when the metadata names one.
    */
   dimensionSeparator?: "." | "/";
+  /**
+   * Groups (openGroup, open): use the group's consolidated metadata when it has some (the
+   * default), so the whole hierarchy opens with one read; false reads every node from the store.
+   */
+  consolidated?: boolean;
 }
 
 const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
@@ -88,13 +94,13 @@ export async function openGroup(input: StoreInput, options: GroupOptions = {}): 
   if (mode === "w" || mode === "w-") {
     return createGroupAt(store, path, { ...options, overwrite: mode === "w" }, handle);
   }
-  const meta = await readNode(store, path, options.zarrFormat);
+  const { meta, view } = await readNodeConsolidated(store, path, options.zarrFormat, options.consolidated);
   if (!meta) {
     if (mode === "a") return createGroupAt(store, path, options, handle);
     throw new NotFoundError(`no group at ${describePath(path)}`);
   }
   if (meta.nodeType !== "group") throw new NodeTypeError(`expected a group at ${describePath(path)} but found an array`);
-  return nodeFromMetadata(store, path, meta, handle) as Group;
+  return nodeFromMetadata(store, path, meta, { ...handle, consolidated: view }) as Group;
 }
 
 export async function createGroup(input: StoreInput, options: Omit<GroupOptions, "mode"> = {}): Promise<Group> {
@@ -115,8 +121,8 @@ export async function open(
   // Creating modes go through openArray/openGroup with the resolved store, not a second one.
   const create = () => (wantsArray ? openArray(store, { ...options, path }) : openGroup(store, { ...options, path }));
   if (mode === "w" || mode === "w-") return create();
-  const meta = await readNode(store, path, options.zarrFormat);
-  if (meta) return nodeFromMetadata(store, path, meta, handle);
+  const { meta, view } = await readNodeConsolidated(store, path, options.zarrFormat, options.consolidated);
+  if (meta) return nodeFromMetadata(store, path, meta, { ...handle, consolidated: view });
   if (mode === "a") return create();
   throw new NotFoundError(`no array or group at ${describePath(path)}`);
 }
