@@ -7,6 +7,7 @@ import {
   AlreadyExistsError,
   Group,
   ZarrArray,
+  MemoryStore,
   ZarrError,
   createArray,
   createGroup,
@@ -144,8 +145,25 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
 }
 
 /** Probes that the source's codecs and data type are readable: `get` checks the codec chain first. */
-async function probe(arr: ZarrArray): Promise<void> {
-  if (arr.size > 0) await arr.get(arr.shape.map(() => 0));
+async function probe(arr: ZarrArray): Promise<Scalar | undefined> {
+  return arr.size > 0 ? ((await arr.get(arr.shape.map(() => 0))) as Scalar) : undefined;
+}
+
+/**
+ * Checks that the destination layout can be written before anything is: some codecs decode but do
+ * not encode (blosc's snappy), and an error halfway through a hierarchy helps nobody. Creates the
+ * array in memory and encodes one chunk of the source's first value.
+ */
+async function probeWrite(options: CreateArrayOptions, unit: number[], value: Scalar | undefined, where: string): Promise<void> {
+  try {
+    const scratch = await createArray(new MemoryStore(), { ...options, shape: unit, writeEmptyChunks: true });
+    if (value !== undefined) await scratch.set(null, value);
+  } catch (err) {
+    if (err instanceof ZarrError) {
+      throw new ZarrError(err.code, `cannot write ${where} in the layout asked for: ${err.message}; choose another --codec`);
+    }
+    throw err;
+  }
 }
 
 export async function planCopy(source: Target, s: CopySettings): Promise<CopyPlan> {
@@ -155,8 +173,9 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
   const skipped: CopyPlan["skipped"] = [];
   const addArray = async (arr: ZarrArray, rel: string) => {
     const where = rel === "" ? source.text : `${source.text} array ${rel}`;
+    let first: Scalar | undefined;
     try {
-      await probe(arr);
+      first = await probe(arr);
     } catch (err) {
       if (s.skipUnreadable && err instanceof ZarrError) {
         skipped.push({ rel, reason: `${err.code}: ${err.message}` });
@@ -165,6 +184,7 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
       throw err;
     }
     const { options, unit, codecText } = destinationOptions(arr, s, where);
+    await probeWrite(options, unit, first, where);
     const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
     let plan: SlabPlan;
     try {
