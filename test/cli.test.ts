@@ -300,6 +300,21 @@ describe("parzarr info, tree and get on the fixtures", () => {
       want.flat(),
     );
     assert.equal(out.trim().split("\n").length, 2);
+    // Past the threshold only the corners are read and printed, numpy-style.
+    const big = manifest.get("hierarchy.zarr/compressors/zstd3_C")!; // 37 x 23 float64
+    const corners = ok(await inProcess(["get", `${HIER}#compressors/zstd3_C`, "::2, 1:", "--threshold", "100"]), "get corners").stdout;
+    const v = (i: number, j: number) => big.values![i * 23 + j] as number;
+    const tokens = corners.replace(/[[\]]/g, " ").trim().split(/\s+/);
+    assert.equal(tokens.length, 6 * 7 + 1, corners); // 3 rows, "...", 3 rows; each 3 + "..." + 3
+    assert.equal(tokens[21], "...");
+    const rows = [0, 1, 2, 3, 4, 5].map((r) => tokens.slice(r * 7 + (r >= 3 ? 1 : 0), r * 7 + 7 + (r >= 3 ? 1 : 0)));
+    const expectRow = (i: number) => [1, 2, 3].map((j) => v(i, j)).concat([20, 21, 22].map((j) => v(i, j)));
+    // Selected rows are 0, 2, ..., 36 (19 of them): printed are 0, 2, 4 and 32, 34, 36.
+    for (const [r, i] of [[0, 0], [1, 2], [2, 4], [3, 32], [4, 34], [5, 36]] as const) {
+      assert.equal(rows[r][3], "...", corners);
+      const got = rows[r].filter((x) => x !== "...").map(Number);
+      got.forEach((x, k) => assert.ok(Math.abs(x - expectRow(i)[k]) < 1e-7, `row ${i}: ${x} vs ${expectRow(i)[k]}`));
+    }
     const scalar = ok(await cli(["get", `${HIER}#dtypes/le_i4`, "4, 5, -1"]), "get scalar").stdout.trim();
     assert.equal(Number(scalar), e.values![4 * 42 + 5 * 7 + 6]);
   });

@@ -106,11 +106,23 @@ export interface PrintOptions {
  * numpy's `print(a)` layout: nested brackets, values right-aligned to one width, rows wrapped at
  * 75 columns, and `...` for the middle of long axes when the array is large.
  */
-export function formatArray(arr: NDArray, dtype: string, opts: PrintOptions = { threshold: 1000, edgeItems: 3 }): string {
+export function formatArray(
+  arr: NDArray,
+  dtype: string,
+  opts: PrintOptions = { threshold: 1000, edgeItems: 3 },
+  /** Axes already cut to their two edges (a preview): "..." goes between the halves. */
+  cut?: boolean[],
+): string {
   const { shape } = arr;
   const size = shape.reduce((a, b) => a * b, 1);
   const summarise = size > opts.threshold;
-  const kept = (n: number): (number | null)[] => {
+  const keptAt = (dim: number): (number | null)[] => {
+    const n = shape[dim];
+    if (cut) {
+      if (!cut[dim]) return [...Array(n).keys()];
+      const h = n / 2;
+      return [...[...Array(h).keys()], null, ...[...Array(h).keys()].map((k) => h + k)];
+    }
     if (!summarise || n <= 2 * opts.edgeItems) return [...Array(n).keys()];
     const e = opts.edgeItems;
     return [...[...Array(e).keys()], null, ...[...Array(e).keys()].map((k) => n - e + k)];
@@ -124,16 +136,16 @@ export function formatArray(arr: NDArray, dtype: string, opts: PrintOptions = { 
       cells.push(fmt(offset));
       return;
     }
-    for (const k of kept(shape[dim])) if (k !== null) visit(dim + 1, offset + k * strides[dim]);
+    for (const k of keptAt(dim)) if (k !== null) visit(dim + 1, offset + k * strides[dim]);
   };
   visit(0, 0);
   const width = cells.reduce((w, c) => Math.max(w, c.length), 0);
   if (shape.length === 0) return fmt(0);
   if (size === 0) return `[]`;
   const render = (dim: number, offset: number, indent: string): string => {
-    const idx = kept(shape[dim]);
+    const idx = keptAt(dim);
     if (dim === shape.length - 1) {
-      const items = idx.map((k) => (k === null ? "...".padStart(width) : fmt(offset + k * strides[dim]).padStart(width)));
+      const items = idx.map((k) => (k === null ? "..." : fmt(offset + k * strides[dim]).padStart(width)));
       const lines: string[] = [];
       let line = "";
       for (const item of items) {

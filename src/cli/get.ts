@@ -7,6 +7,10 @@ import { write, type Command } from "./command.js";
 import { formatArray, formatScalar, nestedJson, scalarJson } from "./format.js";
 import { npyHeader, rawBytes } from "./npy.js";
 import { openArrayTarget } from "./nodes.js";
+import { readPreview } from "./preview.js";
+
+/** Items printed at each end of a summarised axis, as numpy's edgeitems. */
+const EDGE = 3;
 
 const HELP = `Usage: parzarr get PATH[#inner/path] [SELECTION] [--out FILE] [--threads N]
 
@@ -44,10 +48,19 @@ export const getCommand: Command = {
     const threshold = intOpt(p, "threshold", 0) ?? 1000;
     const threads = intOpt(p, "threads", 0);
     const arr = await openArrayTarget(parseTarget(path));
-    const result = await arr.get(selection ?? null, threads === undefined ? {} : { threads });
+    const op = threads === undefined ? {} : { threads };
+    if (format === "print") {
+      // A big selection: read only the corners that will be printed.
+      const preview = await readPreview(arr, selection ?? null, threshold, EDGE, op);
+      if (preview) {
+        write(io.stdout, formatArray(preview.array, arr.dtype, { threshold, edgeItems: EDGE }, preview.summarised));
+        return 0;
+      }
+    }
+    const result = await arr.get(selection ?? null, op);
     const nd = asNDArray(result);
     if (format === "print") {
-      write(io.stdout, nd ? formatArray(nd, arr.dtype, { threshold, edgeItems: 3 }) : formatScalar(result as Scalar, arr.dtype));
+      write(io.stdout, nd ? formatArray(nd, arr.dtype, { threshold, edgeItems: EDGE }) : formatScalar(result as Scalar, arr.dtype));
       return 0;
     }
     // A scalar result (every axis an integer) is written as a 0-d array.
