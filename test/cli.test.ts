@@ -201,6 +201,18 @@ describe("parzarr cp rechunks within the memory budget", () => {
     });
   }
 
+  test("dimension names move between v3 dimension_names and v2 _ARRAY_DIMENSIONS", async () => {
+    const a3 = join(tmp, "named3.zarr");
+    await createArray(a3, { shape: [4, 3], chunks: [2, 3], dtype: "int16", dimensionNames: ["y", "x"], attributes: { units: "m" } });
+    ok(await cli(["cp", a3, join(tmp, "named2.zarr"), "--format", "2", "--codec", "gzip:1", "-q"]), "to v2");
+    const v2 = await openArray(join(tmp, "named2.zarr"), { mode: "r" });
+    assert.deepEqual(v2.attrs, { units: "m", _ARRAY_DIMENSIONS: ["y", "x"] });
+    ok(await inProcess(["cp", join(tmp, "named2.zarr"), join(tmp, "named3b.zarr"), "--format", "3", "-q"]), "back to v3");
+    const back = await openArray(join(tmp, "named3b.zarr"), { mode: "r" });
+    assert.deepEqual(back.metadata.dimensionNames, ["y", "x"]);
+    assert.deepEqual(back.attrs, { units: "m" });
+  });
+
   test("a budget too small for one chunk and its buffers is a usage error", async () => {
     const r = await cli(["cp", src, join(tmp, "never.zarr"), "--chunks", "1024,1000", "--memory", "1MiB"]);
     assert.equal(r.code, 2);

@@ -15,6 +15,7 @@ import {
   slice,
   type CodecConfig,
   type CreateArrayOptions,
+  type JsonObject,
   type NDArray,
   type Scalar,
   type Store,
@@ -78,6 +79,27 @@ function bytesCodec(arr: ZarrArray): CodecConfig {
   return { name: "bytes", configuration: arr.dataType.itemSize / components > 1 ? { endian: "little" } : {} };
 }
 
+/**
+ * Dimension names across formats, as xarray stores them: v3 `dimension_names` and the v2
+ * attribute `_ARRAY_DIMENSIONS` carry the same list, so a conversion moves one into the other.
+ */
+function dimensionsFor(src: ZarrArray, format: 2 | 3): { attributes: JsonObject; dimensionNames: (string | null)[] | null } {
+  const attributes = src.attrs;
+  const names = src.metadata.dimensionNames;
+  if (format === 2) {
+    if (names && names.every((n) => typeof n === "string") && !("_ARRAY_DIMENSIONS" in attributes)) {
+      attributes._ARRAY_DIMENSIONS = names as string[];
+    }
+    return { attributes, dimensionNames: null };
+  }
+  const fromAttr = attributes._ARRAY_DIMENSIONS;
+  if (!names && Array.isArray(fromAttr) && fromAttr.length === src.ndim && fromAttr.every((n) => typeof n === "string")) {
+    delete attributes._ARRAY_DIMENSIONS;
+    return { attributes, dimensionNames: fromAttr as string[] };
+  }
+  return { attributes, dimensionNames: names ? [...names] : null };
+}
+
 /** The destination's creation options for one source array under the settings. */
 export function destinationOptions(src: ZarrArray, s: CopySettings, where: string): { options: CreateArrayOptions; unit: number[]; codecText: string } {
   const layout = layoutOf(src);
@@ -96,12 +118,13 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
   }
   const spec = s.codec ?? specOfChain(layout.codecs);
   const sameFormat = format === src.zarrFormat;
+  const { attributes, dimensionNames } = dimensionsFor(src, format);
   const base: CreateArrayOptions = {
     shape: src.shape,
     chunks: shards ?? chunks,
     dtype: sameFormat && format === 2 ? src.numpyDtype : src.dtype,
     zarrFormat: format,
-    attributes: src.attrs,
+    attributes,
     // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
     fillValue: src.fillValue === null && format === 3 ? undefined : src.fillValue,
   };
@@ -139,7 +162,7 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
   const options: CreateArrayOptions = {
     ...base,
     codecs,
-    ...(src.metadata.dimensionNames ? { dimensionNames: src.metadata.dimensionNames } : {}),
+    ...(dimensionNames ? { dimensionNames } : {}),
   };
   return { options, unit: [...(shards ?? chunks)], codecText: (spec ? describeSpec(spec) : "as the source") + (shards ? ` in shards ${tuple(shards)}` : "") };
 }
