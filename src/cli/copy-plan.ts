@@ -24,7 +24,15 @@ export interface SlabPlanInput {
   inFlight: number;
   /** The budget in bytes. */
   memory: number;
+  /**
+   * A slab size worth stopping at even when the budget allows more (default 64 MiB): bigger
+   * slabs only raise the peak. Never below a band of source-chunk-aligned rows, so a source chunk
+   * is still decoded once.
+   */
+  slabTarget?: number;
 }
+
+export const DEFAULT_SLAB_TARGET = 64 * 2 ** 20;
 
 export interface SlabPlan {
   slab: number[];
@@ -74,16 +82,21 @@ export class BudgetError extends Error {
 }
 
 /**
- * The largest slab that fits the budget, grown one dimension at a time from the last (so slabs
+ * The largest slab that fits the budget (up to `slabTarget`), grown one dimension at a time from the last (so slabs
  * are runs of whole rows first). Along each dimension a slab stays a multiple of the destination
  * unit and, where it can, of lcm(source chunk, destination unit), so source chunks are not split
  * between slabs and decoded twice.
  */
 export function planSlabs(input: SlabPlanInput): SlabPlan {
-  const { shape, destUnit, sourceChunk, itemBytes, memory } = input;
+  const { shape, destUnit, sourceChunk, itemBytes } = input;
   const ndim = shape.length;
   const overhead = inFlightBytes(input);
-  const fits = (slab: number[]) => prod(slab) * itemBytes + overhead <= memory;
+  // A band along the first axis as tall as lcm(source chunk, destination unit), whole along the
+  // others: the smallest slab that decodes no source chunk twice.
+  const band = ndim === 0 ? itemBytes : Math.min(shape[0], (destUnit[0] / gcd(destUnit[0], sourceChunk[0])) * sourceChunk[0]) * (prod(shape) / Math.max(1, shape[0])) * itemBytes;
+  const cap = overhead + Math.max(input.slabTarget ?? DEFAULT_SLAB_TARGET, band);
+  const memory = Math.min(input.memory, cap);
+  const fits = (slab: number[]) => prod(slab) * itemBytes + overhead <= input.memory;
   const slab = shape.map((n, d) => Math.max(1, Math.min(destUnit[d], n)));
   if (!fits(slab)) {
     const needed = prod(slab) * itemBytes + overhead;
