@@ -207,7 +207,17 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
       throw err;
     }
     const { options, unit, codecText } = destinationOptions(arr, s, where);
-    await probeWrite(options, unit, first, where);
+    try {
+      await probeWrite(options, unit, first, where);
+    } catch (err) {
+      // "Copy what you can": an array this layout cannot hold (a data type the codec chain does
+      // not take) is left out and named, like one that cannot be read.
+      if (s.skipUnreadable && err instanceof ZarrError) {
+        skipped.push({ rel, reason: `${err.code}: ${err.message}` });
+        return;
+      }
+      throw err;
+    }
     const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
     let plan: SlabPlan;
     try {

@@ -25,7 +25,8 @@ Options:
   --memory SIZE          memory budget for data buffers, e.g. 512MiB, 2GiB (default 512MiB)
   --resume               finish an interrupted copy: slabs already done are skipped
   --overwrite            replace whatever is at DST
-  --skip-unreadable      leave out (and list) arrays parzarr cannot read, instead of failing
+  --skip-unreadable      leave out (and list) arrays parzarr cannot read, or cannot write in
+                         the layout asked for, instead of failing before writing anything
   --dry-run              print the plan (slabs, memory, codecs) and write nothing
   -q, --quiet            no progress output
   -h, --help             show this help
