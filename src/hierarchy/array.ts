@@ -210,6 +210,26 @@ export class ZarrArray {
     return n;
   }
 
+  /**
+   * Bytes this array takes in its store: its metadata documents and every stored chunk, as
+   * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
+   */
+  async nbytesStored(): Promise<number> {
+    const prefix = this.path === "" ? "" : `${this.path}/`;
+    const keys = await this.store.list(prefix);
+    const sizeOf = async (key: string): Promise<number> => {
+      const n = this.store.getSize ? await this.store.getSize(key) : (await this.store.get(key))?.length;
+      return n ?? 0;
+    };
+    let total = 0;
+    // A bounded number of stat calls in flight: a large array has many thousands of chunks.
+    for (let i = 0; i < keys.length; i += 64) {
+      const sizes = await Promise.all(keys.slice(i, i + 64).map(sizeOf));
+      for (const n of sizes) total += n;
+    }
+    return total;
+  }
+
   toString(): string {
     return `<ZarrArray ${this.name} shape=[${this.meta.shape}] dtype=${this.dtype} v${this.meta.zarrFormat}>`;
   }

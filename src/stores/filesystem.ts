@@ -121,6 +121,17 @@ export class FileSystemStore implements WritableStore {
   }
 
   /** Entries of a folder, or null when the folder does not exist. Temp files are left out. */
+  async getSize(key: string): Promise<number | undefined> {
+    const p = this.pathOf(key);
+    try {
+      const info = await stat(p);
+      return info.isFile() ? info.size : undefined;
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      this.fail("cannot stat", key, err);
+    }
+  }
+
   private async entries(dir: string, prefix: string): Promise<Dirent[] | null> {
     let entries: Dirent[];
     try {

@@ -46,6 +46,10 @@ export class MemoryStore implements WritableStore {
     return this.map.has(validateKey(key));
   }
 
+  async getSize(key: string): Promise<number | undefined> {
+    return this.map.get(validateKey(key))?.length;
+  }
+
   async list(prefix: string): Promise<string[]> {
     validatePrefix(prefix);
     return [...this.map.keys()].filter((k) => k.startsWith(prefix)).sort();

@@ -33,6 +33,11 @@ export interface ReadableStore {
   /** A byte range of the value, or undefined when the key does not exist. */
   getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
   has(key: string): Promise<boolean>;
+  /**
+   * The size in bytes of a value without reading it, or undefined when the key does not exist.
+   * Optional: callers fall back to `get` where a store cannot tell cheaply.
+   */
+  getSize?(key: string): Promise<number | undefined>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */

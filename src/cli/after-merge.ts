@@ -1,0 +1,123 @@
+/**
+ * Commands whose library side lives on other branches: `consolidate` and `zom` (consolidated
+ * metadata and ZEP 6) and `bench` (the worker-pool comparison). Their help and argument parsing
+ * are final; each handler is one call that the lead wires after merging (see the LEAD notes).
+ */
+import { CliError, flag, intOpt, parse, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
+import { write, type Command } from "./command.js";
+
+/** The one-line error these commands give on the cli branch alone. */
+function notYet(what: string): never {
+  throw new CliError(`${what} is available after merge (it needs a library part from another branch)`, 1);
+}
+
+const CONSOLIDATE_HELP = `Usage: parzarr consolidate PATH[#inner/path]
+
+Writes consolidated metadata for the hierarchy at PATH: .zmetadata for Zarr v2, and the
+consolidated_metadata field of the root zarr.json for v3, so readers (and HTTP stores, which cannot
+list) open every node with one request.
+
+Options:
+  -h, --help  show this help`;
+
+export const consolidateCommand: Command = {
+  name: "consolidate",
+  summary: "write consolidated metadata for a hierarchy",
+  help: CONSOLIDATE_HELP,
+  async run(argv, io) {
+    const p = parse(argv, {});
+    if (p.help) return write(io.stdout, CONSOLIDATE_HELP), 0;
+    const [path] = requirePositionals(p, ["PATH"]);
+    const target = parseTarget(path);
+    // LEAD: replace the next line with
+    //   await consolidateMetadata(target.path === "" ? target.store : resolveStore(target.store) /* + path */);
+    //   write(io.stdout, `consolidated ${target.text}`);
+    void target;
+    notYet("parzarr consolidate");
+  },
+};
+
+const ZOM_HELP = `Usage: parzarr zom PATH[#inner/path] [--out FILE] [--compact]
+
+Prints the hierarchy at PATH as a Zarr Object Model (ZEP 6): every node's metadata and attributes
+as one JSON document, which toZarr() turns back into the same hierarchy.
+
+Options:
+  -o, --out FILE  write the JSON to FILE instead of stdout
+  --compact       one line instead of indented JSON
+  -h, --help      show this help`;
+
+export const zomCommand: Command = {
+  name: "zom",
+  summary: "print a hierarchy as a Zarr Object Model (ZEP 6) JSON document",
+  help: ZOM_HELP,
+  async run(argv, io) {
+    const p = parse(argv, { out: { type: "string", short: "o" }, compact: { type: "boolean" } });
+    if (p.help) return write(io.stdout, ZOM_HELP), 0;
+    const [path] = requirePositionals(p, ["PATH"]);
+    const target = parseTarget(path);
+    const out = stringOpt(p, "out");
+    const indent = flag(p, "compact") ? undefined : 2;
+    // LEAD: replace the next lines with
+    //   const model = await fromZarr(target.path === "" ? target.store : await open(target.store, { path: target.path, mode: "r" }));
+    //   const text = JSON.stringify(model, null, indent) + "\n";
+    //   if (out) await writeFile(out, text); else io.stdout.write(text);
+    void [target, out, indent];
+    notYet("parzarr zom");
+  },
+};
+
+const BENCH_HELP = `Usage: parzarr bench [options]
+
+Generates the worker-pool dataset (a float32 random walk, Zarr v2, chunks 1024x1024) and prints
+whole-array read and write times of parzarr (threads 0, 1, 2 and the default pool) against
+zarrita.js and zarr-python 2 (skipped with a message where /usr/bin/python3 has no zarr).
+
+Options:
+  --size N           side of the square array (default 8192)
+  --chunks C         chunk side (default 1024)
+  --codecs LIST      comma-separated: blosc-lz4, blosc-zstd, zlib, raw (default: all)
+  --repeat N         runs per measurement, the median is shown (default 3)
+  --dir PATH         where the generated data goes (default .bench-data)
+  --json             print the results as JSON
+  -h, --help         show this help`;
+
+export interface BenchArgs {
+  size: number;
+  chunks: number;
+  codecs: string[] | undefined;
+  repeat: number;
+  dir: string;
+  json: boolean;
+}
+
+export const benchCommand: Command = {
+  name: "bench",
+  summary: "compare read/write speed with zarr-python and zarrita.js on generated data",
+  help: BENCH_HELP,
+  async run(argv, io) {
+    const p = parse(argv, {
+      size: { type: "string" },
+      chunks: { type: "string" },
+      codecs: { type: "string" },
+      repeat: { type: "string" },
+      dir: { type: "string" },
+      json: { type: "boolean" },
+    });
+    if (p.help) return write(io.stdout, BENCH_HELP), 0;
+    requirePositionals(p, []);
+    const chunks = stringOpt(p, "chunks");
+    const args: BenchArgs = {
+      size: intOpt(p, "size", 1) ?? 8192,
+      chunks: chunks === undefined ? 1024 : parseShape(chunks, "chunks")[0],
+      codecs: stringOpt(p, "codecs")?.split(",").map((s) => s.trim()),
+      repeat: intOpt(p, "repeat", 1) ?? 3,
+      dir: stringOpt(p, "dir") ?? ".bench-data",
+      json: flag(p, "json"),
+    };
+    // LEAD: replace the next line with `await runCompare({ ...args })` from src/bench/compare.ts
+    // (map the field names to runCompare's options), printing its table (or JSON) to io.stdout.
+    void args;
+    notYet("parzarr bench");
+  },
+};

@@ -1,0 +1,452 @@
+/**
+ * The engine behind `parzarr cp`: copies an array or a whole hierarchy (attributes included)
+ * into a new layout — chunks, shards, codec, Zarr format — one slab at a time (see copy-plan.ts),
+ * with a resume journal (journal.ts) and progress reports. It uses only the public API.
+ */
+import {
+  AlreadyExistsError,
+  Group,
+  ZarrArray,
+  MemoryStore,
+  ZarrError,
+  createArray,
+  createGroup,
+  openArray,
+  slice,
+  type CodecConfig,
+  type CreateArrayOptions,
+  type JsonObject,
+  type NDArray,
+  type Scalar,
+  type Store,
+  type WritableStore,
+} from "../index.js";
+import { UsageError, type Target } from "./args.js";
+import { describeSpec, specOfChain, v2CompressorOf, v3CodecsOf, type CodecSpec } from "./codec-spec.js";
+import { BudgetError, planSlabs, slabBox, unitsIn, type SlabPlan } from "./copy-plan.js";
+import { formatBytes, tuple } from "./format.js";
+import { Journal, readJournal, type JournalDoc } from "./journal.js";
+import { layoutOf } from "./layout.js";
+import { baseName, openNode, walk } from "./nodes.js";
+
+export interface CopySettings {
+  chunks?: number[];
+  shards?: number[];
+  codec?: CodecSpec;
+  format?: 2 | 3;
+  threads?: number;
+  /** Memory budget in bytes. */
+  memory: number;
+  resume: boolean;
+  overwrite: boolean;
+  /** Leave out arrays parzarr cannot read (reported) instead of failing. */
+  skipUnreadable: boolean;
+}
+
+export interface ArrayJob {
+  /** Path relative to the copy's root ("" for the root itself). */
+  rel: string;
+  source: ZarrArray;
+  options: CreateArrayOptions;
+  plan: SlabPlan;
+  /** The destination's stored unit (shard or chunk). */
+  unit: number[];
+  codecText: string;
+}
+
+export interface CopyPlan {
+  jobs: ArrayJob[];
+  /** Groups to create, relative paths with attributes and format, parents first. */
+  groups: { rel: string; attributes: Record<string, unknown>; zarrFormat: 2 | 3 }[];
+  skipped: { rel: string; reason: string }[];
+  rootIsArray: boolean;
+}
+
+/** Bytes per element in memory: float16 lives in a Float32Array where Float16Array is missing. */
+function memoryItemBytes(arr: ZarrArray): number {
+  if (arr.dtype === "float16") return typeof (globalThis as { Float16Array?: unknown }).Float16Array === "function" ? 2 : 4;
+  return arr.dataType.itemSize;
+}
+
+function joinPath(a: string, b: string): string {
+  return a === "" ? b : b === "" ? a : `${a}/${b}`;
+}
+
+const IN_FLIGHT_INLINE = 8;
+
+function bytesCodec(arr: ZarrArray): CodecConfig {
+  const components = arr.dtype.startsWith("complex") ? 2 : 1;
+  return { name: "bytes", configuration: arr.dataType.itemSize / components > 1 ? { endian: "little" } : {} };
+}
+
+/**
+ * Dimension names across formats, as xarray stores them: v3 `dimension_names` and the v2
+ * attribute `_ARRAY_DIMENSIONS` carry the same list, so a conversion moves one into the other.
+ */
+function dimensionsFor(src: ZarrArray, format: 2 | 3): { attributes: JsonObject; dimensionNames: (string | null)[] | null } {
+  const attributes = src.attrs;
+  const names = src.metadata.dimensionNames;
+  if (format === 2) {
+    if (names && names.every((n) => typeof n === "string") && !("_ARRAY_DIMENSIONS" in attributes)) {
+      attributes._ARRAY_DIMENSIONS = names as string[];
+    }
+    return { attributes, dimensionNames: null };
+  }
+  const fromAttr = attributes._ARRAY_DIMENSIONS;
+  if (!names && Array.isArray(fromAttr) && fromAttr.length === src.ndim && fromAttr.every((n) => typeof n === "string")) {
+    delete attributes._ARRAY_DIMENSIONS;
+    return { attributes, dimensionNames: fromAttr as string[] };
+  }
+  return { attributes, dimensionNames: names ? [...names] : null };
+}
+
+/** The destination's creation options for one source array under the settings. */
+export function destinationOptions(src: ZarrArray, s: CopySettings, where: string): { options: CreateArrayOptions; unit: number[]; codecText: string } {
+  const layout = layoutOf(src);
+  const format = s.format ?? src.zarrFormat;
+  const ndim = src.ndim;
+  const rank = (what: string, xs: number[] | undefined) => {
+    if (xs && xs.length !== ndim) throw new UsageError(`--${what} has ${xs.length} dimensions but ${where} has ${ndim}`);
+    return xs;
+  };
+  const chunks = rank("chunks", s.chunks) ?? layout.chunks;
+  let shards = rank("shards", s.shards) ?? null;
+  if (shards === null && s.chunks === undefined && layout.shards && format === 3) shards = layout.shards;
+  if (shards && format === 2) throw new UsageError("--shards needs --format 3: Zarr v2 has no sharding");
+  if (shards && shards.some((n, d) => n % chunks[d] !== 0)) {
+    throw new UsageError(`--shards ${shards} must be a multiple of the chunk shape ${chunks} along every dimension`);
+  }
+  const spec = s.codec ?? specOfChain(layout.codecs);
+  const sameFormat = format === src.zarrFormat;
+  const { attributes, dimensionNames } = dimensionsFor(src, format);
+  const base: CreateArrayOptions = {
+    shape: src.shape,
+    chunks: shards ?? chunks,
+    dtype: sameFormat && format === 2 ? src.numpyDtype : src.dtype,
+    zarrFormat: format,
+    attributes,
+    // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
+    fillValue: src.fillValue === null && format === 3 ? undefined : src.fillValue,
+  };
+  if (format === 2) {
+    const v2 = src.metadata.v2;
+    if (spec === undefined && !(sameFormat && v2)) {
+      throw new UsageError(`${where}: its codecs (${layout.codecs.map((c) => c.name).join(", ")}) have no v2 compressor; pass --codec`);
+    }
+    const options: CreateArrayOptions = {
+      ...base,
+      compressor: spec ? v2CompressorOf(spec) : v2!.compressor,
+      filters: spec || !v2 ? null : v2.filters,
+      order: sameFormat && v2 ? v2.order : "C",
+      ...(sameFormat && v2?.dimensionSeparator ? { dimensionSeparator: v2.dimensionSeparator } : {}),
+    };
+    return { options, unit: [...(shards ?? chunks)], codecText: spec ? describeSpec(spec) : "as the source" };
+  }
+  if (spec === undefined && !sameFormat) {
+    throw new UsageError(`${where}: its codecs (${layout.codecs.map((c) => c.name).join(", ")}) have no single v3 equivalent; pass --codec`);
+  }
+  const inner: CodecConfig[] = spec ? [bytesCodec(src), ...v3CodecsOf(spec, src.dataType.itemSize)] : layout.codecs;
+  const codecs: CodecConfig[] = shards
+    ? [
+        {
+          name: "sharding_indexed",
+          configuration: {
+            chunk_shape: chunks,
+            codecs: inner as never,
+            index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }] as never,
+            index_location: "end",
+          },
+        },
+      ]
+    : inner;
+  const options: CreateArrayOptions = {
+    ...base,
+    codecs,
+    ...(dimensionNames ? { dimensionNames } : {}),
+  };
+  return { options, unit: [...(shards ?? chunks)], codecText: (spec ? describeSpec(spec) : "as the source") + (shards ? ` in shards ${tuple(shards)}` : "") };
+}
+
+/** Probes that the source's codecs and data type are readable: `get` checks the codec chain first. */
+async function probe(arr: ZarrArray): Promise<Scalar | undefined> {
+  return arr.size > 0 ? ((await arr.get(arr.shape.map(() => 0))) as Scalar) : undefined;
+}
+
+/**
+ * Checks that the destination layout can be written before anything is: some codecs decode but do
+ * not encode (blosc's snappy), and an error halfway through a hierarchy helps nobody. Creates the
+ * array in memory and encodes one chunk of the source's first value.
+ */
+async function probeWrite(options: CreateArrayOptions, unit: number[], value: Scalar | undefined, where: string): Promise<void> {
+  try {
+    const scratch = await createArray(new MemoryStore(), { ...options, shape: unit, writeEmptyChunks: true });
+    if (value !== undefined) await scratch.set(null, value);
+  } catch (err) {
+    if (err instanceof ZarrError) {
+      throw new ZarrError(err.code, `cannot write ${where} in the layout asked for: ${err.message}; choose another --codec`);
+    }
+    throw err;
+  }
+}
+
+export async function planCopy(source: Target, s: CopySettings): Promise<CopyPlan> {
+  const root = await openNode(source);
+  const jobs: ArrayJob[] = [];
+  const groups: CopyPlan["groups"] = [];
+  const skipped: CopyPlan["skipped"] = [];
+  const addArray = async (arr: ZarrArray, rel: string) => {
+    const where = rel === "" ? source.text : `${source.text} array ${rel}`;
+    let first: Scalar | undefined;
+    try {
+      first = await probe(arr);
+    } catch (err) {
+      if (s.skipUnreadable && err instanceof ZarrError) {
+        skipped.push({ rel, reason: `${err.code}: ${err.message}` });
+        return;
+      }
+      throw err;
+    }
+    const { options, unit, codecText } = destinationOptions(arr, s, where);
+    try {
+      await probeWrite(options, unit, first, where);
+    } catch (err) {
+      // "Copy what you can": an array this layout cannot hold (a data type the codec chain does
+      // not take) is left out and named, like one that cannot be read.
+      if (s.skipUnreadable && err instanceof ZarrError) {
+        skipped.push({ rel, reason: `${err.code}: ${err.message}` });
+        return;
+      }
+      throw err;
+    }
+    const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
+    let plan: SlabPlan;
+    try {
+      plan = planSlabs({
+        shape: arr.shape,
+        sourceChunk: arr.chunks,
+        destUnit: unit,
+        itemBytes: memoryItemBytes(arr),
+        inFlight,
+        memory: s.memory,
+      });
+    } catch (err) {
+      if (err instanceof BudgetError) {
+        throw new UsageError(`--memory ${formatBytes(s.memory)} is too small for ${where}: ${err.message} (${formatBytes(err.needed)})`);
+      }
+      throw err;
+    }
+    jobs.push({ rel, source: arr, options, plan, unit, codecText });
+  };
+  if (root instanceof ZarrArray) {
+    await addArray(root, "");
+    return { jobs, groups, skipped, rootIsArray: true };
+  }
+  const fmt = (g: Group) => s.format ?? g.zarrFormat;
+  groups.push({ rel: "", attributes: root.attrs, zarrFormat: fmt(root) });
+  const rootPrefix = root.path === "" ? "" : `${root.path}/`;
+  for await (const e of walk(root)) {
+    const rel = e.path.slice(rootPrefix.length);
+    if (e.kind === "group") groups.push({ rel, attributes: e.node.attrs, zarrFormat: fmt(e.node) });
+    else if (e.kind === "array") await addArray(e.node, rel);
+    else if (s.skipUnreadable) skipped.push({ rel, reason: `${e.error.code}: ${e.error.message}` });
+    else throw e.error;
+  }
+  return { jobs, groups, skipped, rootIsArray: false };
+}
+
+export function describePlan(plan: CopyPlan, s: CopySettings, dest: Target): string {
+  const lines: string[] = [];
+  for (const g of plan.groups) lines.push(`group ${g.rel === "" ? "/" : g.rel} (v${g.zarrFormat})`);
+  for (const j of plan.jobs) {
+    const src = j.source;
+    const l = layoutOf(src);
+    const p = j.plan;
+    lines.push(
+      `array ${j.rel === "" ? baseName(src.path) : j.rel}: ${tuple(src.shape)} ${src.dtype}, ` +
+        `v${src.zarrFormat} chunks ${tuple(l.chunks)}${l.shards ? ` shards ${tuple(l.shards)}` : ""} -> ` +
+        `v${j.options.zarrFormat} ${j.unit.length ? `chunks ${tuple(j.options.chunks as number[])}` : "0-d"} codec ${j.codecText}`,
+    );
+    lines.push(
+      `  ${p.count} slab(s) of ${tuple(p.slab)} = ${formatBytes(p.slabBytes)} + ${formatBytes(p.inFlightBytes)} in flight ` +
+        `= ${formatBytes(p.plannedPeak)} of ${formatBytes(s.memory)}; source chunks decoded ${p.readAmplification.toFixed(2)}x`,
+    );
+  }
+  for (const k of plan.skipped) lines.push(`skip ${k.rel}: ${k.reason}`);
+  lines.push(`to ${dest.text}${s.resume ? " (resuming)" : ""}`);
+  return lines.join("\n");
+}
+
+function fingerprint(job: ArrayJob): string {
+  const o = job.options;
+  return JSON.stringify([o.shape, o.chunks, o.dtype, o.zarrFormat, o.codecs ?? null, o.compressor ?? null, o.order ?? null]);
+}
+
+export interface CopyHooks {
+  onSlab?: (info: { slabsThisRun: number }) => void;
+  /** Called as chunks of a slab are written (done within the slab, total in the slab). */
+  onChunk?: (info: { slabsThisRun: number; done: number; total: number }) => void;
+  progress?: (chunks: number, bytes: number, totals: { chunks: number; bytes: number }, start: { chunks: number; bytes: number }) => void;
+  beforeSlab?: () => void;
+  afterRead?: () => void;
+}
+
+async function prepareDestination(store: WritableStore, dest: Target, plan: CopyPlan, s: CopySettings, source: Target): Promise<Journal> {
+  const doc: JournalDoc = {
+    version: 1,
+    source: source.text,
+    arrays: Object.fromEntries(
+      plan.jobs.map((j) => [j.rel, { fingerprint: fingerprint(j), slab: j.plan.slab, count: j.plan.count, done: [] }]),
+    ),
+  };
+  const existing = await readJournal(store, dest.path);
+  let exists = true;
+  try {
+    await openNode(dest, store);
+  } catch (err) {
+    if (!(err instanceof ZarrError && err.code === "NOT_FOUND")) throw err;
+    exists = false;
+  }
+  if (s.resume && existing) {
+    for (const j of plan.jobs) {
+      const was = existing.arrays[j.rel];
+      if (!was || was.fingerprint !== doc.arrays[j.rel].fingerprint) {
+        throw new UsageError(
+          `cannot resume: ${dest.text} was started with other options for ${j.rel || "the array"} (or another source); ` +
+            "run the same command again, or drop --resume and pass --overwrite",
+        );
+      }
+      // The slab shape of the first run decides which slabs the journal's indices mean.
+      j.plan = { ...j.plan, slab: was.slab, grid: j.source.shape.map((n, d) => (n === 0 ? 0 : Math.ceil(n / was.slab[d]))), count: was.count };
+    }
+    const journal = new Journal(store, dest.path, existing);
+    await createNodes(store, dest, plan, false);
+    return journal;
+  }
+  if (exists && !s.overwrite) {
+    throw new AlreadyExistsError(
+      s.resume
+        ? `${dest.text} exists but holds no cp journal, so there is nothing to resume (it was completed, or not written by parzarr cp)`
+        : `${dest.text} already exists; pass --overwrite to replace it or --resume to finish an interrupted copy`,
+    );
+  }
+  // The journal goes in before any node so that a crash at any later point can be resumed.
+  if (exists) await store.deletePrefix(dest.path === "" ? "" : `${dest.path}/`);
+  const journal = new Journal(store, dest.path, doc);
+  await journal.save();
+  await createNodes(store, dest, plan, true);
+  return journal;
+}
+
+/** Creates the destination's groups and arrays; with `fresh` false, only those missing. */
+async function createNodes(store: WritableStore, dest: Target, plan: CopyPlan, fresh: boolean): Promise<void> {
+  const missing = async (path: string) => {
+    if (fresh) return true;
+    try {
+      await openNode({ ...dest, path, text: `${dest.store}#${path}` }, store);
+      return false;
+    } catch (err) {
+      if (err instanceof ZarrError && err.code === "NOT_FOUND") return true;
+      throw err;
+    }
+  };
+  for (const g of plan.groups) {
+    const path = joinPath(dest.path, g.rel);
+    if (await missing(path)) {
+      // Never `overwrite` here: it clears the node's folder, and the journal may live in it.
+      await createGroup(store, { path, zarrFormat: g.zarrFormat, attributes: g.attributes as never });
+    }
+  }
+  for (const j of plan.jobs) {
+    const path = joinPath(dest.path, j.rel);
+    if (await missing(path)) await createArray(store, { ...j.options, path });
+  }
+}
+
+export interface CopyResult {
+  arrays: number;
+  slabsWritten: number;
+  slabsSkipped: number;
+  bytes: number;
+}
+
+/**
+ * One slab: read the box from the source, write it to the destination. A function of its own so
+ * the slab's buffer is unreachable once it returns, before the next slab is read.
+ */
+async function copySlab(
+  source: ZarrArray,
+  dst: ZarrArray,
+  box: { start: number[]; stop: number[] },
+  op: { threads?: number },
+  hooks: CopyHooks,
+  onProgress: (done: number, total: number) => void,
+): Promise<void> {
+  hooks.beforeSlab?.();
+  const sel = box.start.map((a, d) => slice(a, box.stop[d]));
+  const value = (await source.get(sel, op)) as NDArray | Scalar;
+  hooks.afterRead?.();
+  await dst.set(sel, value as never, { ...op, onProgress });
+}
+
+/** Runs a planned copy. The destination store must be writable. */
+export async function runCopy(
+  plan: CopyPlan,
+  source: Target,
+  dest: Target,
+  destStore: Store,
+  s: CopySettings,
+  hooks: CopyHooks = {},
+): Promise<CopyResult> {
+  if (destStore.readOnly || !("set" in destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
+  const journal = await prepareDestination(destStore as WritableStore, dest, plan, s, source);
+  const itemBytes = (j: ArrayJob) => j.source.size === 0 ? 0 : j.source.dataType.itemSize;
+  const totals = { chunks: 0, bytes: 0 };
+  const start = { chunks: 0, bytes: 0 };
+  const boxes = new Map<ArrayJob, { box: ReturnType<typeof slabBox>; units: number; bytes: number }[]>();
+  for (const j of plan.jobs) {
+    const list = Array.from({ length: j.plan.count }, (_, i) => {
+      const box = slabBox(j.plan, j.source.shape, i);
+      const elems = box.start.reduce((a, s0, d) => a * (box.stop[d] - s0), 1);
+      return { box, units: unitsIn(box, j.unit), bytes: elems * itemBytes(j) };
+    });
+    boxes.set(j, list);
+    list.forEach((b, i) => {
+      totals.chunks += b.units;
+      totals.bytes += b.bytes;
+      if (journal.isDone(j.rel, i)) {
+        start.chunks += b.units;
+        start.bytes += b.bytes;
+      }
+    });
+  }
+  let chunks = start.chunks;
+  let bytes = start.bytes;
+  let slabsWritten = 0;
+  let slabsSkipped = 0;
+  const op = s.threads === undefined ? {} : { threads: s.threads };
+  hooks.progress?.(chunks, bytes, totals, start);
+  for (const j of plan.jobs) {
+    const dst = await openArray(destStore, { path: joinPath(dest.path, j.rel), mode: "r+" });
+    const list = boxes.get(j)!;
+    for (let i = 0; i < list.length; i++) {
+      if (journal.isDone(j.rel, i)) {
+        slabsSkipped++;
+        continue;
+      }
+      const { box, units, bytes: slabBytes } = list[i];
+      const before = { chunks, bytes };
+      await copySlab(j.source, dst, box, op, hooks, (done, total) => {
+        hooks.onChunk?.({ slabsThisRun: slabsWritten, done, total });
+        hooks.progress?.(before.chunks + Math.round((units * done) / total), before.bytes + Math.round((slabBytes * done) / total), totals, start);
+      });
+      chunks = before.chunks + units;
+      bytes = before.bytes + slabBytes;
+      await journal.markDone(j.rel, i);
+      slabsWritten++;
+      hooks.onSlab?.({ slabsThisRun: slabsWritten });
+      hooks.progress?.(chunks, bytes, totals, start);
+    }
+  }
+  await journal.remove();
+  return { arrays: plan.jobs.length, slabsWritten, slabsSkipped, bytes: totals.bytes };
+}

@@ -1,0 +1,164 @@
+/** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
+import { resolve } from "node:path";
+import { resolveStore } from "../index.js";
+import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
+import { CODEC_SPEC_HELP, parseCodecSpec } from "./codec-spec.js";
+import { write, type CliIO, type Command } from "./command.js";
+import { describePlan, planCopy, runCopy, type CopyHooks, type CopySettings } from "./copy.js";
+import { formatBytes, formatDuration } from "./format.js";
+import { Progress } from "./progress.js";
+
+const HELP = `Usage: parzarr cp SRC[#inner/path] DST[#inner/path] [options]
+
+Copies one array, or a group with everything below it (attributes included), into DST,
+rechunking, recompressing and converting between Zarr v2 and v3 on the way. Memory stays within
+--memory: the copy goes slab by slab, each slab a box of whole destination chunks (or shards),
+so every destination chunk is written once, whole, with no read-modify-write.
+
+Options:
+  --chunks 512,512       destination chunk shape (default: the source's)
+  --shards 4096,4096     store chunks in shards of this shape (v3; a multiple of --chunks)
+  --codec SPEC           ${CODEC_SPEC_HELP}
+                         e.g. zstd:3, blosc:lz4:5:shuffle, gzip:6, none (default: the source's)
+  --format 2|3           destination Zarr format (default: the source's)
+  --threads N            worker threads for reads and writes (0: this thread)
+  --memory SIZE          memory budget for data buffers, e.g. 512MiB, 2GiB (default 512MiB)
+  --resume               finish an interrupted copy: slabs already done are skipped
+  --overwrite            replace whatever is at DST
+  --skip-unreadable      leave out (and list) arrays parzarr cannot read, or cannot write in
+                         the layout asked for, instead of failing before writing anything
+  --dry-run              print the plan (slabs, memory, codecs) and write nothing
+  -q, --quiet            no progress output
+  -h, --help             show this help
+
+Progress goes to stderr: a bar redrawn in place on a terminal, plain lines otherwise.`;
+
+function parseFormat(v: string | undefined): 2 | 3 | undefined {
+  if (v === undefined) return undefined;
+  if (v !== "2" && v !== "3") throw new UsageError(`--format must be 2 or 3, got ${JSON.stringify(v)}`);
+  return Number(v) as 2 | 3;
+}
+
+/** Test and debugging hooks, enabled through the environment only. */
+function debugHooks(io: CliIO, memory: number, hooks: CopyHooks): () => void {
+  const env = io.env;
+  const crashAfter = env.PARZARR_CP_CRASH_AFTER_SLABS === undefined ? undefined : Number(env.PARZARR_CP_CRASH_AFTER_SLABS);
+  if (crashAfter !== undefined) {
+    // Dies the hard way in the middle of the next slab, after some of its chunks are written:
+    // the state a power cut or `kill -9` leaves.
+    hooks.onChunk = ({ slabsThisRun, done }) => {
+      if (slabsThisRun >= crashAfter && done >= 1) process.kill(process.pid, "SIGKILL");
+    };
+  }
+  if (env.PARZARR_CP_DEBUG !== "1") return () => {};
+  const gc = (globalThis as { gc?: () => void }).gc;
+  // Live ArrayBuffer bytes (chunk and slab data) after a forced collection, so the figure is what
+  // the copy holds, not garbage V8 has not collected yet. rss is reported too, but it carries the
+  // runtime and compiler (tens of MiB) and says little about a budget of a few MiB.
+  const sample = (state: { peak: number; rss: number; phase: string; peakPhase: string }) => {
+    // Twice: V8 frees ArrayBuffer memory in a sweeper that the next collection waits for.
+    gc?.();
+    gc?.();
+    const m = process.memoryUsage();
+    if (m.arrayBuffers > state.peak) state.peakPhase = state.phase;
+    if (env.PARZARR_CP_TRACE) io.stderr.write(`${state.phase} ${m.arrayBuffers}\n`);
+    state.peak = Math.max(state.peak, m.arrayBuffers);
+    state.rss = Math.max(state.rss, m.rss);
+  };
+  gc?.();
+  const baseline = process.memoryUsage().arrayBuffers;
+  const state = { peak: baseline, rss: 0, phase: "start", peakPhase: "start" };
+  const prevChunk = hooks.onChunk;
+  hooks.beforeSlab = () => {
+    state.phase = "before a slab";
+    sample(state);
+  };
+  hooks.afterRead = () => {
+    state.phase = "slab read";
+    sample(state);
+  };
+  hooks.onChunk = (info) => {
+    state.phase = "slab writes";
+    sample(state);
+    prevChunk?.(info);
+  };
+  return () => {
+    gc?.();
+    const end = process.memoryUsage().arrayBuffers;
+    io.stderr.write(
+      `parzarr-debug ${JSON.stringify({ budget: memory, baselineArrayBuffers: baseline, peakArrayBuffers: state.peak, peakRss: state.rss, peakPhase: state.peakPhase, endArrayBuffers: end, gcForced: gc !== undefined })}\n`,
+    );
+  };
+}
+
+export const cpCommand: Command = {
+  name: "cp",
+  summary: "copy, rechunk, recompress or convert arrays and hierarchies within a memory budget",
+  help: HELP,
+  async run(argv, io) {
+    const p = parse(argv, {
+      chunks: { type: "string" },
+      shards: { type: "string" },
+      codec: { type: "string" },
+      format: { type: "string" },
+      threads: { type: "string" },
+      memory: { type: "string" },
+      resume: { type: "boolean" },
+      overwrite: { type: "boolean" },
+      "skip-unreadable": { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      quiet: { type: "boolean", short: "q" },
+    });
+    if (p.help) return write(io.stdout, HELP), 0;
+    const [srcText, dstText] = requirePositionals(p, ["SRC", "DST"]);
+    const chunks = stringOpt(p, "chunks");
+    const shards = stringOpt(p, "shards");
+    const codec = stringOpt(p, "codec");
+    const memoryText = stringOpt(p, "memory");
+    const settings: CopySettings = {
+      chunks: chunks === undefined ? undefined : parseShape(chunks, "chunks"),
+      shards: shards === undefined ? undefined : parseShape(shards, "shards"),
+      codec: codec === undefined ? undefined : parseCodecSpec(codec),
+      format: parseFormat(stringOpt(p, "format")),
+      threads: intOpt(p, "threads", 0),
+      memory: memoryText === undefined ? 512 * 2 ** 20 : parseBytes(memoryText, "memory"),
+      resume: flag(p, "resume"),
+      overwrite: flag(p, "overwrite"),
+      skipUnreadable: flag(p, "skip-unreadable"),
+    };
+    if (settings.resume && settings.overwrite) throw new UsageError("--resume and --overwrite contradict each other");
+    const source = parseTarget(srcText);
+    const dest = parseTarget(dstText);
+    if (resolve(source.store) === resolve(dest.store) && source.path === dest.path) {
+      throw new UsageError("SRC and DST are the same node");
+    }
+    const plan = await planCopy(source, settings);
+    for (const k of plan.skipped) io.stderr.write(`cp: skipping ${k.rel}: ${k.reason}\n`);
+    if (flag(p, "dry-run")) {
+      write(io.stdout, describePlan(plan, settings, dest));
+      return 0;
+    }
+    const quiet = flag(p, "quiet");
+    let progress: Progress | undefined;
+    const hooks: CopyHooks = {
+      progress: (chunks, bytes, totals, start) => {
+        progress ??= new Progress(io.stderr, totals.chunks, totals.bytes, start, !quiet);
+        progress.update(chunks, bytes);
+      },
+    };
+    const report = debugHooks(io, settings.memory, hooks);
+    const t0 = Date.now();
+    const result = await runCopy(plan, source, dest, resolveStore(dest.store), settings, hooks);
+    progress?.finish();
+    report();
+    if (!quiet) {
+      const seconds = (Date.now() - t0) / 1000;
+      const resumed = result.slabsSkipped > 0 ? `, ${result.slabsSkipped} slab(s) already done` : "";
+      io.stderr.write(
+        `cp: copied ${result.arrays} array(s), ${formatBytes(result.bytes)} in ${formatDuration(seconds)} ` +
+          `(${result.slabsWritten} slab(s) written${resumed}) to ${dest.text}\n`,
+      );
+    }
+    return 0;
+  },
+};

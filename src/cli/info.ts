@@ -1,0 +1,172 @@
+/** `parzarr info PATH[#inner]`: what zarr-python's `.info` shows, for an array or a group. */
+import { Group, type Store, type ZarrArray } from "../index.js";
+import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
+import { write, type CliIO, type Command } from "./command.js";
+import { describeCodec, formatBytes, scalarJson, tuple } from "./format.js";
+import { layoutOf } from "./layout.js";
+import { openNode, walk } from "./nodes.js";
+
+const HELP = `Usage: parzarr info PATH[#inner/path] [--json]
+
+Shows an array's shape, chunks, shards (when sharded), data type, codecs, fill value, bytes
+(logical and stored), compression ratio, chunks initialised and attributes; for a group, its
+members and attributes.
+
+PATH is a folder (data.zarr), a zip file or an http(s) URL; #inner/path names a node inside it.
+
+Options:
+  --json      print one JSON object instead of a table
+  -h, --help  show this help`;
+
+export interface ArrayInfo {
+  path: string;
+  nodeType: "array";
+  zarrFormat: 2 | 3;
+  shape: number[];
+  chunks: number[];
+  shards: number[] | null;
+  dtype: string;
+  numpyDtype: string;
+  order: "C" | "F" | null;
+  codecs: unknown[];
+  fillValue: unknown;
+  nbytes: number;
+  nbytesStored: number | null;
+  compressionRatio: number | null;
+  chunksInitialized: number | null;
+  chunksTotal: number;
+  attributes: unknown;
+}
+
+export interface GroupInfo {
+  path: string;
+  nodeType: "group";
+  zarrFormat: 2 | 3;
+  arrays: number;
+  groups: number;
+  unreadable: number;
+  attributes: unknown;
+}
+
+/** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
+async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
+  return store.descriptor().kind === "fetch" ? null : f();
+}
+
+export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
+  const layout = layoutOf(arr);
+  const nbytes = arr.size * arr.dataType.itemSize;
+  const stored = await orNull(arr.store, () => arr.nbytesStored());
+  const v2 = arr.metadata.v2;
+  return {
+    path: arr.name,
+    nodeType: "array",
+    zarrFormat: arr.zarrFormat,
+    shape: arr.shape,
+    chunks: layout.chunks,
+    shards: layout.shards,
+    dtype: arr.dtype,
+    numpyDtype: arr.numpyDtype,
+    order: v2 ? v2.order : null,
+    codecs: arr.codecs,
+    fillValue: scalarJson(arr.fillValue),
+    nbytes,
+    nbytesStored: stored,
+    compressionRatio: stored ? nbytes / stored : null,
+    chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
+    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
+    attributes: arr.attrs,
+  };
+}
+
+export async function groupInfo(group: Group): Promise<GroupInfo> {
+  let arrays = 0;
+  let groups = 0;
+  let unreadable = 0;
+  const counted = await orNull(group.store, async () => {
+    for await (const e of walk(group)) {
+      if (e.kind === "array") arrays++;
+      else if (e.kind === "group") groups++;
+      else unreadable++;
+    }
+    return true;
+  });
+  return {
+    path: group.name,
+    nodeType: "group",
+    zarrFormat: group.zarrFormat,
+    arrays: counted ? arrays : -1,
+    groups: counted ? groups : -1,
+    unreadable,
+    attributes: group.attrs,
+  };
+}
+
+function table(rows: [string, string][]): string {
+  const w = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(w)} : ${v}`).join("\n");
+}
+
+function withSize(n: number): string {
+  return n < 1024 ? `${n}` : `${n} (${formatBytes(n)})`;
+}
+
+export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
+  const layout = layoutOf(arr);
+  const rows: [string, string][] = [
+    ["Name", info.path],
+    ["Type", `array (Zarr v${info.zarrFormat})`],
+    ["Data type", info.zarrFormat === 2 ? `${info.dtype} (${info.numpyDtype})` : info.dtype],
+    ["Shape", tuple(info.shape)],
+    ["Chunk shape", tuple(info.chunks)],
+  ];
+  if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
+  if (info.order) rows.push(["Order", info.order]);
+  rows.push(["Codecs", layout.codecs.map(describeCodec).join(", ")]);
+  if (info.shards) rows.push(["Shard codecs", arr.codecs.map((c) => c.name).join(", ")]);
+  rows.push(["Fill value", JSON.stringify(info.fillValue)]);
+  rows.push(["No. bytes", withSize(info.nbytes)]);
+  rows.push(["No. bytes stored", info.nbytesStored === null ? "unknown (the store cannot list)" : withSize(info.nbytesStored)]);
+  rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);
+  const what = info.shards ? "Shards initialized" : "Chunks initialized";
+  rows.push([what, info.chunksInitialized === null ? `?/${info.chunksTotal}` : `${info.chunksInitialized}/${info.chunksTotal}`]);
+  if (Object.keys(arr.attrs).length > 0) rows.push(["Attributes", JSON.stringify(info.attributes)]);
+  if (arr.metadata.dimensionNames) rows.push(["Dimension names", JSON.stringify(arr.metadata.dimensionNames)]);
+  return table(rows);
+}
+
+function formatGroupInfo(info: GroupInfo): string {
+  const rows: [string, string][] = [
+    ["Name", info.path],
+    ["Type", `group (Zarr v${info.zarrFormat})`],
+    ["Arrays", info.arrays < 0 ? "unknown (the store cannot list)" : String(info.arrays)],
+    ["Groups", info.groups < 0 ? "unknown (the store cannot list)" : String(info.groups)],
+  ];
+  if (info.unreadable > 0) rows.push(["Unreadable", `${info.unreadable} (see parzarr tree)`]);
+  if (Object.keys(info.attributes as object).length > 0) rows.push(["Attributes", JSON.stringify(info.attributes)]);
+  return table(rows);
+}
+
+export async function runInfo(target: Target, json: boolean, io: CliIO): Promise<void> {
+  const node = await openNode(target);
+  if (node instanceof Group) {
+    const info = await groupInfo(node);
+    write(io.stdout, json ? JSON.stringify(info, null, 2) : formatGroupInfo(info));
+    return;
+  }
+  const info = await arrayInfo(node);
+  write(io.stdout, json ? JSON.stringify(info, null, 2) : formatArrayInfo(info, node));
+}
+
+export const infoCommand: Command = {
+  name: "info",
+  summary: "show an array's or group's metadata, sizes and attributes",
+  help: HELP,
+  async run(argv, io) {
+    const p = parse(argv, { json: { type: "boolean" } });
+    if (p.help) return write(io.stdout, HELP), 0;
+    const [path] = requirePositionals(p, ["PATH"]);
+    await runInfo(parseTarget(path), flag(p, "json"), io);
+    return 0;
+  },
+};

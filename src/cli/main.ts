@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+/**
+ * The `parzarr` command line. Each command is one entry in COMMANDS; this file only dispatches
+ * and turns errors into messages and exit codes: 0 success, 1 a ZarrError or failed operation
+ * (its code and message), 2 a usage error, 3 an unexpected failure (a bug: set PARZARR_DEBUG=1
+ * for the stack).
+ */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ZarrError } from "../index.js";
+import { benchCommand, consolidateCommand, zomCommand } from "./after-merge.js";
+import { CliError, UsageError } from "./args.js";
+import type { CliIO, Command } from "./command.js";
+import { cpCommand } from "./cp.js";
+import { getCommand } from "./get.js";
+import { infoCommand } from "./info.js";
+import { treeCommand } from "./tree.js";
+
+export const COMMANDS: readonly Command[] = [
+  infoCommand,
+  treeCommand,
+  getCommand,
+  cpCommand,
+  consolidateCommand,
+  zomCommand,
+  benchCommand,
+];
+
+function mainHelp(): string {
+  const w = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "Usage: parzarr COMMAND [options]",
+    "",
+    "Inspect, copy, rechunk, recompress and convert Zarr v2 and v3 stores.",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
+    "",
+    "Paths are folders (data.zarr), zip files or http(s) URLs; PATH#a/b names a node inside.",
+    "Run `parzarr COMMAND --help` for a command's options.",
+  ].join("\n");
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "-h" || name === "--help" || name === "help") {
+    io.stdout.write(`${mainHelp()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === "--version" || name === "-V") {
+    io.stdout.write("parzarr 0.1.0\n");
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`parzarr: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      const usage = command.help.split("\n")[0];
+      io.stderr.write(`parzarr ${command.name}: ${err.message}\n${usage}\n(see parzarr ${command.name} --help)\n`);
+      return 2;
+    }
+    if (err instanceof ZarrError) {
+      io.stderr.write(`parzarr ${command.name}: ${err.code}: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof CliError) {
+      io.stderr.write(`parzarr ${command.name}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    const e = err instanceof Error ? err : new Error(String(err));
+    io.stderr.write(`parzarr ${command.name}: unexpected error: ${e.message}\n`);
+    if (io.env.PARZARR_DEBUG === "1" && e.stack) io.stderr.write(`${e.stack}\n`);
+    return 3;
+  }
+}
+
+/** True when this file is the program (node main.js, the npm bin link, tsx), not an import. */
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  // A closed pipe (`parzarr get ... | head`) is not an error worth a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+  });
+  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  // exitCode rather than exit(): pending stdout writes to a pipe are flushed first.
+  process.exitCode = code;
+}

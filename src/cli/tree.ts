@@ -1,0 +1,52 @@
+/** `parzarr tree PATH`: the hierarchy, each array with its shape and data type. */
+import { Group } from "../index.js";
+import { flag, parse, parseTarget, requirePositionals } from "./args.js";
+import { write, type Command } from "./command.js";
+import { tuple } from "./format.js";
+import { baseName, openNode, walk } from "./nodes.js";
+
+const HELP = `Usage: parzarr tree PATH[#inner/path] [--json]
+
+Prints the hierarchy below a group, as zarr-python's tree() does: each array with its shape and
+data type. Nodes parzarr cannot read yet are listed with the reason.
+
+Options:
+  --json      one JSON line per node: {"path", "kind", "shape", "dtype", "error"}
+  -h, --help  show this help`;
+
+export const treeCommand: Command = {
+  name: "tree",
+  summary: "print the hierarchy with each array's shape and data type",
+  help: HELP,
+  async run(argv, io) {
+    const p = parse(argv, { json: { type: "boolean" } });
+    if (p.help) return write(io.stdout, HELP), 0;
+    const [path] = requirePositionals(p, ["PATH"]);
+    const target = parseTarget(path);
+    const root = await openNode(target);
+    const json = flag(p, "json");
+    if (!(root instanceof Group)) {
+      if (json) write(io.stdout, JSON.stringify({ path: root.path, kind: "array", shape: root.shape, dtype: root.dtype }));
+      else write(io.stdout, `${baseName(root.path)} ${tuple(root.shape)} ${root.dtype}`);
+      return 0;
+    }
+    const lines: string[] = [json ? JSON.stringify({ path: root.path, kind: "group" }) : root.name];
+    for await (const e of walk(root)) {
+      if (json) {
+        if (e.kind === "array") lines.push(JSON.stringify({ path: e.path, kind: "array", shape: e.node.shape, dtype: e.node.dtype }));
+        else if (e.kind === "group") lines.push(JSON.stringify({ path: e.path, kind: "group" }));
+        else lines.push(JSON.stringify({ path: e.path, kind: "unreadable", error: `${e.error.code}: ${e.error.message}` }));
+        continue;
+      }
+      // The rails: a "│" under every ancestor that has later siblings.
+      const rails = e.last.slice(0, -1).map((l) => (l ? "    " : " │  ")).join("");
+      const branch = e.last[e.last.length - 1] ? " └── " : " ├── ";
+      const name = baseName(e.path);
+      const what =
+        e.kind === "array" ? ` ${tuple(e.node.shape)} ${e.node.dtype}` : e.kind === "error" ? ` (cannot read: ${e.error.message})` : "";
+      lines.push(`${rails}${branch}${name}${what}`);
+    }
+    write(io.stdout, lines.join("\n"));
+    return 0;
+  },
+};
