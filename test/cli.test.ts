@@ -417,3 +417,29 @@ test("tree of a copied hierarchy lists the same arrays as its source", async () 
   const readableInSrc = a.filter((x) => x.kind === "array" && !/bz2|lzma/.test(x.path));
   assert.deepEqual(arrays(b), arrays(readableInSrc));
 });
+
+describe("parzarr consolidate and zom", () => {
+  test("consolidate writes a .zmetadata that zarr-python's open_consolidated reads", async (t) => {
+    const dir = scratchDir("cli-consolidate");
+    cpSync(join(FIXTURES, "zarr-python-2.13", "hierarchy.zarr"), dir, { recursive: true });
+    const meta = join(dir, ".zmetadata");
+    if (existsSync(meta)) writeFileSync(meta, "{}"); // a stale, empty document: consolidate must replace it
+    ok(await inProcess(["consolidate", dir]), "consolidate");
+    const doc = JSON.parse(readFileSync(meta, "utf8")) as { metadata: Record<string, unknown> };
+    assert.ok(".zgroup" in doc.metadata && Object.keys(doc.metadata).some((k) => k.endsWith("/.zarray")));
+    const skip = zarrPythonSkip();
+    if (skip) return t.skip(skip);
+    const r = runPython("import sys, zarr; g = zarr.open_consolidated(sys.argv[1], mode='r'); print(sorted(g.group_keys()))", dir);
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.includes("compressors"), r.stdout);
+  });
+
+  test("zom prints the model of a hierarchy, equal to its metadata files", async () => {
+    const dir = join(FIXTURES, "zarr-python-2.13", "hierarchy.zarr");
+    const r = ok(await inProcess(["zom", dir, "--compact"]), "zom");
+    const model = JSON.parse(r.stdout) as { zarr_format: number; attributes: unknown; members: Record<string, unknown> };
+    assert.equal(model.zarr_format, 2);
+    assert.deepEqual(model.attributes, JSON.parse(readFileSync(join(dir, ".zattrs"), "utf8")));
+    assert.deepEqual(Object.keys(model.members).sort(), readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).sort());
+  });
+});

@@ -4,7 +4,10 @@
  * are final; each handler is one call that the lead wires after merging (see the LEAD notes).
  */
 import { CliError, flag, intOpt, parse, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
+import { writeFile } from "node:fs/promises";
+import { consolidateMetadata, fromZarr } from "../index.js";
 import { write, type Command } from "./command.js";
+import { storeOf } from "./nodes.js";
 
 /** The one-line error these commands give on the cli branch alone. */
 function notYet(what: string): never {
@@ -29,11 +32,9 @@ export const consolidateCommand: Command = {
     if (p.help) return write(io.stdout, CONSOLIDATE_HELP), 0;
     const [path] = requirePositionals(p, ["PATH"]);
     const target = parseTarget(path);
-    // LEAD: replace the next line with
-    //   await consolidateMetadata(target.path === "" ? target.store : resolveStore(target.store) /* + path */);
-    //   write(io.stdout, `consolidated ${target.text}`);
-    void target;
-    notYet("parzarr consolidate");
+    await consolidateMetadata(storeOf(target, false), { path: target.path });
+    write(io.stdout, `consolidated ${target.text}`);
+    return 0;
   },
 };
 
@@ -58,12 +59,11 @@ export const zomCommand: Command = {
     const target = parseTarget(path);
     const out = stringOpt(p, "out");
     const indent = flag(p, "compact") ? undefined : 2;
-    // LEAD: replace the next lines with
-    //   const model = await fromZarr(target.path === "" ? target.store : await open(target.store, { path: target.path, mode: "r" }));
-    //   const text = JSON.stringify(model, null, indent) + "\n";
-    //   if (out) await writeFile(out, text); else io.stdout.write(text);
-    void [target, out, indent];
-    notYet("parzarr zom");
+    const model = await fromZarr(storeOf(target, true), { path: target.path });
+    const text = JSON.stringify(model, null, indent) + "\n";
+    if (out !== undefined) await writeFile(out, text);
+    else io.stdout.write(text);
+    return 0;
   },
 };
 
