@@ -43,7 +43,7 @@ for (const collection of COLLECTIONS) {
           );
           return;
         }
-        await assertMatchesManifest(store, entry);
+        await assertMatchesManifest(store, entry, dir);
       });
     }
   });
