@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
-import { MemoryStore, NAT, createArray, fieldView, openArray, slice, type NDArray, type StructuredDataType } from "../src/index.js";
+import { MemoryStore, NAT, createArray, fieldView, openArray, slice, type JsonValue, type NDArray, type StructuredDataType } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 
@@ -187,4 +187,37 @@ test("v3 strings and numcodecs filters parzarr writes read back exactly in zarri
   assert.deepEqual(Array.from((await zarrita.get(zs)).data as ArrayLike<string>), strings);
   const zf = await zarrita.open(zarrita.root(store).resolve("f.zarr"), { kind: "array" });
   assert.deepEqual(Array.from((await zarrita.get(zf)).data as Float32Array), Array.from(floats));
+});
+
+test("new types round-trip through v3 zarr.json and v2 .zarray; types a version cannot spell are refused", async () => {
+  const v3: JsonValue[] = [
+    { name: "numpy.timedelta64", configuration: { unit: "ps", scale_factor: 3 } },
+    { name: "fixed_length_utf32", configuration: { length_bytes: 12 } },
+    { name: "null_terminated_bytes", configuration: { length_bytes: 5 } },
+    "r24",
+    "bfloat16",
+    "string",
+    "variable_length_bytes",
+  ];
+  for (const dtype of v3) {
+    const store = new MemoryStore();
+    const a = await createArray(store, { shape: [2], chunks: [2], dtype });
+    const doc = JSON.parse(new TextDecoder().decode(await store.get("zarr.json")));
+    assert.deepEqual(doc.data_type, dtype);
+    assert.deepEqual((await openArray(store, { mode: "r" })).dataType, a.dataType);
+  }
+  for (const dtype of [">U3", "|S4", "<M8[5D]", ">m8[ns]", "|V3", [["a", "<i2"], ["b", ">f4", [3]]]]) {
+    const store = new MemoryStore();
+    const a = await createArray(store, { shape: [2], chunks: [2], dtype, zarrFormat: 2 });
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(await store.get(".zarray"))).dtype, dtype);
+    assert.deepEqual((await openArray(store, { mode: "r" })).dataType, a.dataType);
+  }
+  await assert.rejects(() => createArray(new MemoryStore(), { shape: [2], dtype: "bfloat16", zarrFormat: 2 }), { code: "UNSUPPORTED" });
+  await assert.rejects(() => createArray(new MemoryStore(), { shape: [2], dtype: [["a", "<i2"]] }), { code: "UNSUPPORTED" });
+  const zarray = (filters: unknown) => new TextEncoder().encode(JSON.stringify({ zarr_format: 2, shape: [2], chunks: [2], dtype: "|O", fill_value: 0, order: "C", compressor: null, filters }));
+  const store = new MemoryStore();
+  await store.set("a/.zarray", zarray([{ id: "json2" }]));
+  await store.set("b/.zarray", zarray(null));
+  await assert.rejects(() => openArray(store, { path: "a", mode: "r" }), (e: Error & { code?: string }) => e.code === "UNSUPPORTED" && /json2/.test(e.message));
+  await assert.rejects(() => openArray(store, { path: "b", mode: "r" }), (e: Error & { code?: string }) => e.code === "INVALID_METADATA" && /object codec/.test(e.message));
 });

@@ -10,7 +10,16 @@ import {
   type V2ArrayFields,
   v2Codecs,
 } from "../metadata/array-metadata.js";
-import { componentsPerElement, parseDataType, parseFillValue, vlenBytesType, zeroOf, type DataType } from "../metadata/dtype.js";
+import {
+  componentsPerElement,
+  parseDataType,
+  parseFillValue,
+  v2DtypeJson,
+  v3DataTypeJson,
+  vlenBytesType,
+  zeroOf,
+  type DataType,
+} from "../metadata/dtype.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-task.js";
@@ -128,6 +137,9 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     throw new InvalidMetadataError(`createArray: dimensionNames has ${names.length} entries but shape has ${shape.length}`);
   }
 
+  // A type one version cannot spell (bfloat16 in v2, records in v3) fails here, before any write.
+  if (zarrFormat === 3) v3DataTypeJson(dtype);
+  else v2DtypeJson(dtype);
   let meta: ArrayMetadata;
   if (zarrFormat === 3) {
     for (const v2only of ["compressor", "filters", "order", "dimensionSeparator"] as const) {
