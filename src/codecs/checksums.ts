@@ -3,7 +3,6 @@
  * checksum before the data, as numcodecs' Checksum32 does; `fletcher32` appends HDF5's Fletcher-32
  * of the data after it, little-endian. A mismatch on read means the chunk is corrupt.
  */
-import { crc32 as zlibCrc32 } from "node:zlib";
 import { CorruptChunkError } from "../errors.js";
 import type { CodecFactory } from "./types.js";
 
@@ -50,8 +49,21 @@ export function fletcher32(b: Uint8Array): number {
   return ((sum2 << 16) | sum1) >>> 0;
 }
 
-function crc32(b: Uint8Array): number {
-  return zlibCrc32(b) >>> 0;
+// zlib's CRC-32 (reflected 0xEDB88320); our own so that it works where node:zlib has no crc32.
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+    t[i] = c >>> 0;
+  }
+  return t;
+})();
+
+export function crc32(b: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
 }
 
 function prefixed(name: string, sum: (b: Uint8Array) => number): CodecFactory {
