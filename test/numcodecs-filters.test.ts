@@ -176,8 +176,9 @@ test("checksums catch corruption and numcodecs options without a counterpart are
   assert.throws(() => getCodecFactory("numcodecs.quantize")({ digits: 2, dtype: "<i4" }, spec), /floating point/);
 });
 
-test("our bzip2 encoder: Python's bz2 decodes multi-block, run-heavy, periodic and empty inputs exactly", { skip }, async () => {
+test("our bzip2 encoder and decoder against Python's bz2: multi-block, run-heavy, periodic, empty, concatenated, corrupt", { skip }, async () => {
   const { bzip2Compress } = await import("../src/codecs/bzip2-encode.js");
+  const { bzip2Decompress } = await import("../src/codecs/bzip2-decode.js");
   const { spawnSync } = await import("node:child_process");
   const { PYTHON } = await import("./helpers/peers.js");
   const inputs: [string, Uint8Array, number][] = [
@@ -188,9 +189,27 @@ test("our bzip2 encoder: Python's bz2 decodes multi-block, run-heavy, periodic a
     ["noise over two blocks", Uint8Array.from({ length: 150_000 }, (_, i) => (Math.imul(i, 2654435761) >>> 13) & 0xff), 1],
   ];
   const payload = inputs.map(([, data, level]) => b64(bzip2Compress(data, level)));
-  const py = "import sys,json,bz2,base64; print(json.dumps([base64.b64encode(bz2.decompress(base64.b64decode(s))).decode() for s in json.load(sys.stdin)]))";
+  // Python decodes ours, and compresses each input itself (levels 1 and 9, and two streams
+  // concatenated, which bz2.decompress also reads) for our decoder.
+  const py = `import sys,json,bz2,base64
+items = json.load(sys.stdin)
+dec = [base64.b64encode(bz2.decompress(base64.b64decode(s))).decode() for s in items]
+raw = [bz2.decompress(base64.b64decode(s)) for s in items]
+enc = [[base64.b64encode(x).decode() for x in (bz2.compress(d, 1), bz2.compress(d, 9), bz2.compress(d, 3) + bz2.compress(d[:999], 2))] for d in raw]
+print(json.dumps({"dec": dec, "enc": enc}))`;
   const r = spawnSync(PYTHON, ["-c", py], { input: JSON.stringify(payload), encoding: "utf8", maxBuffer: 64 * 2 ** 20 });
   assert.equal(r.status, 0, r.stderr);
-  const decoded = JSON.parse(r.stdout) as string[];
-  inputs.forEach(([name, data], i) => assert.equal(decoded[i], b64(data), `${name}: Python's bz2 reads it back`));
+  const { dec, enc } = JSON.parse(r.stdout) as { dec: string[]; enc: string[][] };
+  inputs.forEach(([name, data], i) => {
+    assert.equal(dec[i], b64(data), `${name}: Python's bz2 reads ours back`);
+    assert.equal(b64(bzip2Decompress(fromB64(enc[i][0]))), b64(data), `${name}: we read Python's level 1`);
+    assert.equal(b64(bzip2Decompress(fromB64(enc[i][1]))), b64(data), `${name}: we read Python's level 9`);
+    const both = new Uint8Array([...data, ...data.subarray(0, 999)]);
+    assert.equal(b64(bzip2Decompress(fromB64(enc[i][2]))), b64(both), `${name}: we read two concatenated streams`);
+  });
+  const stream = bzip2Compress(inputs[4][1], 1);
+  const bad = stream.slice();
+  bad[bad.length >> 1] ^= 0x10;
+  assert.throws(() => bzip2Decompress(bad), { code: "CORRUPT_CHUNK" });
+  assert.throws(() => bzip2Decompress(stream.subarray(0, stream.length - 9)), { code: "CORRUPT_CHUNK" });
 });
