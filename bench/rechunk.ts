@@ -18,7 +18,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { openArray, slice, type NDArray } from "../src/index.js";
+import { openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -98,7 +98,7 @@ async function sameValues(a: string, b: string): Promise<boolean> {
   const y = await openArray(b, { mode: "r" });
   for (let i = 0; i < N; i += C) {
     const sel = [slice(i, Math.min(N, i + C)), null];
-    const [p, q] = [(await x.get(sel)) as NDArray, (await y.get(sel)) as NDArray];
+    const [p, q] = [(await x.get(sel)) as NDArray<TypedArray>, (await y.get(sel)) as NDArray<TypedArray>];
     const pb = new Uint8Array(p.data.buffer, p.data.byteOffset, p.data.byteLength);
     const qb = new Uint8Array(q.data.buffer, q.data.byteOffset, q.data.byteLength);
     if (Buffer.compare(pb, qb) !== 0) return false;

@@ -32,7 +32,7 @@ for (let d = 0; d < days; d++)
 await temps.set(null, { data, shape: temps.shape });
 console.log(`wrote ${(data.byteLength / 2 ** 20).toFixed(1)} MiB in ${await temps.nchunksInitialized()} chunks`);
 
-const july = (await temps.get([181, slice(80, 100, 5), slice(0, 360, 90)])) as NDArray;
+const july = (await temps.get([181, slice(80, 100, 5), slice(0, 360, 90)])) as NDArray<Float32Array>;
 console.log(`July 1st, lat 80..100 step 5, lon 0..360 step 90: shape [${july.shape}]`);
 for (let i = 0; i < july.shape[0]; i++) {
   const row = Array.from(july.data.subarray(i * july.shape[1], (i + 1) * july.shape[1]) as Float32Array, (v) => v.toFixed(2));
@@ -50,7 +50,7 @@ const v2 = await createArray(join(dir, "v2.zarr"), {
 });
 await v2.set(null, { data, shape: temps.shape });
 const back = await openArray(join(dir, "v2.zarr"), { mode: "r" });
-const equal = ((await back.get()) as NDArray).data.every((v, i) => v === data[i]);
+const equal = ((await back.get()) as NDArray<Float32Array>).data.every((v, i) => v === data[i]);
 console.log(`v2 copy with zlib: ${readdirSync(join(dir, "v2.zarr")).length - 1} chunk files, read back ${equal ? "identical" : "DIFFERENT"}`);
 console.log(`v2 metadata:\n${readFileSync(join(dir, "v2.zarr", ".zarray"), "utf8")}`);
 console.log(`done in ${((performance.now() - t0) / 1000).toFixed(2)} s (files under ${dir}, removed now)`);

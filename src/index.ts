@@ -9,7 +9,8 @@ export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";
 export type { Slice, Selection, SelectionItem, DimSelection } from "./indexing/selection.js";
-export type { NDArray, WriteInput } from "./indexing/ndarray.js";
+export type { NDArray, AnyNDArray, WriteInput } from "./indexing/ndarray.js";
+export { fieldView } from "./indexing/records.js";
 export type { OperationOptions } from "./parallel/options.js";
 export { runChunkTask } from "./parallel/chunk-task.js";
 export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-task.js";
@@ -19,8 +20,24 @@ export { FetchStore } from "./stores/fetch.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
 export { resolveStore } from "./stores/open.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";
-export { parseDataType, toNumpyTypestr, hasFloat16Array } from "./metadata/dtype.js";
-export type { DataType, Scalar, TypedArray, NumericTypeName } from "./metadata/dtype.js";
+export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
+export type {
+  DataType,
+  Scalar,
+  TypedArray,
+  ElementArray,
+  NumericTypeName,
+  DateTimeDataType,
+  DateTimeUnit,
+  StructuredDataType,
+  StructuredField,
+  Utf32DataType,
+  FixedBytesDataType,
+  RawBitsDataType,
+  VlenStringDataType,
+  VlenBytesDataType,
+  BFloat16DataType,
+} from "./metadata/dtype.js";
 export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";
 export type { JsonObject, JsonValue } from "./metadata/json.js";
 export { registerCodec } from "./codecs/registry.js";

@@ -8,7 +8,7 @@ import { execFile, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { FileSystemStore, createArray, openArray, openGroup, type NDArray } from "../src/index.js";
+import { FileSystemStore, createArray, openArray, openGroup, type NDArray, type TypedArray } from "../src/index.js";
 import { FIXTURES, assertMatchesManifest, laterFeature, loadManifest, sha256, type ManifestEntry } from "./helpers/manifest.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runOracle, runPython, zarrPythonSkip } from "./helpers/peers.js";
@@ -71,12 +71,12 @@ function fixtureArrays(): { readable: ManifestEntry[]; later: ManifestEntry[] } 
   };
 }
 
-async function readAll(path: string, inner = ""): Promise<NDArray> {
+async function readAll(path: string, inner = ""): Promise<NDArray<TypedArray>> {
   const arr = await openArray(path, { path: inner, mode: "r" });
-  return (await arr.get()) as NDArray;
+  return (await arr.get()) as NDArray<TypedArray>;
 }
 
-function bytesOf(a: NDArray): Uint8Array {
+function bytesOf(a: NDArray<TypedArray>): Uint8Array {
   return new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength);
 }
 

@@ -35,8 +35,11 @@ test("data types parse from v3 names and numpy type strings", () => {
   assert.equal(toNumpyTypestr(parseDataType("uint16")), "<u2");
   assert.equal(toNumpyTypestr(parseDataType(">i2")), ">i2");
   assert.equal(toNumpyTypestr(parseDataType("int8")), "|i1");
-  assert.throws(() => parseDataType("<M8[ns]"), UnsupportedError);
-  assert.throws(() => parseDataType("string"), UnsupportedError);
+  assert.deepEqual(parseDataType("<M8[10ms]"), { kind: "datetime", name: "numpy.datetime64", unit: "ms", scaleFactor: 10, itemSize: 8, endian: "little" });
+  assert.equal(toNumpyTypestr(parseDataType({ name: "numpy.timedelta64", configuration: { unit: "us", scale_factor: 1 } })), "<m8[us]");
+  assert.equal(parseDataType("string").kind, "string");
+  assert.equal(toNumpyTypestr(parseDataType(">U4")), ">U4");
+  assert.throws(() => parseDataType({ name: "optional", configuration: { name: "uint8" } }), UnsupportedError);
   assert.throws(() => parseDataType("float128"), InvalidMetadataError);
   assert.throws(() => parseDataType(42), InvalidMetadataError);
 });

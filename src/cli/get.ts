@@ -29,7 +29,7 @@ Options:
   -h, --help       show this help`;
 
 function asNDArray(v: NDArray | Scalar): NDArray | null {
-  return typeof v === "object" && !Array.isArray(v) ? v : null;
+  return v !== null && typeof v === "object" && "shape" in v ? v : null;
 }
 
 export const getCommand: Command = {

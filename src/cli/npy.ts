@@ -4,7 +4,8 @@
  * a newline, then the raw C-order data.
  */
 import { numberToFloat16Bits } from "../metadata/float16.js";
-import type { NDArray, TypedArray } from "../index.js";
+import type { ElementArray, NDArray, TypedArray } from "../index.js";
+import { CliError } from "./args.js";
 
 /** numpy type strings of what we write: always little-endian, as the values sit in memory. */
 const DESCR: Record<string, string> = {
@@ -34,7 +35,10 @@ export function npyDescr(dtype: string): string {
  * The values as little-endian bytes in C order. A float16 array held in a Float32Array (no
  * Float16Array in this runtime) is converted back to half floats.
  */
-export function rawBytes(data: TypedArray, dtype: string): Uint8Array {
+export function rawBytes(elements: ElementArray, dtype: string): Uint8Array {
+  // Strings and byte strings have no fixed-size binary form to write: JSON holds them.
+  if (!ArrayBuffer.isView(elements)) throw new CliError(`--out .npy/.bin needs a fixed-size data type; ${dtype} values go to .json`, 1);
+  const data: TypedArray = elements;
   if (dtype === "float16" && data instanceof Float32Array) {
     const halves = new Uint16Array(data.length);
     for (let i = 0; i < data.length; i++) halves[i] = numberToFloat16Bits(data[i]);

@@ -3,7 +3,8 @@
  * where float16 meets runtimes without Float16Array (held as float32 in memory).
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, hasFloat16Array, typedArrayOver, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, hasFloat16Array, isObjectType, typedArrayOver, type TypedArray } from "../metadata/dtype.js";
+import { bfloat16BitsToNumber, numberToBfloat16Bits } from "../metadata/bfloat16.js";
 import { float16Table, numberToFloat16Bits } from "../metadata/float16.js";
 import { product } from "../indexing/strided.js";
 import type { JsonObject } from "../metadata/json.js";
@@ -39,6 +40,12 @@ class BytesCodec implements ArrayToBytesCodec {
     const comps = componentsPerElement(dt);
     const componentSize = dt.itemSize / comps;
     let raw = this.needsSwap(componentSize) ? swapBytes(bytes, componentSize) : bytes;
+    if (dt.kind === "bfloat16") {
+      const halves = raw.byteOffset % 2 === 0 ? new Uint16Array(raw.buffer, raw.byteOffset, n) : new Uint16Array(raw.slice().buffer);
+      const out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = bfloat16BitsToNumber(halves[i]);
+      return contiguousView(out, spec.shape);
+    }
     if (dt.name === "float16" && !hasFloat16Array) {
       const halves = raw.byteOffset % 2 === 0 ? new Uint16Array(raw.buffer, raw.byteOffset, n) : new Uint16Array(raw.slice().buffer);
       const table = float16Table();
@@ -55,8 +62,12 @@ class BytesCodec implements ArrayToBytesCodec {
 
   encode(view: ChunkView, spec: ChunkSpec): Uint8Array {
     const dt = spec.dtype;
-    let data: TypedArray = contiguousData(view, dt);
-    if (dt.name === "float16" && !hasFloat16Array) {
+    let data = contiguousData(view, dt) as TypedArray;
+    if (dt.kind === "bfloat16") {
+      const halves = new Uint16Array(data.length);
+      for (let i = 0; i < data.length; i++) halves[i] = numberToBfloat16Bits(data[i] as number);
+      data = halves;
+    } else if (dt.name === "float16" && !hasFloat16Array) {
       const halves = new Uint16Array(data.length);
       for (let i = 0; i < data.length; i++) halves[i] = numberToFloat16Bits(data[i] as number);
       data = halves;
@@ -68,6 +79,10 @@ class BytesCodec implements ArrayToBytesCodec {
 }
 
 export const bytesCodec: CodecFactory = (conf, spec) => {
+  if (isObjectType(spec.dtype)) {
+    const codec = spec.dtype.kind === "string" ? "vlen-utf8" : "vlen-bytes";
+    throw new InvalidMetadataError(`codec "bytes" cannot encode variable-length ${spec.dtype.name} elements; use "${codec}"`);
+  }
   const single = spec.dtype.itemSize / componentsPerElement(spec.dtype) === 1;
   if (!single && conf.endian === undefined) {
     throw new InvalidMetadataError(`codec "bytes": "endian" is required for ${spec.dtype.name}`);

@@ -3,6 +3,7 @@
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
 import { InvalidMetadataError } from "../errors.js";
+import { isObjectType, parseDataType } from "../metadata/dtype.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
@@ -33,6 +34,8 @@ export class CodecPipeline {
       } else if (codec.kind === "array_to_bytes") {
         if (ab) throw new InvalidMetadataError(`codecs: ${where} is a second array->bytes codec`);
         ab = { codec, spec };
+        // After a vlen codec the chunk is plain bytes: blosc's default typesize is then 1.
+        if (isObjectType(spec.dtype)) spec = { shape: spec.shape, dtype: parseDataType("|u1"), fillValue: 0 };
       } else {
         if (!ab) throw new InvalidMetadataError(`codecs: ${where} (bytes->bytes) must come after an array->bytes codec`);
         bb.push(codec);

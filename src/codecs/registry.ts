@@ -6,6 +6,14 @@ import { crc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
+import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
+import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
+import { categorizeCodec } from "./filters/categorize.js";
+import { packbitsCodec } from "./filters/packbits.js";
+import { shuffleCodec } from "./filters/shuffle.js";
+import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
+import { bz2Codec } from "./bz2.js";
+import { lzmaCodec } from "./lzma.js";
 
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
@@ -23,6 +31,25 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.crc32c", crc32cCodec],
   // Deferred: the sharding module imports the pipeline, which imports this registry.
   ["sharding_indexed", (conf, spec) => shardingCodec(conf, spec)],
+  ["vlen-utf8", vlenUtf8Codec],
+  ["vlen-bytes", vlenBytesCodec],
+  ["numcodecs.vlen-utf8", vlenUtf8Codec],
+  ["numcodecs.vlen-bytes", vlenBytesCodec],
+  ["numcodecs.delta", deltaCodec],
+  ["numcodecs.fixedscaleoffset", fixedScaleOffsetCodec],
+  ["numcodecs.quantize", quantizeCodec],
+  ["numcodecs.astype", astypeCodec],
+  ["numcodecs.categorize", categorizeCodec],
+  ["numcodecs.packbits", packbitsCodec],
+  ["numcodecs.bitround", bitroundCodec],
+  ["bitround", bitroundCodec],
+  ["numcodecs.shuffle", shuffleCodec],
+  ["numcodecs.adler32", adler32Codec],
+  ["numcodecs.crc32", crc32Codec],
+  ["numcodecs.fletcher32", fletcher32Codec],
+  ["numcodecs.bz2", bz2Codec],
+  ["bz2", bz2Codec],
+  ["numcodecs.lzma", lzmaCodec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {

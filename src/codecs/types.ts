@@ -2,7 +2,7 @@
  * Codecs come in the three kinds of the v3 spec. A chunk passes array->array codecs, then one
  * array->bytes codec, then bytes->bytes codecs when encoded, and the reverse when decoded.
  */
-import type { DataType, Scalar, TypedArray } from "../metadata/dtype.js";
+import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
@@ -18,7 +18,8 @@ export interface ChunkSpec {
  * happen once, where the data finally lands.
  */
 export interface ChunkView {
-  data: TypedArray;
+  /** A typed array of components, or strings / Uint8Arrays for variable-length types. */
+  data: ElementArray;
   shape: number[];
   strides: number[];
   offset: number;

@@ -1,9 +1,9 @@
 /** Helpers for chunk views: contiguity checks and the one gather that makes a view contiguous. */
-import { allocTypedArray, componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { allocElements, componentsPerElement, type DataType, type ElementArray } from "../metadata/dtype.js";
 import { contiguousStrides, copyStrided, product } from "../indexing/strided.js";
 import type { ChunkView } from "./types.js";
 
-export function contiguousView(data: TypedArray, shape: number[]): ChunkView {
+export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
   return { data, shape, strides: contiguousStrides(shape), offset: 0 };
 }
 
@@ -29,15 +29,17 @@ export function componentLayout(
 }
 
 /** The view's elements in C order, as exactly `product(shape)` elements with nothing around them. */
-export function contiguousData(view: ChunkView, dtype: DataType): TypedArray {
+export function contiguousData(view: ChunkView, dtype: DataType): ElementArray {
   const n = product(view.shape);
   const c = componentsPerElement(dtype);
   if (isCContiguous(view)) {
     const start = view.offset * c;
     if (start === 0 && view.data.length === n * c) return view.data;
-    return view.data.subarray(start, start + n * c) as TypedArray;
+    return ArrayBuffer.isView(view.data)
+      ? (view.data.subarray(start, start + n * c) as ElementArray)
+      : (view.data.slice(start, start + n * c) as ElementArray);
   }
-  const out = allocTypedArray(dtype, n);
+  const out = allocElements(dtype, n);
   const src = componentLayout(view.shape, view.strides, view.offset, dtype);
   const dst = componentLayout(view.shape, contiguousStrides(view.shape), 0, dtype);
   copyStrided(out, dst, view.data, src, src.shape);

@@ -2,17 +2,20 @@
  * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
  * chunk and hand them to an executor; the array itself never touches chunk bytes.
  */
-import { ReadOnlyError, ShapeMismatchError } from "../errors.js";
+import { BadSelectionError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import {
-  allocTypedArray,
+  allocElements,
   parseFillValue,
   storedToScalar,
   toNumpyTypestr,
+  v2DtypeJson,
   type DataType,
   type Scalar,
 } from "../metadata/dtype.js";
+import { fieldView } from "../indexing/records.js";
+import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
 import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
@@ -73,9 +76,10 @@ export class ZarrArray {
   get dataType(): DataType {
     return this.meta.dtype;
   }
-  /** The numpy type string, as v2 metadata writes it (`"<f4"`). */
+  /** The numpy type string, as v2 metadata writes it (`"<f4"`); records give their field list as JSON. */
   get numpyDtype(): string {
-    return toNumpyTypestr(this.meta.dtype);
+    const dt = this.meta.dtype;
+    return dt.kind === "structured" ? JSON.stringify(v2DtypeJson(dt)) : toNumpyTypestr(dt);
   }
   get fillValue(): Scalar | null {
     return this.meta.fillValue;
@@ -138,14 +142,16 @@ export class ZarrArray {
 
   /**
    * Reads a selection. Returns an NDArray in C order, or a scalar when every dimension is
-   * selected by an integer. Missing chunks read as the fill value.
+   * selected by an integer. Missing chunks read as the fill value. Strings come back as
+   * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
+   * returns that field's values instead (see `fieldView`).
    */
-  async get(selection?: Selection, options: OperationOptions = {}): Promise<NDArray | Scalar> {
+  async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
-    const data = allocTypedArray(this.meta.dtype, product(full));
+    const data = allocElements(this.meta.dtype, product(full));
     const out = { data, strides: contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const tasks: ReadTask[] = this.items(projectSelection(indexers, this.meta.chunks)).map((item) => ({
@@ -156,9 +162,16 @@ export class ZarrArray {
       out,
     }));
     await runTasksInline(tasks, this.store, options);
-    if (indexers.every((ix) => ix.kind === "int")) return storedToScalar(data, 0, this.meta.dtype);
+    const scalar = indexers.every((ix) => ix.kind === "int");
     const shape = selectionShape(indexers);
-    return { data, shape, stride: contiguousStrides(shape) };
+    if (options.field !== undefined) {
+      const dt = this.meta.dtype;
+      if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
+      const view = fieldView({ data: data as Uint8Array, shape, stride: contiguousStrides(shape) }, dt, options.field);
+      return scalar && view.shape.length === 0 ? storedToScalar(view.data, 0, dt.fields.find((f) => f.name === options.field)!.dtype) : view;
+    }
+    if (scalar) return storedToScalar(data, 0, this.meta.dtype);
+    return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
   }
 
   /**
@@ -174,7 +187,9 @@ export class ZarrArray {
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
-      writeValue = { kind: "scalar", value: parseFillValue(value, this.meta.dtype, "value") };
+      // Strings and byte strings are values as they are, not the JSON forms fill values use.
+      const direct = typeof value === "string" || value instanceof Uint8Array;
+      writeValue = { kind: "scalar", value: direct ? value : parseFillValue(value, this.meta.dtype, "value") };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
       const dropped = indexers.map((ix) => ix.kind === "int");

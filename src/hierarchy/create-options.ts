@@ -7,10 +7,20 @@ import {
   type ArrayMetadata,
   type ChunkKeyEncoding,
   type CodecConfig,
+  type V2ArrayFields,
   v2Codecs,
 } from "../metadata/array-metadata.js";
-import { componentsPerElement, parseDataType, parseFillValue, type DataType } from "../metadata/dtype.js";
-import { isJsonObject, type JsonObject } from "../metadata/json.js";
+import {
+  componentsPerElement,
+  parseDataType,
+  parseFillValue,
+  v2DtypeJson,
+  v3DataTypeJson,
+  vlenBytesType,
+  zeroOf,
+  type DataType,
+} from "../metadata/dtype.js";
+import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-task.js";
 
@@ -28,8 +38,12 @@ export interface CreateArrayOptions {
   shards?: readonly number[];
   /** Where the shard index lies in each shard (default "end", as zarr-python writes it). */
   shardIndexLocation?: "start" | "end";
-  /** A v3 name (`"int32"`) or numpy type string (`"<i4"`, `">f8"`). */
-  dtype: string;
+  /**
+   * A v3 name (`"int32"`, `"string"`, `"bfloat16"`, `"r16"`), a v3 object
+   * (`{ name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 10 } }`), a numpy type
+   * string (`"<i4"`, `"|S7"`, `"<U5"`, `"<M8[10ms]"`, `"|O"`) or a numpy record description.
+   */
+  dtype: string | JsonValue;
   /** A JS value or any JSON form (`"NaN"`, `"0x7fc00000"`, `[re, im]`); v2 also takes null. */
   fillValue?: unknown;
   zarrFormat?: 2 | 3;
@@ -77,14 +91,21 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
   });
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes"]);
-const ARRAY_TO_ARRAY = new Set(["transpose"]);
+const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits"]);
+const ARRAY_TO_ARRAY = new Set([
+  "transpose",
+  "bitround",
+  ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
+]);
 
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
-  const bytesCodec: CodecConfig = {
-    name: "bytes",
-    configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {},
-  };
+  // Variable-length types have their own array->bytes codec in place of `bytes`.
+  const bytesCodec: CodecConfig =
+    dtype.kind === "string"
+      ? { name: "vlen-utf8", configuration: {} }
+      : dtype.kind === "bytes"
+        ? { name: "vlen-bytes", configuration: {} }
+        : { name: "bytes", configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
   if (input === undefined) return [bytesCodec, { name: "zstd", configuration: { level: 0, checksum: false } }];
   const codecs = input.map((c, i): CodecConfig => {
     if (typeof c === "string") return { name: c };
@@ -94,7 +115,7 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
     return c;
   });
   // A bare { name: "bytes" } on a multi-byte type means the platform's usual little-endian.
-  const filled = codecs.map((c) => (c.name === "bytes" && c.configuration?.endian === undefined ? bytesCodec : c));
+  const filled = codecs.map((c) => (c.name === "bytes" && c.configuration?.endian === undefined && bytesCodec.name === "bytes" ? bytesCodec : c));
   if (!filled.some((c) => ARRAY_TO_BYTES.has(c.name))) {
     const at = filled.findIndex((c) => !ARRAY_TO_ARRAY.has(c.name));
     filled.splice(at === -1 ? filled.length : at, 0, bytesCodec);
@@ -108,13 +129,17 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   const zarrFormat = options.zarrFormat ?? 3;
   if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
   const shape = checkShape(options.shape, "shape", 0);
-  const dtype = parseDataType(options.dtype, "createArray: dtype");
-  const chunks = options.chunks === undefined ? guessChunks(shape, dtype.itemSize) : checkShape(options.chunks, "chunks", 1);
+  let dtype = parseDataType(options.dtype, "createArray: dtype");
+  // `|O` with vlen-bytes holds byte strings; plain `|O` and `str` hold strings.
+  if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
+  const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : checkShape(options.chunks, "chunks", 1);
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
   const fillValue =
-    options.fillValue === null && zarrFormat === 2 ? null : parseFillValue(options.fillValue ?? 0, dtype, "createArray: fillValue");
+    options.fillValue === null && zarrFormat === 2 ? null : options.fillValue === undefined
+        ? zeroOf(dtype)
+        : parseFillValue(options.fillValue, dtype, "createArray: fillValue");
   const attributes = options.attributes ?? {};
   if (!isJsonObject(attributes)) throw new InvalidMetadataError("createArray: attributes must be a JSON object");
   const names = options.dimensionNames ? [...options.dimensionNames] : null;
@@ -122,6 +147,9 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     throw new InvalidMetadataError(`createArray: dimensionNames has ${names.length} entries but shape has ${shape.length}`);
   }
 
+  // A type one version cannot spell (bfloat16 in v2, records in v3) fails here, before any write.
+  if (zarrFormat === 3) v3DataTypeJson(dtype);
+  else v2DtypeJson(dtype);
   let meta: ArrayMetadata;
   let gridChunks = chunks;
   if (options.shards !== undefined && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: "shards" needs Zarr v3`);
@@ -172,9 +200,17 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     const order = options.order ?? "C";
     if (order !== "C" && order !== "F") throw new InvalidMetadataError(`createArray: order must be "C" or "F"`);
     const compressor = options.compressor === undefined ? V2_DEFAULT_COMPRESSOR : options.compressor;
-    const filters = options.filters && options.filters.length > 0 ? options.filters : null;
+    let filters = options.filters && options.filters.length > 0 ? options.filters : null;
+    // zarr-python 2 adds the object codec that a string or bytes array needs; so do we.
+    const objectCodec = dtype.kind === "string" ? "vlen-utf8" : dtype.kind === "bytes" ? "vlen-bytes" : null;
+    if (objectCodec && !filters?.some((f) => f.id === objectCodec || f.id === "categorize")) {
+      filters = [...(filters ?? []), { id: objectCodec }];
+    }
     // zarr-python 2 writes dimension_separator only when one was asked for; readers assume ".".
-    const v2 = { order, compressor, filters, dimensionSeparator: options.dimensionSeparator ?? null } as const;
+    const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: options.dimensionSeparator ?? null };
+    // zarr-python 2's default fill value of object arrays (0) is kept as given.
+    const fv = options.fillValue;
+    if ((dtype.kind === "string" || dtype.kind === "bytes") && (typeof fv === "number" || typeof fv === "boolean")) v2.objectFillJson = fv;
     meta = {
       zarrFormat: 2,
       shape,

@@ -6,28 +6,47 @@ import { ShapeMismatchError, BadSelectionError } from "../errors.js";
 import {
   allocTypedArray,
   componentsPerElement,
-  scalarToStored,
+  scalarToComponents,
   typeFamily,
   type DataType,
+  type ElementArray,
   type Scalar,
   type TypedArray,
 } from "../metadata/dtype.js";
 import { contiguousStrides, product } from "./strided.js";
+import { fromUserItems, userForm } from "./values.js";
 
 /**
  * An n-dimensional array in C order: `data[offset + Σ i_k * stride_k]` (strides in elements; a
- * complex element is two numbers, re then im).
+ * complex element is two numbers, re then im). `data` is a typed array for numbers (BigInt64Array
+ * for int64 and datetimes, Float32Array for bfloat16), `string[]` for string types and
+ * `Uint8Array[]` for byte strings, raw bits and records (see indexing/values.ts).
  */
-export interface NDArray<T extends TypedArray = TypedArray> {
+export interface NDArray<T extends ElementArray = ElementArray> {
   data: T;
   shape: number[];
   stride: number[];
 }
 
+/** The NDArray kinds `get` returns, told apart by their `data`. */
+export type AnyNDArray = NDArray<TypedArray> | NDArray<string[]> | NDArray<Uint8Array[]>;
+
+type ValueList = ElementArray | ArrayLike<number | bigint | boolean>;
+
 /** What `set` accepts: a scalar to broadcast, an NDArray, or a flat typed array / list in C order. */
-export type WriteInput = Scalar | NDArray | { data: TypedArray | ArrayLike<number | bigint | boolean>; shape: readonly number[]; stride?: readonly number[] } | TypedArray | readonly (number | bigint | boolean)[];
+export type WriteInput =
+  | Scalar
+  | NDArray
+  | { data: ValueList; shape: readonly number[]; stride?: readonly number[] }
+  | TypedArray
+  | readonly (number | bigint | boolean)[]
+  | readonly string[]
+  | readonly Uint8Array[];
 
 export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
+  const form = userForm(dtype);
+  if (form === "strings") return typeof v === "string";
+  if (form === "bytes") return v instanceof Uint8Array;
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return true;
   return (
     typeFamily(dtype) === "complex" && Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === "number")
@@ -48,14 +67,15 @@ export function prepareWriteValue(
   selShape: readonly number[],
   fullShape: readonly number[],
   dropped: readonly boolean[],
-): { data: TypedArray; strides: number[] } {
-  let data: TypedArray | ArrayLike<number | bigint | boolean>;
+): { data: ElementArray; strides: number[] } {
+  let data: ValueList;
   let shape: readonly number[];
   let stride: readonly number[] | undefined;
+  const perElement = userForm(dtype) === "typed" ? componentsPerElement(dtype) : 1;
   if (ArrayBuffer.isView(value) || Array.isArray(value)) {
     data = value as TypedArray;
     shape = selShape;
-    const elements = (value as ArrayLike<unknown>).length / componentsPerElement(dtype);
+    const elements = (value as ArrayLike<unknown>).length / perElement;
     if (elements !== product(selShape)) {
       throw new ShapeMismatchError(`value has ${elements} elements but the selection has shape [${selShape}] (${product(selShape)} elements)`);
     }
@@ -78,11 +98,32 @@ export function prepareWriteValue(
   } else {
     throw new ShapeMismatchError(`value has shape [${shape}] but the selection has shape [${selShape}]`);
   }
+  if (userForm(dtype) !== "typed") {
+    if (data.length < product(shape)) throw new ShapeMismatchError(`value has ${data.length} elements, fewer than its shape [${shape}] needs`);
+    return { data: fromUserItems(dtype, gather(data as ArrayLike<Scalar>, fullShape, strides)), strides: contiguousStrides(fullShape) };
+  }
   const template = allocTypedArray(dtype, 0);
   if (data.constructor === template.constructor && !(typeFamily(dtype) === "bool" && !(data instanceof Uint8Array))) {
     return { data: data as TypedArray, strides };
   }
-  return convert(data, dtype, fullShape, strides);
+  return convert(data as ArrayLike<number | bigint | boolean>, dtype, fullShape, strides);
+}
+
+/** The elements of a strided list in C order. */
+function gather<T>(src: ArrayLike<T>, shape: readonly number[], strides: readonly number[]): T[] {
+  const n = product(shape);
+  const out = new Array<T>(n);
+  const idx = new Array<number>(shape.length).fill(0);
+  for (let i = 0; i < n; i++) {
+    let off = 0;
+    for (let d = 0; d < shape.length; d++) off += idx[d] * strides[d];
+    out[i] = src[off];
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
 }
 
 /** Copies a value of another type into a new C-order typed array of `dtype`. */
@@ -104,7 +145,7 @@ function convert(
       o[2 * i] = Number(src[2 * off]);
       o[2 * i + 1] = Number(src[2 * off + 1]);
     } else {
-      o[i] = scalarToStored(src[off] as Scalar, dtype) as number | bigint;
+      o[i] = scalarToComponents(src[off] as Scalar, dtype)[0] as number | bigint;
     }
     for (let d = shape.length - 1; d >= 0; d--) {
       if (++idx[d] < shape[d]) break;

@@ -1,9 +1,10 @@
 /**
  * Strided n-d copy and fill kernels: the scatter of a decoded chunk into the output, the gather of
  * a value into a chunk, and the fill of missing chunks. Offsets and strides are in typed-array
- * elements (numbers); complex data is handled by callers as an extra innermost axis of 2.
+ * elements (numbers); complex data is handled by callers as an extra innermost axis of 2. The
+ * same kernels move strings and byte strings in plain JS arrays (variable-length types).
  */
-import type { TypedArray } from "../metadata/dtype.js";
+import type { Component, ElementArray } from "../metadata/dtype.js";
 
 export interface StridedRegion {
   offset: number;
@@ -77,9 +78,9 @@ function forEachRow(shape: number[], strides: number[][], start: number[], row: 
 
 /** Copies `shape` elements from `src` into `dst`, each addressed by its offset and strides. */
 export function copyStrided(
-  dst: TypedArray,
+  dst: ElementArray,
   dstRegion: StridedRegion,
-  src: TypedArray,
+  src: ElementArray,
   srcRegion: StridedRegion,
   shape: readonly number[],
 ): void {
@@ -97,9 +98,10 @@ export function copyStrided(
   // Typed arrays of one family share set(); mixing bigint and number arrays never happens here.
   const d = dst as Float64Array;
   const s = src as Float64Array;
+  const typed = ArrayBuffer.isView(dst);
   const runRow = (dOff: number, sOff: number) => {
     if (dsi === 1 && ssi === 1) {
-      if (inner > 32) d.set(s.subarray(sOff, sOff + inner), dOff);
+      if (inner > 32 && typed) d.set(s.subarray(sOff, sOff + inner), dOff);
       else for (let i = 0; i < inner; i++) d[dOff + i] = s[sOff + i];
     } else {
       for (let i = 0; i < inner; i++) d[dOff + i * dsi] = s[sOff + i * ssi];
@@ -113,16 +115,16 @@ export function copyStrided(
  * passes [re, im] with the last axis being the component axis of length 2).
  */
 export function fillStrided(
-  dst: TypedArray,
+  dst: ElementArray,
   region: StridedRegion,
   shape: readonly number[],
-  value: number | bigint,
+  value: Component,
 ): void {
   if (shape.some((n) => n === 0)) return;
   const { shape: sh, strides } = simplify(shape, [region.strides]);
   const [ds] = strides;
   const nd = sh.length;
-  const d = dst as unknown as { [i: number]: number | bigint; fill(v: number | bigint, a: number, b: number): void };
+  const d = dst as unknown as { [i: number]: Component; fill(v: Component, a: number, b: number): void };
   if (nd === 0) {
     d[region.offset] = value;
     return;
@@ -138,25 +140,39 @@ export function fillStrided(
 
 /** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
 export function allEqualStrided(
-  src: TypedArray,
+  src: ElementArray,
   region: StridedRegion,
   shape: readonly number[],
-  value: number | bigint,
+  value: Component,
 ): boolean {
   const isNaNValue = typeof value === "number" && Number.isNaN(value);
+  if (value instanceof Uint8Array) {
+    // Byte strings compare by content, not identity.
+    const same = (x: Component) => x instanceof Uint8Array && x.length === value.length && x.every((b, i) => b === value[i]);
+    let all = true;
+    const { shape: sh0, strides: st0 } = simplify(shape, [region.strides]);
+    const items = src as unknown as Component[];
+    if (sh0.length === 0) return same(items[region.offset]);
+    const n = sh0[sh0.length - 1];
+    const step = st0[0][sh0.length - 1];
+    forEachRow(sh0, st0, [region.offset], ([off]) => {
+      for (let i = 0; i < n; i++) if (!same(items[off + i * step])) return (all = false);
+    });
+    return all;
+  }
   const { shape: sh, strides } = simplify(shape, [region.strides]);
   const [ss] = strides;
   const nd = sh.length;
-  const s = src as unknown as { [i: number]: number | bigint };
+  const s = src as unknown as { [i: number]: Component };
   if (nd === 0) {
     const x = s[region.offset];
-    return isNaNValue ? Number.isNaN(x) : x === value;
+    return isNaNValue ? Number.isNaN(x as number) : x === value;
   }
   const inner = sh[nd - 1];
   const ssi = ss[nd - 1];
   const rowEqual = (off: number): boolean => {
     if (isNaNValue) {
-      for (let i = 0; i < inner; i++) if (!Number.isNaN(s[off + i * ssi])) return false;
+      for (let i = 0; i < inner; i++) if (!Number.isNaN(s[off + i * ssi] as number)) return false;
     } else {
       for (let i = 0; i < inner; i++) if (s[off + i * ssi] !== value) return false;
     }

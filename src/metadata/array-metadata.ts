@@ -10,7 +10,10 @@ import {
   fillValueToJson,
   parseDataType,
   parseFillValue,
-  toNumpyTypestr,
+  v2DtypeJson,
+  v3DataTypeJson,
+  vlenBytesType,
+  vlenStringType,
 } from "./dtype.js";
 import { type JsonObject, type JsonValue, type Serialisable, isJsonObject, jsonBytes } from "./json.js";
 
@@ -32,6 +35,11 @@ export interface V2ArrayFields {
   filters: JsonObject[] | null;
   /** Absent in metadata written before zarr-python 2.8; readers then assume ".". */
   dimensionSeparator: "." | "/" | null;
+  /**
+   * An object array's fill value as the JSON held it: zarr-python 2 writes 0 for string arrays,
+   * which reads as "" but is written back as it was.
+   */
+  objectFillJson?: JsonValue;
 }
 
 export interface ArrayMetadata {
@@ -106,7 +114,7 @@ export function v2CodecToV3(config: JsonObject, dtype: DataType, file: string, f
           cname: rest.cname ?? "lz4",
           clevel: rest.clevel ?? 5,
           shuffle: s,
-          typesize: dtype.itemSize,
+          typesize: Math.max(1, dtype.itemSize),
           blocksize: rest.blocksize ?? 0,
         },
       };
@@ -117,6 +125,10 @@ export function v2CodecToV3(config: JsonObject, dtype: DataType, file: string, f
       return { name: "zstd", configuration: { level: rest.level ?? 1, checksum: rest.checksum ?? false } };
     case "crc32c":
       return { name: "crc32c", configuration: {} };
+    case "vlen-utf8":
+    case "vlen-bytes":
+      // The v2 object codecs are the v3 array->bytes codecs of the same names and bytes.
+      return { name: id, configuration: {} };
     default:
       return { name: `numcodecs.${id}`, configuration: rest };
   }
@@ -131,7 +143,12 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
   if (chunks.length !== shape.length) {
     fail(file, "chunks", `has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
-  const dtype = parseDataType(requireField(doc, "dtype", file), `${file}: field "dtype"`);
+  const dtype = objectElementType(
+    parseDataType(requireField(doc, "dtype", file), `${file}: field "dtype"`),
+    doc.dtype,
+    doc.filters,
+    file,
+  );
   const fillValue =
     doc.fill_value === null || doc.fill_value === undefined
       ? null
@@ -151,6 +168,9 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
     fail(file, "dimension_separator", `must be "." or "/", got ${JSON.stringify(sep)}`);
   }
   const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: sep };
+  if ((dtype.kind === "string" || dtype.kind === "bytes") && doc.fill_value !== undefined && typeof doc.fill_value !== "string") {
+    v2.objectFillJson = doc.fill_value;
+  }
   return {
     zarrFormat: 2,
     shape,
@@ -165,16 +185,71 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
   };
 }
 
-/** The codec chain equivalent to a v2 array's order, filters, byte order and compressor. */
+/**
+ * A v2 `|O` array's elements are whatever its object codec makes: strings for vlen-utf8 (and
+ * categorize, whose labels are strings), byte strings for vlen-bytes. Others are refused by name.
+ */
+function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: string): DataType {
+  if (raw !== "|O" && raw !== "O") return dt;
+  const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
+  if (ids.includes("vlen-bytes")) return vlenBytesType();
+  if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
+  const other = ids.find((id) => typeof id === "string" && ["vlen-array", "json", "json2", "msgpack", "msgpack2", "pickle"].includes(id));
+  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, categorize)`);
+  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8 or vlen-bytes)`);
+}
+
+/** numcodecs filters that work on arrays and may change the element type (`astype`). */
+const V2_ARRAY_FILTERS = new Set(["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"]);
+/** numcodecs filters that turn an array into bytes: they take the place of `bytes`. */
+const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "packbits"]);
+
+/** The type a v2 array filter hands on: its `astype` / `encode_dtype`, or the input type. */
+function filterOutputType(f: JsonObject, dtype: DataType, file: string, field: string): DataType {
+  const out = f.id === "astype" ? f.encode_dtype : f.astype;
+  if (typeof out !== "string" || (f.id !== "astype" && f.id !== "delta" && f.id !== "fixedscaleoffset" && f.id !== "quantize" && f.id !== "categorize")) {
+    return dtype;
+  }
+  return parseDataType(out, `${file}: field "${field}"`);
+}
+
+/**
+ * The codec chain equivalent to a v2 array's order, filters, byte order and compressor. numcodecs
+ * filters run in order on the chunk: array filters first, then the one that makes bytes (vlen,
+ * packbits, or the plain `bytes` in the byte order of the last array type), then byte filters
+ * (shuffle, checksums) and the compressor.
+ */
 export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file: string): CodecConfig[] {
   const chain: CodecConfig[] = [];
   if (v2.order === "F" && ndim > 1) {
     // An F-ordered chunk is the C-ordered bytes of the chunk with its axes reversed.
     chain.push({ name: "transpose", configuration: { order: [...Array(ndim).keys()].reverse() } });
   }
-  v2.filters?.forEach((f, i) => chain.push(v2CodecToV3(f, dtype, file, `filters[${i}]`)));
-  chain.push({ name: "bytes", configuration: dtype.endian ? { endian: dtype.endian } : {} });
-  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, dtype, file, "compressor"));
+  let current = dtype;
+  let bytesDone = false;
+  v2.filters?.forEach((f, i) => {
+    const field = `filters[${i}]`;
+    const id = f.id as string;
+    if (!bytesDone && V2_ARRAY_FILTERS.has(id)) {
+      chain.push(v2CodecToV3(f, current, file, field));
+      current = filterOutputType(f, current, file, field);
+      return;
+    }
+    if (!bytesDone && V2_ARRAY_TO_BYTES.has(id)) {
+      chain.push(v2CodecToV3(f, current, file, field));
+      bytesDone = true;
+      // What follows sees plain bytes (blosc's typesize is then 1, as numcodecs makes it).
+      current = parseDataType("|u1");
+      return;
+    }
+    if (!bytesDone) {
+      chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
+      bytesDone = true;
+    }
+    chain.push(v2CodecToV3(f, current, file, field));
+  });
+  if (!bytesDone) chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
+  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, current, file, "compressor"));
   return chain;
 }
 
@@ -300,8 +375,8 @@ export function v2ArrayDocument(meta: ArrayMetadata): Uint8Array {
   const doc: Record<string, Serialisable> = {
     chunks: meta.chunks,
     compressor: v2.compressor as Serialisable,
-    dtype: toNumpyTypestr(meta.dtype),
-    fill_value: fillValueToJson(meta.fillValue, meta.dtype, 2),
+    dtype: v2DtypeJson(meta.dtype),
+    fill_value: v2.objectFillJson !== undefined ? (v2.objectFillJson as Serialisable) : fillValueToJson(meta.fillValue, meta.dtype, 2),
     filters: v2.filters as Serialisable,
     order: v2.order,
     shape: meta.shape,
@@ -322,7 +397,7 @@ export function v2AttributesDocument(attrs: JsonObject): Uint8Array {
 export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
   const doc: Record<string, Serialisable | undefined> = {
     shape: meta.shape,
-    data_type: meta.dtype.name,
+    data_type: v3DataTypeJson(meta.dtype),
     chunk_grid: { name: "regular", configuration: { chunk_shape: meta.chunks } },
     chunk_key_encoding: { name: meta.chunkKeyEncoding.name, configuration: { separator: meta.chunkKeyEncoding.separator } },
     fill_value: fillValueToJson(meta.fillValue, meta.dtype, 3),

@@ -5,12 +5,13 @@
 import { CorruptChunkError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
-  allocTypedArray,
+  allocElements,
   componentsPerElement,
-  scalarToStored,
+  scalarToComponents,
   zeroOf,
+  type Component,
+  type ElementArray,
   type Scalar,
-  type TypedArray,
 } from "../metadata/dtype.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
@@ -34,7 +35,8 @@ export interface ChunkItem {
 
 /** A strided n-d buffer shared with the task: the output of a read or the value of a write. */
 export interface TaskBuffer {
-  data: TypedArray;
+  /** A typed array, or (variable-length types, run inline) a JS array of strings / Uint8Arrays. */
+  data: ElementArray;
   /** Full-rank element strides (dropped dimensions included). */
   strides: number[];
 }
@@ -111,14 +113,13 @@ export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8
   return view;
 }
 
-/** The fill value as the numbers a typed array stores, one per component. */
-function fillComponents(meta: ArrayMetadata): (number | bigint)[] {
-  const stored = scalarToStored(meta.fillValue ?? zeroOf(meta.dtype), meta.dtype);
-  return Array.isArray(stored) ? stored : [stored];
+/** The fill value as memory stores it, one value per component. */
+function fillComponents(meta: ArrayMetadata): Component[] {
+  return scalarToComponents(meta.fillValue ?? zeroOf(meta.dtype), meta.dtype);
 }
 
 /** Fills a region of elements with per-component values (complex fills re and im separately). */
-function fillElements(data: TypedArray, region: StridedRegion, shape: number[], comps: (number | bigint)[]): void {
+function fillElements(data: ElementArray, region: StridedRegion, shape: number[], comps: Component[]): void {
   if (comps.length === 1) {
     fillStrided(data, region, shape, comps[0]);
     return;
@@ -137,9 +138,9 @@ function regionIn(start: readonly number[], steps: readonly number[] | null, str
 /** Copies between two element regions, expanding complex elements into their components. */
 function copyElements(
   meta: ArrayMetadata,
-  dst: TypedArray,
+  dst: ElementArray,
   dstRegion: StridedRegion,
-  src: TypedArray,
+  src: ElementArray,
   srcRegion: StridedRegion,
   shape: number[],
 ): void {
@@ -207,7 +208,7 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta);
   const whole = coversChunk(meta, item);
-  const chunk = allocTypedArray(meta.dtype, product(chunkShape));
+  const chunk = allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
   if (whole) {
@@ -229,8 +230,7 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
     chunkStrides,
   );
   if (value.kind === "scalar") {
-    const stored = scalarToStored(value.value, meta.dtype);
-    fillElements(chunk, target, counts, Array.isArray(stored) ? stored : [stored]);
+    fillElements(chunk, target, counts, scalarToComponents(value.value, meta.dtype));
   } else {
     const src = regionIn(item.outStart, null, value.buffer.strides);
     copyElements(meta, chunk, target, value.buffer.data, src, counts);
@@ -253,7 +253,7 @@ async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem)
   }
 }
 
-function isAllFill(meta: ArrayMetadata, chunk: TypedArray, shape: number[], comps: (number | bigint)[]): boolean {
+function isAllFill(meta: ArrayMetadata, chunk: ElementArray, shape: number[], comps: Component[]): boolean {
   const c = componentsPerElement(meta.dtype);
   if (c === 1) return allEqualStrided(chunk, { offset: 0, strides: contiguousStrides(shape) }, shape, comps[0]);
   const strides = contiguousStrides(shape).map((s) => s * c);

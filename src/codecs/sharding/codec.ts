@@ -6,7 +6,7 @@
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
-import { allocTypedArray, type TypedArray } from "../../metadata/dtype.js";
+import { allocElements, type ElementArray } from "../../metadata/dtype.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, copyStrided, product, type StridedRegion } from "../../indexing/strided.js";
@@ -83,7 +83,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return { shape: [...this.innerShape], dtype: spec.dtype, fillValue: spec.fillValue };
   }
 
-  private copy(spec: ChunkSpec, dst: TypedArray, dr: StridedRegion, src: TypedArray, sr: StridedRegion, shape: readonly number[]): void {
+  private copy(spec: ChunkSpec, dst: ElementArray, dr: StridedRegion, src: ElementArray, sr: StridedRegion, shape: readonly number[]): void {
     const d = componentLayout(shape, dr.strides, dr.offset, spec.dtype);
     const s = componentLayout(shape, sr.strides, sr.offset, spec.dtype);
     copyStrided(dst, d, src, s, d.shape);
@@ -94,7 +94,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
     const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
     const src = regionAt(origin, null, view.strides, view.offset);
     if (spec.fillValue !== null && regionIsFill(view.data, src, this.innerShape, spec)) return null;
-    const chunk = allocTypedArray(spec.dtype, product(this.innerShape));
+    const chunk = allocElements(spec.dtype, product(this.innerShape));
     this.copy(spec, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
     return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
   }
@@ -187,7 +187,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
     const index = await this.indexOfShard(bytes);
     const shape = spec.shape;
-    const out = allocTypedArray(spec.dtype, product(shape));
+    const out = allocElements(spec.dtype, product(shape));
     const strides = contiguousStrides(shape);
     await Promise.all(
       Array.from({ length: index.offsets.length }, async (_, i) => {
@@ -219,7 +219,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
       this.innerShape,
     );
     const outShape = selection.map((r) => r.count);
-    const out = allocTypedArray(spec.dtype, product(outShape));
+    const out = allocElements(spec.dtype, product(outShape));
     const outStrides = contiguousStrides(outShape);
     const bytesOf = new Map<number, Uint8Array>();
     let index: ShardIndex | undefined;

@@ -1,0 +1,89 @@
+/**
+ * numcodecs `lzma` (bytes->bytes) through @napi-rs/lzma: format 1 (xz, numcodecs' default, with
+ * its default CRC64 check) and format 2 (legacy .lzma "alone"), presets 0-9. Raw streams
+ * (format 3) and custom filter chains have no counterpart there and are refused by name.
+ */
+import { createRequire } from "node:module";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
+import type { JsonObject } from "../metadata/json.js";
+import type { CodecFactory } from "./types.js";
+
+interface Streaming {
+  update(chunk: Uint8Array): Uint8Array;
+  finish(): Promise<Uint8Array>;
+}
+interface LzmaBinding {
+  xz: { decompressSync(b: Uint8Array): Uint8Array };
+  lzma: { decompressSync(b: Uint8Array): Uint8Array };
+  XzCompressor: new (o: { preset: number }) => Streaming;
+  LzmaCompressor: new (o: { preset: number }) => Streaming;
+}
+
+let binding: LzmaBinding | undefined;
+
+/** Loaded on first use: a missing native binary then fails only lzma arrays, with a clear error. */
+function lzmaBinding(): LzmaBinding {
+  if (binding) return binding;
+  try {
+    binding = createRequire(import.meta.url)("@napi-rs/lzma") as LzmaBinding;
+    return binding;
+  } catch (cause) {
+    const why = cause instanceof Error ? cause.message.split("\n")[0] : String(cause);
+    throw new UnsupportedError(
+      `codec "numcodecs.lzma" needs @napi-rs/lzma with its native binary for this platform (e.g. @napi-rs/lzma-linux-x64-gnu): ${why}`,
+    );
+  }
+}
+
+const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
+/** Python's lzma check ids: -1 is the format's default (CRC64 for xz), 4 CRC64 itself. */
+const CHECK_DEFAULT = -1;
+const CHECK_CRC64 = 4;
+
+export const lzmaCodec: CodecFactory = (conf: JsonObject) => {
+  const name = "numcodecs.lzma";
+  const format = conf.format ?? 1;
+  const check = conf.check ?? CHECK_DEFAULT;
+  const preset = conf.preset ?? null;
+  const filters = conf.filters ?? null;
+  if (format !== 0 && format !== 1 && format !== 2) {
+    throw new UnsupportedError(`codec "${name}": format ${JSON.stringify(format)} is not supported (1 = xz, 2 = alone; 3 = raw is not)`);
+  }
+  if (filters !== null) throw new UnsupportedError(`codec "${name}": custom "filters" are not supported; use "preset"`);
+  if (preset !== null && (typeof preset !== "number" || !Number.isInteger(preset) || preset < 0 || preset > 9)) {
+    throw new InvalidMetadataError(`codec "${name}": "preset" must be null or an integer from 0 to 9, got ${JSON.stringify(preset)}`);
+  }
+  if (typeof check !== "number") throw new InvalidMetadataError(`codec "${name}": "check" must be an integer`);
+  const level = preset ?? 6;
+  return {
+    codec: {
+      kind: "bytes_to_bytes",
+      name,
+      async encode(b) {
+        if (format === 0) throw new UnsupportedError(`codec "${name}": format 0 (auto) only decodes; write format 1 (xz)`);
+        if (format === 1 && check !== CHECK_DEFAULT && check !== CHECK_CRC64) {
+          throw new UnsupportedError(`codec "${name}": writing xz with check ${check} is not supported (only the default CRC64)`);
+        }
+        const lib = lzmaBinding();
+        const c = format === 1 ? new lib.XzCompressor({ preset: level }) : new lib.LzmaCompressor({ preset: level });
+        const head = c.update(b);
+        const tail = await c.finish();
+        const out = new Uint8Array(head.length + tail.length);
+        out.set(head);
+        out.set(tail, head.length);
+        return out;
+      },
+      decode(b) {
+        const lib = lzmaBinding();
+        const isXz = XZ_MAGIC.every((m, i) => b[i] === m);
+        try {
+          const out = isXz ? lib.xz.decompressSync(b) : lib.lzma.decompressSync(b);
+          return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+        } catch (cause) {
+          throw new CorruptChunkError(`lzma: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        }
+      },
+    },
+    configuration: { format, check, preset, filters },
+  };
+};

@@ -1,0 +1,80 @@
+/**
+ * The user-facing forms of non-numeric elements and their memory forms. Memory holds fixed
+ * strings and records as typed-array components (see metadata/dtype.ts); users see
+ *   - strings (`string[]`) for `string` and `fixed_length_utf32` / `<U`,
+ *   - byte strings (`Uint8Array[]`) for `variable_length_bytes`, `|S`, raw bits and records,
+ * one JS value per element, so `data[i]` is element i whatever the type.
+ */
+import { ShapeMismatchError } from "../errors.js";
+import {
+  allocElements,
+  codePointsToString,
+  componentsPerElement,
+  scalarToComponents,
+  stripNuls,
+  type DataType,
+  type ElementArray,
+  type Scalar,
+  type TypedArray,
+} from "../metadata/dtype.js";
+
+/** How `get` returns and `set` takes a type's elements. */
+export type UserForm = "typed" | "strings" | "bytes";
+
+export function userForm(dt: DataType): UserForm {
+  switch (dt.kind) {
+    case "string":
+    case "utf32":
+      return "strings";
+    case "bytes":
+    case "fixed_bytes":
+    case "raw_bits":
+    case "structured":
+      return "bytes";
+    default:
+      return "typed";
+  }
+}
+
+/** Memory (count elements) to what `get` returns. Variable-length memory already is that form. */
+export function toUserData(dt: DataType, data: ElementArray, count: number): ElementArray {
+  switch (dt.kind) {
+    case "utf32": {
+      const out = new Array<string>(count);
+      for (let i = 0; i < count; i++) out[i] = codePointsToString(data as Uint32Array, i * dt.length, dt.length);
+      return out;
+    }
+    case "fixed_bytes":
+    case "raw_bits":
+    case "structured": {
+      const bytes = data as Uint8Array;
+      const out = new Array<Uint8Array>(count);
+      for (let i = 0; i < count; i++) {
+        // A copy per element: the user may keep one without pinning the whole buffer.
+        const el = bytes.slice(i * dt.itemSize, (i + 1) * dt.itemSize);
+        out[i] = dt.kind === "fixed_bytes" ? stripNuls(el) : el;
+      }
+      return out;
+    }
+    default:
+      return data;
+  }
+}
+
+/** Elements in the user form, in C order, to memory (for `set`). */
+export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementArray {
+  const form = userForm(dt);
+  items.forEach((v, i) => {
+    const ok = form === "strings" ? typeof v === "string" : v instanceof Uint8Array;
+    if (!ok) throw new ShapeMismatchError(`value[${i}] must be a ${form === "strings" ? "string" : "Uint8Array"} for ${dt.name}, got ${typeof v}`);
+  });
+  if (dt.kind === "string" || dt.kind === "bytes") return [...items] as string[] | Uint8Array[];
+  const out = allocElements(dt, items.length) as TypedArray;
+  const c = componentsPerElement(dt);
+  const o = out as unknown as { [i: number]: number };
+  items.forEach((v, i) => {
+    const comps = scalarToComponents(v, dt) as number[];
+    for (let k = 0; k < c; k++) o[i * c + k] = comps[k];
+  });
+  return out;
+}
