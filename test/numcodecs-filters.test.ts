@@ -55,7 +55,7 @@ const CASES: Case[] = [
   { id: "shuffle 4", config: { id: "shuffle", elementsize: 4 }, dtype: "<i4", input: Int32Array.from(smooth, Math.round), exact: true },
   { id: "adler32", config: { id: "adler32" }, dtype: "<f8", input: Float64Array.from(wave(4000, (i) => Math.sin(i))), exact: true },
   { id: "crc32", config: { id: "crc32" }, dtype: "<i4", input: Int32Array.from(smooth, Math.round), exact: true },
-  { id: "lzma xz preset 1", config: { id: "lzma", format: 1, check: -1, preset: 1, filters: null }, dtype: "<f8", input: Float64Array.from(smooth), exact: true },
+  { id: "lzma xz preset 1", config: { id: "lzma", format: 1, check: -1, preset: 1, filters: null }, dtype: "<f8", input: Float64Array.from(smooth), exact: false },
   { id: "lzma alone", config: { id: "lzma", format: 2, check: -1, preset: 6, filters: null }, dtype: "<i4", input: Int32Array.from(smooth, Math.round), exact: false },
   { id: "bz2 level 1", config: { id: "bz2", level: 1 }, dtype: "<f8", input: Float64Array.from(smooth), exact: false },
   { id: "bz2 level 9", config: { id: "bz2", level: 9 }, dtype: "<i4", input: Int32Array.from(wave(12000, (i) => i % 977)), exact: false },

@@ -1,22 +1,25 @@
 /**
  * numcodecs `lzma` (bytes->bytes) through @napi-rs/lzma: format 1 (xz, numcodecs' default, with
- * its default CRC64 check) and format 2 (legacy .lzma "alone"), presets 0-9. Raw streams
- * (format 3) and custom filter chains have no counterpart there and are refused by name.
+ * its default CRC64 check) and format 2 (legacy .lzma "alone"). Raw streams (format 3) and custom
+ * filter chains have no counterpart there and are refused by name.
+ *
+ * The binding is pinned to 1.4, the last release that runs on Node 20; it compresses at its own
+ * fixed setting and takes no preset. A preset only steers the compressor, never the decoder, so
+ * the configured preset is kept in the metadata and every stream written here decodes in
+ * numcodecs (tested), but the bytes differ from what liblzma writes at that preset.
  */
 import { createRequire } from "node:module";
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
 
-interface Streaming {
-  update(chunk: Uint8Array): Uint8Array;
-  finish(): Promise<Uint8Array>;
+interface Format {
+  compressSync(b: Uint8Array): Uint8Array;
+  decompressSync(b: Uint8Array): Uint8Array;
 }
 interface LzmaBinding {
-  xz: { decompressSync(b: Uint8Array): Uint8Array };
-  lzma: { decompressSync(b: Uint8Array): Uint8Array };
-  XzCompressor: new (o: { preset: number }) => Streaming;
-  LzmaCompressor: new (o: { preset: number }) => Streaming;
+  xz: Format;
+  lzma: Format;
 }
 
 let binding: LzmaBinding | undefined;
@@ -54,24 +57,18 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject) => {
     throw new InvalidMetadataError(`codec "${name}": "preset" must be null or an integer from 0 to 9, got ${JSON.stringify(preset)}`);
   }
   if (typeof check !== "number") throw new InvalidMetadataError(`codec "${name}": "check" must be an integer`);
-  const level = preset ?? 6;
   return {
     codec: {
       kind: "bytes_to_bytes",
       name,
-      async encode(b) {
+      encode(b) {
         if (format === 0) throw new UnsupportedError(`codec "${name}": format 0 (auto) only decodes; write format 1 (xz)`);
         if (format === 1 && check !== CHECK_DEFAULT && check !== CHECK_CRC64) {
           throw new UnsupportedError(`codec "${name}": writing xz with check ${check} is not supported (only the default CRC64)`);
         }
         const lib = lzmaBinding();
-        const c = format === 1 ? new lib.XzCompressor({ preset: level }) : new lib.LzmaCompressor({ preset: level });
-        const head = c.update(b);
-        const tail = await c.finish();
-        const out = new Uint8Array(head.length + tail.length);
-        out.set(head);
-        out.set(tail, head.length);
-        return out;
+        const out = (format === 1 ? lib.xz : lib.lzma).compressSync(b);
+        return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
       },
       decode(b) {
         const lib = lzmaBinding();
