@@ -1,5 +1,5 @@
 /** `parzarr tree PATH`: the hierarchy, each array with its shape and data type. */
-import { Group } from "../index.js";
+import { Group, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals } from "./args.js";
 import { write, type Command } from "./command.js";
 import { tuple } from "./format.js";
@@ -26,14 +26,14 @@ export const treeCommand: Command = {
     const root = await openNode(target);
     const json = flag(p, "json");
     if (!(root instanceof Group)) {
-      if (json) write(io.stdout, JSON.stringify({ path: root.path, kind: "array", shape: root.shape, dtype: root.dtype }));
-      else write(io.stdout, `${baseName(root.path)} ${tuple(root.shape)} ${root.dtype}`);
+      if (json) write(io.stdout, JSON.stringify({ path: root.path, kind: "array", shape: root.shape, dtype: typeName(root) }));
+      else write(io.stdout, `${baseName(root.path)} ${tuple(root.shape)} ${typeName(root)}`);
       return 0;
     }
     const lines: string[] = [json ? JSON.stringify({ path: root.path, kind: "group" }) : root.name];
     for await (const e of walk(root)) {
       if (json) {
-        if (e.kind === "array") lines.push(JSON.stringify({ path: e.path, kind: "array", shape: e.node.shape, dtype: e.node.dtype }));
+        if (e.kind === "array") lines.push(JSON.stringify({ path: e.path, kind: "array", shape: e.node.shape, dtype: typeName(e.node) }));
         else if (e.kind === "group") lines.push(JSON.stringify({ path: e.path, kind: "group" }));
         else lines.push(JSON.stringify({ path: e.path, kind: "unreadable", error: `${e.error.code}: ${e.error.message}` }));
         continue;
@@ -43,10 +43,15 @@ export const treeCommand: Command = {
       const branch = e.last[e.last.length - 1] ? " └── " : " ├── ";
       const name = baseName(e.path);
       const what =
-        e.kind === "array" ? ` ${tuple(e.node.shape)} ${e.node.dtype}` : e.kind === "error" ? ` (cannot read: ${e.error.message})` : "";
+        e.kind === "array" ? ` ${tuple(e.node.shape)} ${typeName(e.node)}` : e.kind === "error" ? ` (cannot read: ${e.error.message})` : "";
       lines.push(`${rails}${branch}${name}${what}`);
     }
     write(io.stdout, lines.join("\n"));
     return 0;
   },
 };
+
+/** The type as each format's own tools print it: numpy's string for v2 (`|S7`, `<M8[ns]`), the v3 name otherwise. */
+function typeName(a: ZarrArray): string {
+  return a.zarrFormat === 2 ? a.numpyDtype : a.dtype;
+}
