@@ -20,6 +20,7 @@ import type { DimRun } from "../indexing/projection.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
+import { decodeIntoPlace } from "./decode-in-place.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -156,6 +157,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<
     fillElements(out.data, outRegion, counts, fillComponents(meta));
     return;
   }
+  if (await decodeIntoPlace(meta, item, bytes, out)) return;
   const view = await decodeChunk(meta, item.key, bytes);
   const srcRegion = regionIn(
     item.chunkSel.map((r) => r.start),

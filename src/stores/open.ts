@@ -22,6 +22,20 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
 }
 
 /**
+ * Whether a worker thread can open this store from its descriptor. A memory store lives in the
+ * thread that made it, so its tasks run inline (see parallel/coordinator.ts for the measurement).
+ */
+export function workerCanOpen(d: StoreDescriptor): boolean {
+  switch (d.kind) {
+    case "filesystem":
+    case "fetch":
+      return true;
+    case "memory":
+      return false;
+  }
+}
+
+/**
  * A string or URL with http(s) gives a (read-only) FetchStore; file: URLs and other strings give
  * a FileSystemStore, relative paths against the current folder; a store is returned as it is.
  */

@@ -1,0 +1,133 @@
+/**
+ * The coordinator: decides where an operation's chunks run (inline or on a pool), batches small
+ * chunks into one message, keeps the workers fed, reports progress, and stops on abort or on the
+ * first failing chunk. It never touches chunk bytes.
+ */
+import { AbortError, InvalidArgumentError, PoolClosedError } from "../errors.js";
+import type { TypedArray } from "../metadata/dtype.js";
+import { workerCanOpen } from "../stores/open.js";
+import type { Store } from "../stores/types.js";
+import type { ChunkItem, ChunkTask } from "./chunk-task.js";
+import { defaultPool } from "./default-pool.js";
+import { runTasksInline } from "./inline-executor.js";
+import type { OperationOptions } from "./options.js";
+import { reviveError } from "./task-outcome.js";
+import type { WorkerPool } from "./worker-pool.js";
+
+/**
+ * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
+ * caller did not ask for threads runs inline: a round trip to a worker and back costs more than
+ * decoding that much. Measured with bench/pool-crossover.ts on a 2-core machine (see there).
+ */
+export const INLINE_BELOW_BYTES = 1 << 20;
+
+/** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
+export const BATCH_TARGET_BYTES = 1 << 20;
+
+export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number };
+
+export interface PlacementRequest {
+  store: Store;
+  chunkCount: number;
+  /** Decoded bytes of one chunk. */
+  chunkBytes: number;
+  /** The output (reads) or value (writes): workers can only share typed arrays. */
+  data: TypedArray | ArrayLike<unknown> | null;
+}
+
+/**
+ * Where an operation runs. `threads: 0` is inline; `threads: n` asks for workers and gets them
+ * (at most n tasks in flight); left unset, tiny operations run inline and the rest use the whole
+ * pool. Stores a worker cannot open and data that is not a typed array always run inline.
+ */
+export function placeOperation(req: PlacementRequest, options: OperationOptions): Placement {
+  const { threads, pool } = options;
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) {
+    throw new InvalidArgumentError(`threads must be a non-negative integer, got ${threads}`);
+  }
+  if (pool?.closed) throw new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
+  if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
+  if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
+  if (!workerCanOpen(req.store.descriptor())) return { where: "inline" };
+  if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < INLINE_BELOW_BYTES)) {
+    return { where: "inline" };
+  }
+  const p = pool ?? defaultPool();
+  // With every thread asked for, one extra task per worker waits in the queue so that a worker
+  // finishing a task starts the next at once; fewer threads means exactly that many in flight.
+  const lanes = threads === undefined || threads >= p.threads ? p.threads * 2 : threads;
+  return { where: "pool", pool: p, lanes };
+}
+
+/** Groups items into batches of about BATCH_TARGET_BYTES, leaving enough batches to balance. */
+export function batchItems(items: ChunkItem[], chunkBytes: number, lanes: number): ChunkItem[][] {
+  const bySize = Math.max(1, Math.floor(BATCH_TARGET_BYTES / Math.max(1, chunkBytes)));
+  const forBalance = Math.max(1, Math.ceil(items.length / (lanes * 4)));
+  const size = Math.min(bySize, forBalance);
+  const batches: ChunkItem[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  return batches;
+}
+
+/**
+ * Runs an operation's items: inline, one item per task; on a pool, batched. `makeTask` builds
+ * the task for a group of items (everything else in the task is the same for all of them).
+ */
+export async function runOperation(
+  placement: Placement,
+  items: ChunkItem[],
+  chunkBytes: number,
+  makeTask: (items: ChunkItem[]) => ChunkTask,
+  store: Store,
+  options: OperationOptions,
+): Promise<void> {
+  if (placement.where === "inline") {
+    await runTasksInline(items.map((item) => makeTask([item])), store, options);
+    return;
+  }
+  const tasks = batchItems(items, chunkBytes, placement.lanes).map(makeTask);
+  await runOnPool(placement.pool, placement.lanes, tasks, items.length, options);
+}
+
+async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], total: number, options: OperationOptions): Promise<void> {
+  const { signal, onProgress } = options;
+  if (signal?.aborted) throw new AbortError();
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  let failure: Error | null = null;
+  let aborted = false;
+  let next = 0;
+  let done = 0;
+  const stop = (): void => void Atomics.store(cancel, 0, 1);
+  const onAbort = (): void => {
+    aborted = true;
+    stop();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length && failure === null && !aborted) {
+      const task = tasks[next++];
+      try {
+        const outcome = await pool.run({ task, cancel });
+        done += outcome.chunks;
+        if (outcome.chunks > 0) onProgress?.(done, total);
+        if (outcome.status === "failed") {
+          failure ??= reviveError(outcome.error);
+          stop();
+        }
+      } catch (err) {
+        // The pool itself failed (closed meanwhile, a worker died): stop the rest the same way.
+        failure ??= err instanceof Error ? err : new Error(String(err));
+        stop();
+      }
+    }
+  };
+  try {
+    // Every lane returns only when its task has finished, so on return no worker is still busy
+    // with this operation: an abort or failure leaves the pool idle.
+    await Promise.all(Array.from({ length: Math.min(lanes, tasks.length) }, lane));
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  if (failure !== null) throw failure;
+  if (aborted) throw new AbortError();
+}

@@ -1,0 +1,47 @@
+/**
+ * The whole-chunk fast path of reads: a chunk that the selection covers entirely, and whose place
+ * in the output is one contiguous run in the same C order, is decoded straight into the output
+ * (on the pool, the shared output buffer) instead of into a fresh buffer that is then copied.
+ */
+import { CorruptChunkError, ZarrError } from "../errors.js";
+import type { ArrayMetadata } from "../metadata/array-metadata.js";
+import { componentsPerElement } from "../metadata/dtype.js";
+import { product } from "../indexing/strided.js";
+import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
+import { pipelineFor } from "./chunk-task.js";
+
+/** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
+function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {
+  const chunks = meta.chunks;
+  let expected = 1;
+  for (let d = chunks.length - 1; d >= 0; d--) {
+    const r = item.chunkSel[d];
+    if (r.start !== 0 || r.count !== chunks[d] || (r.step !== 1 && r.count !== 1)) return -1;
+    if (chunks[d] !== 1 && out.strides[d] !== expected) return -1;
+    expected *= chunks[d];
+  }
+  let offset = 0;
+  for (let d = 0; d < chunks.length; d++) offset += item.outStart[d] * out.strides[d];
+  return offset;
+}
+
+/**
+ * Decodes `bytes` into the chunk's place in `out` when the layout and codec chain allow it;
+ * returns false (having written nothing) otherwise. Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer): Promise<boolean> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoPlace) return false;
+  const start = contiguousRunStart(meta, item, out);
+  if (start < 0) return false;
+  const numbers = product(meta.chunks) * componentsPerElement(meta.dtype);
+  const width = out.data.BYTES_PER_ELEMENT;
+  const dest = new Uint8Array(out.data.buffer, out.data.byteOffset + start * componentsPerElement(meta.dtype) * width, numbers * width);
+  try {
+    return await pipeline.decodeInto(bytes, dest);
+  } catch (err) {
+    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new CorruptChunkError(`chunk "${item.key}" is corrupt: ${reason}`, { cause: err });
+  }
+}
