@@ -138,7 +138,9 @@ export class ZarrArray {
     const full = fullRankShape(indexers);
     const items = this.items(projectSelection(indexers, this.meta.chunks));
     const chunkBytes = this.chunkBytes();
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, data: null }, options);
+    // An empty output of the type tells the coordinator whether workers could share it at all.
+    const probe = allocTypedArray(this.meta.dtype, 0);
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = allocTypedArray(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };

@@ -31,7 +31,10 @@ export interface PlacementRequest {
   chunkCount: number;
   /** Decoded bytes of one chunk. */
   chunkBytes: number;
-  /** The output (reads) or value (writes): workers can only share typed arrays. */
+  /**
+   * The value (writes; null for a scalar) or an empty output of the type (reads): workers can only
+   * share typed arrays, so data of any other kind (strings, objects) runs inline.
+   */
   data: TypedArray | ArrayLike<unknown> | null;
 }
 
