@@ -271,6 +271,23 @@ test("a corrupt chunk fails the whole call with its key and leaves the store as 
   }
 });
 
+test("a raw chunk of the wrong size, read straight into place, fails with its key", async () => {
+  const dir = scratchDir();
+  // Chunks span whole rows, so each is one run of the output and is read from the file in place.
+  const a = await createArray(dir, { shape: [8, 6], chunks: [2, 6], dtype: "<u2", zarrFormat: 2, compressor: null });
+  await a.set(null, { data: Uint16Array.from({ length: 48 }, (_, i) => i), shape: [8, 6] }, { threads: 0 });
+  for (const pool of [undefined, ...Object.values(pools)]) {
+    for (const [how, bytes] of [["short", 20], ["long", 28]] as const) {
+      writeFileSync(join(dir, "2.0"), new Uint8Array(bytes));
+      const options = pool ? { pool, threads: 2 } : { threads: 0 };
+      await assert.rejects(a.get(null, options), (e: unknown) => e instanceof CorruptChunkError && e.message.includes('"2.0"'), how);
+    }
+    writeFileSync(join(dir, "2.0"), new Uint8Array(new Uint16Array([24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35]).buffer));
+    const whole = (await a.get(null, pool ? { pool, threads: 2 } : { threads: 0 })) as NDArray;
+    assert.deepEqual(Array.from(whole.data as Uint16Array), Array.from({ length: 48 }, (_, i) => i));
+  }
+});
+
 test("a closed pool refuses work with POOL_CLOSED; threads must be a non-negative integer", async () => {
   const pool = new WorkerPool({ threads: 1 });
   const dir = scratchDir();

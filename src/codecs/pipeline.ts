@@ -59,6 +59,11 @@ export class CodecPipeline {
     return this.arrayToArray.length === 0 && ab.codec.decodesAsCopy?.(ab.spec) === true;
   }
 
+  /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
+  get storesRawBytes(): boolean {
+    return this.decodesIntoPlace && this.bytesToBytes.length === 0;
+  }
+
   /**
    * Decodes a chunk straight into `dest` (its bytes in memory, C order), when `decodesIntoPlace`:
    * the last bytes->bytes stage writes into `dest` when it can, else its result is copied there

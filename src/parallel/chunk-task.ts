@@ -20,7 +20,7 @@ import type { DimRun } from "../indexing/projection.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
-import { decodeIntoPlace } from "./decode-in-place.js";
+import { decodeIntoPlace, readRawIntoPlace } from "./decode-in-place.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -152,6 +152,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
   const outRegion = regionIn(item.outStart, null, out.strides);
+  if (await readRawIntoPlace(meta, store, item, out)) return;
   const bytes = await store.get(item.key);
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta));

@@ -4,6 +4,7 @@
  * (on the pool, the shared output buffer) instead of into a fresh buffer that is then copied.
  */
 import { CorruptChunkError, ZarrError } from "../errors.js";
+import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { componentsPerElement } from "../metadata/dtype.js";
 import { product } from "../indexing/strided.js";
@@ -25,6 +26,32 @@ function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffe
   return offset;
 }
 
+/** The bytes of the chunk's place in `out`, or null when it is not one C-order run. */
+function placeOf(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Uint8Array | null {
+  const start = contiguousRunStart(meta, item, out);
+  if (start < 0) return null;
+  const c = componentsPerElement(meta.dtype);
+  const width = out.data.BYTES_PER_ELEMENT;
+  return new Uint8Array(out.data.buffer, out.data.byteOffset + start * c * width, product(meta.chunks) * c * width);
+}
+
+/**
+ * Raw chunks (no codec changes their bytes) from a store that can read into a buffer go from the
+ * store straight into their place. Returns false, having done nothing, when that does not apply
+ * or the chunk is missing (the caller then fills it).
+ */
+export async function readRawIntoPlace(meta: ArrayMetadata, store: Store, item: ChunkItem, out: TaskBuffer): Promise<boolean> {
+  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return false;
+  const dest = placeOf(meta, item, out);
+  if (dest === null) return false;
+  const size = await store.readInto(item.key, dest);
+  if (size === undefined) return false;
+  if (size !== dest.length) {
+    throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);
+  }
+  return true;
+}
+
 /**
  * Decodes `bytes` into the chunk's place in `out` when the layout and codec chain allow it;
  * returns false (having written nothing) otherwise. Failures of the bytes name the chunk's key.
@@ -32,11 +59,8 @@ function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffe
 export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer): Promise<boolean> {
   const pipeline = pipelineFor(meta);
   if (!pipeline.decodesIntoPlace) return false;
-  const start = contiguousRunStart(meta, item, out);
-  if (start < 0) return false;
-  const numbers = product(meta.chunks) * componentsPerElement(meta.dtype);
-  const width = out.data.BYTES_PER_ELEMENT;
-  const dest = new Uint8Array(out.data.buffer, out.data.byteOffset + start * componentsPerElement(meta.dtype) * width, numbers * width);
+  const dest = placeOf(meta, item, out);
+  if (dest === null) return false;
   try {
     return await pipeline.decodeInto(bytes, dest);
   } catch (err) {

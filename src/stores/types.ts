@@ -27,6 +27,11 @@ export interface ReadableStore {
   /** A byte range of the value, or undefined when the key does not exist. */
   getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
   has(key: string): Promise<boolean>;
+  /**
+   * Optional: reads the value into `dest` (at most its length) and returns the value's full size,
+   * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
+   */
+  readInto?(key: string, dest: Uint8Array): Promise<number | undefined>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */
