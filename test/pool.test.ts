@@ -26,6 +26,8 @@ import {
   type ZarrArray,
 } from "../src/index.js";
 import { allocTypedArray } from "../src/metadata/dtype.js";
+import { INLINE_BELOW_BYTES, INLINE_BELOW_BYTES_RAW, batchItems, placeOperation } from "../src/parallel/coordinator.js";
+import { toShared } from "../src/parallel/shared.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const pools = {
@@ -305,6 +307,37 @@ test("a closed pool refuses work with POOL_CLOSED; threads must be a non-negativ
   // Reopened read-only, the pool path reads the same bytes.
   const ro = await openArray(dir, { mode: "r" });
   assert.deepEqual(Array.from(((await ro.get(null, { pool: pools.comlink, threads: 2 })) as NDArray).data as Uint8Array), new Array(8).fill(9));
+});
+
+test("placement: tiny requests, memory stores, non-typed data and threads 0 run inline", () => {
+  const fs = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
+  const pool = pools.piscina;
+  const typed = new Float32Array(0);
+  const place = (chunkCount: number, over: Partial<Parameters<typeof placeOperation>[0]> = {}, options = {}) =>
+    placeOperation({ store: fs, chunkCount, chunkBytes: 1 << 20, raw: false, data: typed, ...over }, { pool, ...options }).where;
+  const below = INLINE_BELOW_BYTES >> 20;
+  assert.equal(place(below - 1), "inline");
+  assert.equal(place(below), "pool");
+  assert.equal(place(below, { raw: true }), INLINE_BELOW_BYTES_RAW > INLINE_BELOW_BYTES ? "inline" : "pool");
+  assert.equal(place(1, {}, { threads: 2 }), "pool", "asking for threads gets workers");
+  assert.equal(place(1000, {}, { threads: 0 }), "inline");
+  assert.equal(place(1000, { store: new MemoryStore() }), "inline");
+  assert.equal(place(1000, { data: ["a", "b"] }, { threads: 2 }), "inline", "a JS array cannot be shared");
+  assert.equal(place(1000, { data: null }), "pool", "a scalar write");
+  // Batches: at least one task per lane; small chunks share a message.
+  const items = Array.from({ length: 100 }, (_, i) => ({ key: String(i), origin: [i], chunkSel: [], outStart: [i] }));
+  assert.equal(batchItems(items, 1024, 4).length, 4);
+  assert.equal(batchItems(items, 4 << 20, 4).length, 100);
+  assert.deepEqual(batchItems(items, 1024, 4).flat(), items, "every item once, in order");
+});
+
+test("a write value on a SharedArrayBuffer is used as it is; others are copied once", () => {
+  const shared = new Int16Array(new SharedArrayBuffer(8)).fill(3);
+  assert.equal(toShared(shared), shared);
+  const plain = Int16Array.from([1, 2, 3]);
+  const copy = toShared(plain);
+  assert.ok(copy.buffer instanceof SharedArrayBuffer);
+  assert.deepEqual(Array.from(copy), [1, 2, 3]);
 });
 
 test("a script that reads and writes with the default pool exits by itself", () => {

@@ -140,7 +140,8 @@ export class ZarrArray {
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocTypedArray(this.meta.dtype, 0);
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, data: probe }, options);
+    const raw = pipelineFor(this.meta).storesRawBytes;
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = allocTypedArray(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };
@@ -174,7 +175,8 @@ export class ZarrArray {
     const items = this.items(projectSelection(indexers, this.meta.chunks));
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, data }, options);
+    const raw = pipelineFor(this.meta).storesRawBytes;
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, data }, options);
     if (placement.where === "pool" && writeValue.kind === "array") {
       // One copy into shared memory (none when it already is) so that workers read it in place.
       writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };

@@ -16,10 +16,17 @@ import type { WorkerPool } from "./worker-pool.js";
 
 /**
  * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
- * caller did not ask for threads runs inline: a round trip to a worker and back costs more than
- * decoding that much. Measured with bench/pool-crossover.ts on a 2-core machine (see there).
+ * caller did not ask for threads runs inline: handing chunks to workers and back costs more than
+ * it saves. Measured with bench/pool-crossover.ts (best of 22, inline vs a 2-thread pool) on the
+ * 2-core development machine under heavy load from other jobs: with 256 x 256 float32 chunks,
+ * blosc-lz4 reads broke even between 4 and 8 MiB (pool/inline 1.16 at 4 MiB, 0.78 at 8 MiB) and
+ * raw reads, mostly copies, only between 16 and 32 MiB (1.68, then 0.82); with 64 x 64 chunks
+ * the pool lost up to 4 MiB. On an idle machine with more cores the crossover is lower, so these
+ * are on the safe side for small requests.
  */
-export const INLINE_BELOW_BYTES = 1 << 20;
+export const INLINE_BELOW_BYTES = 8 << 20;
+/** The same for chains that store raw bytes (no compressor): reads are copies, workers help less. */
+export const INLINE_BELOW_BYTES_RAW = 32 << 20;
 
 /** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
 export const BATCH_TARGET_BYTES = 1 << 20;
@@ -31,6 +38,8 @@ export interface PlacementRequest {
   chunkCount: number;
   /** Decoded bytes of one chunk. */
   chunkBytes: number;
+  /** Whether chunks are stored as raw bytes (no compressor): see INLINE_BELOW_BYTES_RAW. */
+  raw: boolean;
   /**
    * The value (writes; null for a scalar) or an empty output of the type (reads): workers can only
    * share typed arrays, so data of any other kind (strings, objects) runs inline.
@@ -52,7 +61,8 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
   if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
   if (!workerCanOpen(req.store.descriptor())) return { where: "inline" };
-  if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < INLINE_BELOW_BYTES)) {
+  const inlineBelow = req.raw ? INLINE_BELOW_BYTES_RAW : INLINE_BELOW_BYTES;
+  if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < inlineBelow)) {
     return { where: "inline" };
   }
   const p = pool ?? defaultPool();
@@ -62,11 +72,15 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   return { where: "pool", pool: p, lanes };
 }
 
-/** Groups items into batches of about BATCH_TARGET_BYTES, leaving enough batches to balance. */
+/**
+ * Groups items into tasks: about one per BATCH_TARGET_BYTES of chunk data, and at least one per
+ * lane so that every worker has work and a next task waiting. Each message costs a few hundred
+ * microseconds, as much as decoding a few hundred KiB, so small chunks travel many to a message.
+ */
 export function batchItems(items: ChunkItem[], chunkBytes: number, lanes: number): ChunkItem[][] {
-  const bySize = Math.max(1, Math.floor(BATCH_TARGET_BYTES / Math.max(1, chunkBytes)));
-  const forBalance = Math.max(1, Math.ceil(items.length / (lanes * 4)));
-  const size = Math.min(bySize, forBalance);
+  const bySize = Math.ceil((items.length * chunkBytes) / BATCH_TARGET_BYTES);
+  const tasks = Math.min(items.length, Math.max(lanes, bySize));
+  const size = Math.ceil(items.length / tasks);
   const batches: ChunkItem[][] = [];
   for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
   return batches;
