@@ -309,6 +309,23 @@ test("a closed pool refuses work with POOL_CLOSED; threads must be a non-negativ
   assert.deepEqual(Array.from(((await ro.get(null, { pool: pools.comlink, threads: 2 })) as NDArray).data as Uint8Array), new Array(8).fill(9));
 });
 
+test("close() lets an operation in flight finish, on both executors", async () => {
+  const dir = scratchDir();
+  const a = await createArray(dir, { shape: [64, 64], chunks: [8, 8], dtype: "int32", codecs: chainFor(1) });
+  const data = Int32Array.from({ length: 4096 }, (_, i) => i ^ 0x55);
+  await a.set(null, { data, shape: [64, 64] }, { threads: 0 });
+  for (const executor of ["piscina", "comlink"] as const) {
+    const pool = new WorkerPool({ threads: 2, executor });
+    const reading = a.get(null, { pool, threads: 2 });
+    const closing = pool.close();
+    await assert.rejects(a.get(null, { pool, threads: 2 }), (e: unknown) => e instanceof ZarrError && e.code === "POOL_CLOSED");
+    const got = (await reading) as NDArray;
+    await closing;
+    assert.deepEqual(Array.from(got.data as Int32Array), Array.from(data), executor);
+    assert.equal(pool.busy, 0);
+  }
+});
+
 test("placement: tiny requests, memory stores, non-typed data and threads 0 run inline", () => {
   const fs = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
   const pool = pools.piscina;

@@ -31,6 +31,7 @@ export class ComlinkExecutor implements Executor {
   private readonly idle: ComlinkWorker[] = [];
   private readonly queue: Job[] = [];
   private readonly running = new Map<ComlinkWorker, Job>();
+  private readonly drainWaiters: (() => void)[] = [];
 
   constructor(
     readonly threads: number,
@@ -52,8 +53,11 @@ export class ComlinkExecutor implements Executor {
       const job = this.running.get(w);
       this.running.delete(w);
       this.workers.splice(this.workers.indexOf(w), 1);
+      const idleAt = this.idle.indexOf(w);
+      if (idleAt >= 0) this.idle.splice(idleAt, 1);
       job?.reject(err);
       this.pump();
+      this.notifyIfDrained();
     });
     return w;
   }
@@ -83,17 +87,19 @@ export class ComlinkExecutor implements Executor {
     this.idle.push(worker);
     settle();
     this.pump();
+    this.notifyIfDrained();
+  }
+
+  private notifyIfDrained(): void {
+    if (this.queue.length > 0 || this.running.size > 0) return;
+    for (const wake of this.drainWaiters.splice(0)) wake();
   }
 
   async close(): Promise<void> {
-    // The pool stops giving work before it closes the executor, so only running jobs remain.
-    await Promise.allSettled(
-      [...this.running.values()].map((j) => new Promise<void>((res) => {
-        const { resolve, reject } = j;
-        j.resolve = (o) => { resolve(o); res(); };
-        j.reject = (e) => { reject(e); res(); };
-      })),
-    );
+    // The pool refuses new work before it closes the executor; what was asked for still runs.
+    if (this.queue.length > 0 || this.running.size > 0) {
+      await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    }
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
     this.idle.length = 0;

@@ -103,7 +103,8 @@ export async function runOperation(
     return;
   }
   const tasks = batchItems(items, chunkBytes, placement.lanes).map(makeTask);
-  await runOnPool(placement.pool, placement.lanes, tasks, items.length, options);
+  const { pool, lanes } = placement;
+  await pool.operation(() => runOnPool(pool, lanes, tasks, items.length, options));
 }
 
 async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], total: number, options: OperationOptions): Promise<void> {

@@ -26,6 +26,8 @@ export class WorkerPool {
   readonly executorKind: "piscina" | "comlink";
   private readonly executor: Executor;
   private inFlight = 0;
+  private operations = 0;
+  private readonly drainWaiters: (() => void)[] = [];
   private closing: Promise<void> | null = null;
 
   constructor(options: WorkerPoolOptions = {}) {
@@ -48,9 +50,23 @@ export class WorkerPool {
     return this.closing !== null;
   }
 
-  /** @internal the coordinator's way in: one task message to some worker. */
+  /**
+   * @internal the coordinator wraps each operation in this: a closed pool refuses new operations,
+   * and `close()` waits for the ones already running.
+   */
+  async operation<T>(body: () => Promise<T>): Promise<T> {
+    if (this.closing) throw closedError();
+    this.operations++;
+    try {
+      return await body();
+    } finally {
+      if (--this.operations === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+    }
+  }
+
+  /** @internal one task message to some worker, from within `operation`. */
   async run(message: TaskMessage): Promise<TaskOutcome> {
-    if (this.closing) throw new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
+    if (this.closing && this.operations === 0) throw closedError();
     this.inFlight++;
     try {
       return await this.executor.run(message);
@@ -59,9 +75,19 @@ export class WorkerPool {
     }
   }
 
-  /** Lets running tasks finish, then ends the workers. Later work is refused with a PoolClosedError. */
+  /**
+   * Refuses new operations at once, lets those already running finish, then ends the workers.
+   * Later work is refused with a PoolClosedError.
+   */
   close(): Promise<void> {
-    this.closing ??= this.executor.close();
+    this.closing ??= (async () => {
+      if (this.operations > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      await this.executor.close();
+    })();
     return this.closing;
   }
+}
+
+function closedError(): PoolClosedError {
+  return new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
 }
