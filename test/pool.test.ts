@@ -331,11 +331,14 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   const pool = pools.piscina;
   const typed = new Float32Array(0);
   const place = (chunkCount: number, over: Partial<Parameters<typeof placeOperation>[0]> = {}, options = {}) =>
-    placeOperation({ store: fs, chunkCount, chunkBytes: 1 << 20, raw: false, data: typed, ...over }, { pool, ...options }).where;
+    placeOperation({ store: fs, chunkCount, chunkBytes: 1 << 20, raw: false, op: "read", data: typed, ...over }, { pool, ...options }).where;
   const below = INLINE_BELOW_BYTES >> 20;
   assert.equal(place(below - 1), "inline");
   assert.equal(place(below), "pool");
   assert.equal(place(below, { raw: true }), INLINE_BELOW_BYTES_RAW > INLINE_BELOW_BYTES ? "inline" : "pool");
+  assert.equal(place(INLINE_BELOW_BYTES_RAW >> 20, { raw: true }), "pool");
+  assert.equal(place(100000, { raw: true, op: "write" }), "inline", "raw writes have nothing to share out");
+  assert.equal(place(1, { raw: true, op: "write" }, { threads: 1 }), "pool");
   assert.equal(place(1, {}, { threads: 2 }), "pool", "asking for threads gets workers");
   assert.equal(place(1000, {}, { threads: 0 }), "inline");
   assert.equal(place(1000, { store: new MemoryStore() }), "inline");

@@ -141,7 +141,7 @@ export class ZarrArray {
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocTypedArray(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, data: probe }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = allocTypedArray(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };
@@ -176,7 +176,7 @@ export class ZarrArray {
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, data }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "write", data }, options);
     if (placement.where === "pool" && writeValue.kind === "array") {
       // One copy into shared memory (none when it already is) so that workers read it in place.
       writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };
