@@ -29,7 +29,7 @@ export const INLINE_BELOW_BYTES = 8 << 20;
  * The same for reads of chains that store raw bytes (no compressor): they are copies, and workers
  * help less. Raw writes run inline at every size unless threads are asked for: the pool has no
  * encoding to share out and pays a copy of the value into shared memory (bench/pool-scaling.ts,
- * 64 MiB: pool/inline 1.02 to 1.74 over four runs).
+ * 64 MiB: pool/inline 1.02 to 1.74 over five runs).
  */
 export const INLINE_BELOW_BYTES_RAW = 32 << 20;
 

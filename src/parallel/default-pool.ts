@@ -7,7 +7,6 @@ import { WorkerPool } from "./worker-pool.js";
 let shared: WorkerPool | null = null;
 
 export function defaultPool(): WorkerPool {
-  // A caller may have closed it (it is reachable through options); a fresh one replaces it.
-  if (shared === null || shared.closed) shared = new WorkerPool();
+  if (shared === null) shared = new WorkerPool();
   return shared;
 }
