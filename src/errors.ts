@@ -16,7 +16,9 @@ export type ZarrErrorCode =
   | "INVALID_KEY"
   | "STORE_ERROR"
   | "ABORTED"
-  | "LOCK_TIMEOUT";
+  | "LOCK_TIMEOUT"
+  | "POOL_CLOSED"
+  | "INVALID_ARGUMENT";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -115,5 +117,19 @@ export class StoreError extends ZarrError {
 export class AbortError extends ZarrError {
   constructor(message = "the operation was aborted") {
     super("ABORTED", message);
+  }
+}
+
+/** Work handed to a WorkerPool after `close()`. */
+export class PoolClosedError extends ZarrError {
+  constructor(message: string) {
+    super("POOL_CLOSED", message);
+  }
+}
+
+/** An option out of its range (a negative thread count, say). */
+export class InvalidArgumentError extends ZarrError {
+  constructor(message: string) {
+    super("INVALID_ARGUMENT", message);
   }
 }

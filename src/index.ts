@@ -12,13 +12,15 @@ export type { Slice, Selection, SelectionItem, DimSelection } from "./indexing/s
 export type { NDArray, AnyNDArray, WriteInput } from "./indexing/ndarray.js";
 export { fieldView } from "./indexing/records.js";
 export type { OperationOptions } from "./parallel/options.js";
+export { WorkerPool } from "./parallel/worker-pool.js";
+export type { WorkerPoolOptions } from "./parallel/worker-pool.js";
 export { runChunkTask } from "./parallel/chunk-task.js";
 export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-task.js";
 export { MemoryStore } from "./stores/memory.js";
 export { FileSystemStore } from "./stores/filesystem.js";
 export { FetchStore } from "./stores/fetch.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
-export { resolveStore } from "./stores/open.js";
+export { resolveStore, workerCanOpen } from "./stores/open.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";
 export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
 export type {

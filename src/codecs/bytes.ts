@@ -31,6 +31,12 @@ class BytesCodec implements ArrayToBytesCodec {
     return componentSize > 1 && (this.endian === "little") !== LITTLE_ENDIAN_HOST;
   }
 
+  decodesAsCopy(spec: ChunkSpec): boolean {
+    const dt = spec.dtype;
+    if (dt.name === "float16" && !hasFloat16Array) return false;
+    return !this.needsSwap(dt.itemSize / componentsPerElement(dt));
+  }
+
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView {
     const dt = spec.dtype;
     const n = product(spec.shape);

@@ -15,8 +15,9 @@ function bytesToBytes(
   name: string,
   encode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
   decode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
+  decodeInto?: (b: Uint8Array, dest: Uint8Array) => Promise<void>,
 ): BytesToBytesCodec {
-  return { kind: "bytes_to_bytes", name, encode, decode };
+  return decodeInto ? { kind: "bytes_to_bytes", name, encode, decode, decodeInto } : { kind: "bytes_to_bytes", name, encode, decode };
 }
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -98,6 +99,9 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
       "blosc",
       (b) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }),
       (b) => bloscDecode(b),
+      async (b, dest) => {
+        await bloscDecode(b, dest);
+      },
     ),
     configuration: { cname, clevel, shuffle: shuffleName, typesize, blocksize },
   };

@@ -2,7 +2,7 @@
  * A chunk's codec chain, built once per array (and per worker) from its metadata: array->array
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
-import { InvalidMetadataError } from "../errors.js";
+import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
 import { isObjectType, parseDataType } from "../metadata/dtype.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
@@ -85,6 +85,40 @@ export class CodecPipeline {
       return codec.encodeUpdate(previous, view, touched, spec);
     }
     return this.encode(view);
+  }
+
+  /** Whether `decodeInto` can place this chain's chunks: no array->array codec, a plain copy. */
+  get decodesIntoPlace(): boolean {
+    const ab = this.arrayToBytes;
+    return this.arrayToArray.length === 0 && ab.codec.decodesAsCopy?.(ab.spec) === true;
+  }
+
+  /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
+  get storesRawBytes(): boolean {
+    return this.decodesIntoPlace && this.bytesToBytes.length === 0;
+  }
+
+  /**
+   * Decodes a chunk straight into `dest` (its bytes in memory, C order), when `decodesIntoPlace`:
+   * the last bytes->bytes stage writes into `dest` when it can, else its result is copied there
+   * once. Returns false, touching nothing, when the chain cannot.
+   */
+  async decodeInto(bytes: Uint8Array, dest: Uint8Array): Promise<boolean> {
+    if (!this.decodesIntoPlace) return false;
+    const bb = this.bytesToBytes;
+    let b = bytes;
+    for (let i = bb.length - 1; i >= 1; i--) b = await bb[i].decode(b);
+    const last = bb[0];
+    if (last?.decodeInto) {
+      await last.decodeInto(b, dest);
+      return true;
+    }
+    if (last) b = await last.decode(b);
+    if (b.length !== dest.length) {
+      throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${b.length}`);
+    }
+    dest.set(b);
+    return true;
   }
 
   async encode(view: ChunkView): Promise<Uint8Array> {

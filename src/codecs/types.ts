@@ -76,6 +76,11 @@ export interface ArrayToBytesCodec {
    * re-encodes only the inner chunks a partial write changed).
    */
   encodeUpdate?(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array>;
+  /**
+   * True when decoding is a plain byte copy for this spec (native byte order, and the type held in
+   * memory as stored), so the bytes before this codec can be decoded straight into an output.
+   */
+  decodesAsCopy?(spec: ChunkSpec): boolean;
 }
 
 export interface BytesToBytesCodec {
@@ -83,6 +88,11 @@ export interface BytesToBytesCodec {
   readonly name: string;
   encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /**
+   * Decodes into `dest`, which has exactly the decoded size (a chunk's place in the output);
+   * throws CorruptChunkError when the bytes decode to another size. Saves an allocation and a copy.
+   */
+  decodeInto?(bytes: Uint8Array, dest: Uint8Array): void | Promise<void>;
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

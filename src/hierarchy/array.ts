@@ -7,6 +7,9 @@ import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import {
   allocElements,
+  isTypedArray,
+  memoryBytesPerComponent,
+  componentsPerElement,
   parseFillValue,
   storedToScalar,
   toNumpyTypestr,
@@ -21,8 +24,9 @@ import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from 
 import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
 import { fullRankShape, normaliseSelection, selectionShape, type Selection } from "../indexing/selection.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import { pipelineFor, type ChunkItem, type ReadTask, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
-import { runTasksInline } from "../parallel/inline-executor.js";
+import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
+import { placeOperation, runOperation } from "../parallel/coordinator.js";
+import { toShared } from "../parallel/shared.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
@@ -151,17 +155,18 @@ export class ZarrArray {
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
-    const data = allocElements(this.meta.dtype, product(full));
-    const out = { data, strides: contiguousStrides(full) };
+    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const chunkBytes = this.chunkBytes();
+    // An empty output of the type tells the coordinator whether workers could share it at all.
+    const probe = allocElements(this.meta.dtype, 0);
+    const raw = pipelineFor(this.meta).storesRawBytes;
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
+    // Workers scatter into the output where it lies, so on the pool it is shared memory.
+    const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
+    const out: TaskBuffer = { data, strides: contiguousStrides(full) };
     const descriptor = this.store.descriptor();
-    const tasks: ReadTask[] = this.items(projectSelection(indexers, this.meta.chunks)).map((item) => ({
-      kind: "read",
-      store: descriptor,
-      meta: this.meta,
-      items: [item],
-      out,
-    }));
-    await runTasksInline(tasks, this.store, options);
+    const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
+    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
     const scalar = indexers.every((ix) => ix.kind === "int");
     const shape = selectionShape(indexers);
     if (options.field !== undefined) {
@@ -195,16 +200,33 @@ export class ZarrArray {
       const dropped = indexers.map((ix) => ix.kind === "int");
       writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
     }
+    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const chunkBytes = this.chunkBytes();
+    const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
+    const raw = pipelineFor(this.meta).storesRawBytes;
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "write", data }, options);
+    if (placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data)) {
+      // One copy into shared memory (none when it already is) so that workers read it in place.
+      writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };
+    }
     const descriptor = this.store.descriptor();
-    const tasks: WriteTask[] = this.items(projectSelection(indexers, this.meta.chunks)).map((item) => ({
+    const taskValue = writeValue;
+    const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
+    const makeTask = (batch: ChunkItem[]): WriteTask => ({
       kind: "write",
       store: descriptor,
       meta: this.meta,
-      items: [item],
-      value: writeValue,
-      writeEmptyChunks: this.options.writeEmptyChunks ?? false,
-    }));
-    await runTasksInline(tasks, this.store, options);
+      items: batch,
+      value: taskValue,
+      writeEmptyChunks,
+    });
+    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+  }
+
+  /** Bytes of one decoded chunk in memory. */
+  private chunkBytes(): number {
+    const dt = this.meta.dtype;
+    return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
   }
 
   /** How many chunks of the grid are stored. */

@@ -151,6 +151,11 @@ export type TypedArray =
 /** Memory for elements: a typed array of components, or one JS value per element. */
 export type ElementArray = TypedArray | string[] | Uint8Array[];
 
+/** Whether elements live in a typed array (every fixed-size type) rather than a JS array. */
+export function isTypedArray(data: ElementArray | ArrayLike<unknown>): data is TypedArray {
+  return ArrayBuffer.isView(data);
+}
+
 /**
  * One element's value as JS sees it: complex values are [re, im]; strings for string types;
  * Uint8Array for byte strings, raw bits and records; bigint for int64 and datetimes.

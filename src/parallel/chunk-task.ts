@@ -22,6 +22,7 @@ import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
+import { decodeIntoPlace, readRawIntoPlace } from "./decode-in-place.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -179,11 +180,13 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<
     else copyElements(meta, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
     return;
   }
+  if (await readRawIntoPlace(meta, store, item, out)) return;
   const bytes = await store.get(item.key);
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta));
     return;
   }
+  if (await decodeIntoPlace(meta, item, bytes, out)) return;
   const view = await decodeChunk(meta, item.key, bytes);
   const srcRegion = regionIn(
     item.chunkSel.map((r) => r.start),

@@ -1,12 +1,17 @@
 /** Options every read and write takes. */
+import type { WorkerPool } from "./worker-pool.js";
+
 export interface OperationOptions {
-  /** Cancels the operation; chunks already written stay written. */
+  /** Cancels the operation; chunks already written stay written. Rejects with an AbortError. */
   signal?: AbortSignal;
-  /** Called after each chunk with the number done and the total. */
+  /** Called as chunks finish with the number of chunks done and the total. */
   onProgress?: (done: number, total: number) => void;
   /**
-   * Worker threads to use; 0 runs inline on this thread. This release always runs inline: the
-   * worker-pool release adds executors behind the same option.
+   * 0 runs every chunk inline on this thread. Any other number uses a worker pool (`pool`, or the
+   * process-wide default pool) with at most that many tasks in flight; unset lets the coordinator
+   * choose (inline for tiny requests, the whole pool otherwise).
    */
   threads?: number;
+  /** The pool to run on; by default a process-wide pool of `os.availableParallelism()` threads. */
+  pool?: WorkerPool;
 }

@@ -79,6 +79,38 @@ export class FileSystemStore implements WritableStore {
     }
   }
 
+  /**
+   * Reads the value into `dest` (up to its length) and returns the value's size, or undefined when
+   * the key does not exist: raw chunks go from the file straight into an output buffer.
+   */
+  async readInto(key: string, dest: Uint8Array): Promise<number | undefined> {
+    const p = this.pathOf(key);
+    let fh: FileHandle;
+    try {
+      fh = await open(p, "r");
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      this.fail("cannot open", key, err);
+    }
+    try {
+      const info = await fh.stat();
+      if (!info.isFile()) return undefined;
+      const want = Math.min(info.size, dest.length);
+      let done = 0;
+      while (done < want) {
+        const { bytesRead } = await fh.read(dest, done, want - done, done);
+        if (bytesRead === 0) return done; // the file shrank under us: report what was there
+        done += bytesRead;
+      }
+      return info.size;
+    } catch (err) {
+      if (errno(err) === "EISDIR") return undefined;
+      this.fail("cannot read", key, err);
+    } finally {
+      await fh.close();
+    }
+  }
+
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
     const p = this.pathOf(key);
     validateRange(range);

@@ -3,5 +3,5 @@ export { validateKey, validatePrefix, joinKey, validateRange, rangeBounds, slice
 export { MemoryStore, getMemoryStore } from "./memory.js";
 export { FileSystemStore } from "./filesystem.js";
 export { FetchStore, type FetchStoreOptions } from "./fetch.js";
-export { resolveStore, storeFromDescriptor } from "./open.js";
+export { resolveStore, storeFromDescriptor, workerCanOpen } from "./open.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./zip.js";

@@ -30,6 +30,23 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
 }
 
 /**
+ * Whether a worker thread can open this store from its descriptor. A memory store lives in the
+ * thread that made it, so its tasks run inline (see parallel/coordinator.ts for the measurement).
+ */
+export function workerCanOpen(d: StoreDescriptor): boolean {
+  switch (d.kind) {
+    case "filesystem":
+    case "fetch":
+      return true;
+    case "memory":
+      return false;
+    case "zip":
+      // A reader's descriptor reopens the archive anywhere; a writer's exists in its thread only.
+      return d.id === undefined;
+  }
+}
+
+/**
  * A string or URL with http(s) gives a (read-only) FetchStore; a path ending in `.zip` gives a
  * ZipStore (mode "r" when read-only, else "a": call `close()` to finish it); file: URLs and other
  * strings give a FileSystemStore, relative paths against the current folder; a store is returned

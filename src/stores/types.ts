@@ -38,6 +38,11 @@ export interface ReadableStore {
    * Optional: callers fall back to `get` where a store cannot tell cheaply.
    */
   getSize?(key: string): Promise<number | undefined>;
+  /**
+   * Optional: reads the value into `dest` (at most its length) and returns the value's full size,
+   * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
+   */
+  readInto?(key: string, dest: Uint8Array): Promise<number | undefined>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */

@@ -1,0 +1,107 @@
+/**
+ * The Web Worker executor: a fixed set of workers, each running `workers/browser-worker` behind
+ * comlink, one task at a time per worker, in the order they were asked for. Workers come from a
+ * factory so that the same executor drives browser Workers and (in tests) Node worker_threads.
+ */
+import type { Remote } from "comlink";
+import type { BrowserWorkerApi } from "../../workers/browser-worker.js";
+import type { Executor } from "./executor.js";
+import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
+
+export interface ComlinkWorker {
+  api: Remote<BrowserWorkerApi>;
+  /** Called with the error when the worker dies (a Node worker's "error" event). */
+  onFailure(listener: (err: Error) => void): void;
+  terminate(): Promise<unknown> | void;
+  /** Node only: whether the worker may keep the process alive (only while it has work). */
+  ref?(): void;
+  unref?(): void;
+}
+
+export type ComlinkWorkerFactory = () => ComlinkWorker;
+
+interface Job {
+  message: TaskMessage;
+  resolve: (o: TaskOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+export class ComlinkExecutor implements Executor {
+  private readonly workers: ComlinkWorker[] = [];
+  private readonly idle: ComlinkWorker[] = [];
+  private readonly queue: Job[] = [];
+  private readonly running = new Map<ComlinkWorker, Job>();
+  private readonly drainWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly threads: number,
+    private readonly spawn: ComlinkWorkerFactory,
+  ) {}
+
+  run(message: TaskMessage): Promise<TaskOutcome> {
+    return new Promise<TaskOutcome>((resolve, reject) => {
+      this.queue.push({ message, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private start(): ComlinkWorker {
+    const w = this.spawn();
+    this.workers.push(w);
+    w.onFailure((err) => {
+      // A dead worker fails its task and leaves the set; the next task starts a fresh one.
+      const job = this.running.get(w);
+      this.running.delete(w);
+      this.workers.splice(this.workers.indexOf(w), 1);
+      const idleAt = this.idle.indexOf(w);
+      if (idleAt >= 0) this.idle.splice(idleAt, 1);
+      job?.reject(err);
+      this.pump();
+      this.notifyIfDrained();
+    });
+    return w;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0) {
+      let w = this.idle.pop();
+      if (!w) {
+        if (this.workers.length >= this.threads) return;
+        w = this.start();
+      }
+      const job = this.queue.shift()!;
+      const worker = w;
+      this.running.set(worker, job);
+      worker.ref?.();
+      worker.api.runChunkTask(job.message).then(
+        (outcome) => this.finish(worker, job, () => job.resolve(outcome)),
+        (err: unknown) => this.finish(worker, job, () => job.reject(err)),
+      );
+    }
+  }
+
+  private finish(worker: ComlinkWorker, job: Job, settle: () => void): void {
+    if (this.running.get(worker) !== job) return; // already failed through onFailure
+    this.running.delete(worker);
+    worker.unref?.();
+    this.idle.push(worker);
+    settle();
+    this.pump();
+    this.notifyIfDrained();
+  }
+
+  private notifyIfDrained(): void {
+    if (this.queue.length > 0 || this.running.size > 0) return;
+    for (const wake of this.drainWaiters.splice(0)) wake();
+  }
+
+  async close(): Promise<void> {
+    // The pool refuses new work before it closes the executor; what was asked for still runs.
+    if (this.queue.length > 0 || this.running.size > 0) {
+      await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    }
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    this.workers.length = 0;
+    this.idle.length = 0;
+  }
+}

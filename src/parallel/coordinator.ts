@@ -1,0 +1,157 @@
+/**
+ * The coordinator: decides where an operation's chunks run (inline or on a pool), batches small
+ * chunks into one message, keeps the workers fed, reports progress, and stops on abort or on the
+ * first failing chunk. It never touches chunk bytes.
+ */
+import { AbortError, InvalidArgumentError, PoolClosedError } from "../errors.js";
+import type { TypedArray } from "../metadata/dtype.js";
+import { workerCanOpen } from "../stores/open.js";
+import type { Store } from "../stores/types.js";
+import type { ChunkItem, ChunkTask } from "./chunk-task.js";
+import { defaultPool } from "./default-pool.js";
+import { runTasksInline } from "./inline-executor.js";
+import type { OperationOptions } from "./options.js";
+import { reviveError } from "./task-outcome.js";
+import type { WorkerPool } from "./worker-pool.js";
+
+/**
+ * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
+ * caller did not ask for threads runs inline: handing chunks to workers and back costs more than
+ * it saves. Measured with bench/pool-crossover.ts (best of 22, inline vs a 2-thread pool) on the
+ * 2-core development machine under heavy load from other jobs: with 256 x 256 float32 chunks,
+ * blosc-lz4 reads broke even between 4 and 8 MiB (pool/inline 1.16 at 4 MiB, 0.78 at 8 MiB) and
+ * raw reads, mostly copies, only between 16 and 32 MiB (1.68, then 0.82); with 64 x 64 chunks
+ * the pool lost up to 4 MiB. On an idle machine with more cores the crossover is lower, so these
+ * are on the safe side for small requests.
+ */
+export const INLINE_BELOW_BYTES = 8 << 20;
+/**
+ * The same for reads of chains that store raw bytes (no compressor): they are copies, and workers
+ * help less. Raw writes run inline at every size unless threads are asked for: the pool has no
+ * encoding to share out and pays a copy of the value into shared memory (bench/pool-scaling.ts,
+ * 64 MiB: pool/inline 1.02 to 1.74 over five runs).
+ */
+export const INLINE_BELOW_BYTES_RAW = 32 << 20;
+
+/** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
+export const BATCH_TARGET_BYTES = 1 << 20;
+
+export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number };
+
+export interface PlacementRequest {
+  store: Store;
+  chunkCount: number;
+  /** Decoded bytes of one chunk. */
+  chunkBytes: number;
+  /** Whether chunks are stored as raw bytes (no compressor): see INLINE_BELOW_BYTES_RAW. */
+  raw: boolean;
+  op: "read" | "write";
+  /**
+   * The value (writes; null for a scalar) or an empty output of the type (reads): workers can only
+   * share typed arrays, so data of any other kind (strings, objects) runs inline.
+   */
+  data: TypedArray | ArrayLike<unknown> | null;
+}
+
+/**
+ * Where an operation runs. `threads: 0` is inline; `threads: n` asks for workers and gets them
+ * (at most n tasks in flight); left unset, tiny operations run inline and the rest use the whole
+ * pool. Stores a worker cannot open and data that is not a typed array always run inline.
+ */
+export function placeOperation(req: PlacementRequest, options: OperationOptions): Placement {
+  const { threads, pool } = options;
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 0)) {
+    throw new InvalidArgumentError(`threads must be a non-negative integer, got ${threads}`);
+  }
+  if (pool?.closed) throw new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
+  if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
+  if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
+  if (!workerCanOpen(req.store.descriptor())) return { where: "inline" };
+  const inlineBelow = !req.raw ? INLINE_BELOW_BYTES : req.op === "read" ? INLINE_BELOW_BYTES_RAW : Infinity;
+  if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < inlineBelow)) {
+    return { where: "inline" };
+  }
+  const p = pool ?? defaultPool();
+  // With every thread asked for, one extra task per worker waits in the queue so that a worker
+  // finishing a task starts the next at once; fewer threads means exactly that many in flight.
+  const lanes = threads === undefined || threads >= p.threads ? p.threads * 2 : threads;
+  return { where: "pool", pool: p, lanes };
+}
+
+/**
+ * Groups items into tasks: about one per BATCH_TARGET_BYTES of chunk data, and at least one per
+ * lane so that every worker has work and a next task waiting. Each message costs a few hundred
+ * microseconds, as much as decoding a few hundred KiB, so small chunks travel many to a message.
+ */
+export function batchItems(items: ChunkItem[], chunkBytes: number, lanes: number): ChunkItem[][] {
+  const bySize = Math.ceil((items.length * chunkBytes) / BATCH_TARGET_BYTES);
+  const tasks = Math.min(items.length, Math.max(lanes, bySize));
+  const size = Math.ceil(items.length / tasks);
+  const batches: ChunkItem[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  return batches;
+}
+
+/**
+ * Runs an operation's items: inline, one item per task; on a pool, batched. `makeTask` builds
+ * the task for a group of items (everything else in the task is the same for all of them).
+ */
+export async function runOperation(
+  placement: Placement,
+  items: ChunkItem[],
+  chunkBytes: number,
+  makeTask: (items: ChunkItem[]) => ChunkTask,
+  store: Store,
+  options: OperationOptions,
+): Promise<void> {
+  if (placement.where === "inline") {
+    await runTasksInline(items.map((item) => makeTask([item])), store, options);
+    return;
+  }
+  const tasks = batchItems(items, chunkBytes, placement.lanes).map(makeTask);
+  const { pool, lanes } = placement;
+  await pool.operation(() => runOnPool(pool, lanes, tasks, items.length, options));
+}
+
+async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], total: number, options: OperationOptions): Promise<void> {
+  const { signal, onProgress } = options;
+  if (signal?.aborted) throw new AbortError();
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  let failure: Error | null = null;
+  let aborted = false;
+  let next = 0;
+  let done = 0;
+  const stop = (): void => void Atomics.store(cancel, 0, 1);
+  const onAbort = (): void => {
+    aborted = true;
+    stop();
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const lane = async (): Promise<void> => {
+    while (next < tasks.length && failure === null && !aborted) {
+      const task = tasks[next++];
+      try {
+        const outcome = await pool.run({ task, cancel });
+        done += outcome.chunks;
+        if (outcome.chunks > 0) onProgress?.(done, total);
+        if (outcome.status === "failed") {
+          failure ??= reviveError(outcome.error);
+          stop();
+        }
+      } catch (err) {
+        // The pool itself failed (closed meanwhile, a worker died): stop the rest the same way.
+        failure ??= err instanceof Error ? err : new Error(String(err));
+        stop();
+      }
+    }
+  };
+  try {
+    // Every lane returns only when its task has finished, so on return no worker is still busy
+    // with this operation: an abort or failure leaves the pool idle.
+    await Promise.all(Array.from({ length: Math.min(lanes, tasks.length) }, lane));
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
+  if (failure !== null) throw failure;
+  if (aborted) throw new AbortError();
+}

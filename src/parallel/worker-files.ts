@@ -1,0 +1,13 @@
+/**
+ * Where the worker entry points are. The build puts `src` at `dist/src` and the entries at
+ * `dist/workers`, the same relative layout as the sources, so the entry is two folders up. Run
+ * from the .ts sources (under tsx), workers load `workers/<entry>.dev.mjs`, which registers tsx
+ * in the worker first: Node 20 does not apply an inherited `--import tsx` in worker threads.
+ */
+const SOURCE = import.meta.url.endsWith(".ts");
+
+export type WorkerEntry = "node-worker" | "browser-worker";
+
+export function workerUrl(entry: WorkerEntry): URL {
+  return new URL(`../../workers/${entry}${SOURCE ? ".dev.mjs" : ".js"}`, import.meta.url);
+}

@@ -1,0 +1,93 @@
+/**
+ * WorkerPool: the public handle on a set of worker threads that run chunk tasks. It counts the
+ * tasks in flight (so tests and callers can see that an aborted operation left nothing running)
+ * and refuses work once closed.
+ */
+import { availableParallelism } from "node:os";
+import { InvalidArgumentError, PoolClosedError } from "../errors.js";
+import { ComlinkExecutor } from "./comlink-executor.js";
+import { nodeComlinkWorkers } from "./comlink-node-workers.js";
+import type { Executor } from "./executor.js";
+import { PiscinaExecutor } from "./piscina-executor.js";
+import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
+
+export interface WorkerPoolOptions {
+  /** Number of worker threads; by default `os.availableParallelism()`. */
+  threads?: number;
+  /**
+   * "piscina" (Node worker_threads, the default) or "comlink" (the Web Worker bridge; under Node
+   * it runs over worker_threads through comlink's Node adapter).
+   */
+  executor?: "piscina" | "comlink";
+}
+
+export class WorkerPool {
+  readonly threads: number;
+  readonly executorKind: "piscina" | "comlink";
+  private readonly executor: Executor;
+  private inFlight = 0;
+  private operations = 0;
+  private readonly drainWaiters: (() => void)[] = [];
+  private closing: Promise<void> | null = null;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    const threads = options.threads ?? availableParallelism();
+    if (!Number.isInteger(threads) || threads < 1) {
+      throw new InvalidArgumentError(`WorkerPool: threads must be a positive integer, got ${threads}`);
+    }
+    this.threads = threads;
+    this.executorKind = options.executor ?? "piscina";
+    this.executor =
+      this.executorKind === "comlink" ? new ComlinkExecutor(threads, nodeComlinkWorkers) : new PiscinaExecutor(threads);
+  }
+
+  /** Tasks sent to workers and not yet finished. */
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  get closed(): boolean {
+    return this.closing !== null;
+  }
+
+  /**
+   * @internal the coordinator wraps each operation in this: a closed pool refuses new operations,
+   * and `close()` waits for the ones already running.
+   */
+  async operation<T>(body: () => Promise<T>): Promise<T> {
+    if (this.closing) throw closedError();
+    this.operations++;
+    try {
+      return await body();
+    } finally {
+      if (--this.operations === 0) for (const wake of this.drainWaiters.splice(0)) wake();
+    }
+  }
+
+  /** @internal one task message to some worker, from within `operation`. */
+  async run(message: TaskMessage): Promise<TaskOutcome> {
+    if (this.closing && this.operations === 0) throw closedError();
+    this.inFlight++;
+    try {
+      return await this.executor.run(message);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /**
+   * Refuses new operations at once, lets those already running finish, then ends the workers.
+   * Later work is refused with a PoolClosedError.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.operations > 0) await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+      await this.executor.close();
+    })();
+    return this.closing;
+  }
+}
+
+function closedError(): PoolClosedError {
+  return new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
+}

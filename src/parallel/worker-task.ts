@@ -1,0 +1,40 @@
+/**
+ * The function both worker entry points call: runs a task's chunks through `runChunkTask`, checks
+ * the operation's cancel flag before each chunk, and reports an outcome instead of throwing so
+ * that the error's class and code survive the trip back. A read runs a few chunks at a time, so
+ * that one chunk's store I/O overlaps another's decoding; a write runs its chunks in order, one
+ * at a time, so that nothing after a failing chunk (a corrupt one it had to merge into) starts.
+ */
+import { runChunkTask } from "./chunk-task.js";
+import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
+
+/** Chunks of one read task in flight in a worker. */
+const READ_IN_FLIGHT = 4;
+
+export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome> {
+  const { task, cancel } = message;
+  let chunks = 0;
+  let next = 0;
+  let error: SerialisedError | null = null;
+  let cancelled = false;
+  const runner = async (): Promise<void> => {
+    while (next < task.items.length && error === null && !cancelled) {
+      if (Atomics.load(cancel, 0) !== 0) {
+        cancelled = true;
+        return;
+      }
+      const item = task.items[next++];
+      try {
+        // A copy of the task with one item: every other field (a lock table, say) stays as sent.
+        await runChunkTask({ ...task, items: [item] });
+        chunks++;
+      } catch (err) {
+        error ??= serialiseError(err);
+      }
+    }
+  };
+  const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
+  await Promise.all(Array.from({ length: Math.min(inFlight, task.items.length) }, runner));
+  if (error !== null) return { status: "failed", chunks, error };
+  return cancelled ? { status: "cancelled", chunks } : { status: "done", chunks };
+}

@@ -1,0 +1,7 @@
+/** The piscina worker entry: one exported handler that runs a chunk task message. */
+import { runTaskMessage } from "../src/parallel/worker-task.js";
+import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
+
+export default function handle(message: TaskMessage): Promise<TaskOutcome> {
+  return runTaskMessage(message);
+}
