@@ -3,7 +3,7 @@
  * where float16 meets runtimes without Float16Array (held as float32 in memory).
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, hasFloat16Array, isObjectType, typedArrayOver, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, hasFloat16Array, isObjectType, memoryBytesPerComponent, typedArrayOver, type TypedArray } from "../metadata/dtype.js";
 import { bfloat16BitsToNumber, numberToBfloat16Bits } from "../metadata/bfloat16.js";
 import { float16Table, numberToFloat16Bits } from "../metadata/float16.js";
 import { product } from "../indexing/strided.js";
@@ -33,7 +33,9 @@ class BytesCodec implements ArrayToBytesCodec {
 
   decodesAsCopy(spec: ChunkSpec): boolean {
     const dt = spec.dtype;
-    if (dt.name === "float16" && !hasFloat16Array) return false;
+    if (isObjectType(dt)) return false;
+    // Types held wider in memory than stored (float16 without Float16Array, bfloat16) convert.
+    if (memoryBytesPerComponent(dt) * componentsPerElement(dt) !== dt.itemSize) return false;
     return !this.needsSwap(dt.itemSize / componentsPerElement(dt));
   }
 

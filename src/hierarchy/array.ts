@@ -7,6 +7,7 @@ import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import {
   allocElements,
+  isObjectType,
   isTypedArray,
   memoryBytesPerComponent,
   componentsPerElement,
@@ -226,6 +227,9 @@ export class ZarrArray {
   /** Bytes of one decoded chunk in memory. */
   private chunkBytes(): number {
     const dt = this.meta.dtype;
+    // Strings and byte strings are JS values of no fixed size (and always run inline): the
+    // coordinator only needs an estimate, so count a reference each.
+    if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
   }
 
