@@ -117,3 +117,13 @@ export class AbortError extends ZarrError {
     super("ABORTED", message);
   }
 }
+
+/** A chunk lock (a ProcessSynchronizer lock file) was not had within its timeout. */
+export class LockTimeoutError extends ZarrError {
+  /** The store key of the chunk (or shard) whose lock was awaited. */
+  readonly key: string;
+  constructor(message: string, key: string) {
+    super("LOCK_TIMEOUT", message);
+    this.key = key;
+  }
+}

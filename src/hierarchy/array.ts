@@ -21,6 +21,8 @@ import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { runTasksInline } from "../parallel/inline-executor.js";
 import type { OperationOptions } from "../parallel/options.js";
+import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
+import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
 
@@ -28,6 +30,8 @@ export interface ArrayHandleOptions {
   readOnly: boolean;
   /** Store chunks whose values all equal the fill value (by default they are deleted). */
   writeEmptyChunks?: boolean;
+  /** Lock files for partial-chunk writes shared with other processes. */
+  synchronizer?: ProcessSynchronizer;
 }
 
 export class ZarrArray {
@@ -169,6 +173,7 @@ export class ZarrArray {
       writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
     }
     const descriptor = this.store.descriptor();
+    const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
     const tasks: WriteTask[] = this.items(projectSelection(indexers, this.meta.chunks)).map((item) => ({
       kind: "write",
       store: descriptor,
@@ -176,6 +181,7 @@ export class ZarrArray {
       items: [item],
       value: writeValue,
       writeEmptyChunks: this.options.writeEmptyChunks ?? false,
+      lock,
     }));
     await runTasksInline(tasks, this.store, options);
   }

@@ -2,6 +2,7 @@
 import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
 import type { NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
+import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
@@ -11,6 +12,7 @@ import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, wr
 export interface NodeOpenOptions {
   readOnly: boolean;
   writeEmptyChunks?: boolean;
+  synchronizer?: ProcessSynchronizer;
 }
 
 export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
