@@ -167,7 +167,7 @@ describe("ProcessSynchronizer", () => {
     release();
     await holder;
     await a.set([slice(1, 3)], 7);
-    assert.deepEqual(Array.from(((await a.get()) as NDArray).data), [0, 7, 7, 0, 0, 9, 9, 9, 9, 9]);
+    assert.deepEqual(Array.from(((await a.get()) as NDArray).data as Uint8Array), [0, 7, 7, 0, 0, 9, 9, 9, 9, 9]);
   });
 
   it("takes over a lock left behind by a dead holder once it is stale", async () => {
@@ -181,7 +181,7 @@ describe("ProcessSynchronizer", () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(path, old, old);
     await a.set([slice(2, 4)], 3);
-    assert.deepEqual(Array.from(((await a.get()) as NDArray).data), [0, 0, 3, 3, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(Array.from(((await a.get()) as NDArray).data as Uint8Array), [0, 0, 3, 3, 0, 0, 0, 0, 0, 0]);
     assert.deepEqual(readdirSync(lockDir), [], "the lock is released after the write");
   });
 

@@ -1,6 +1,7 @@
 /**
  * One writer process of the race workload (run as `node --import tsx race-writer.ts ARGS`):
- * opens the array, puts all of its regions in flight at once, waits for them and exits 0.
+ * opens the array, puts all of its regions in flight at once, waits for them, prints
+ * `{"ms": writeTime}` and exits 0.
  * Args: storeRoot lockDir|- writer round threads workloadJSON [--no-table]
  * With `--loop`, writes round after round until killed, printing "round N" after each.
  */
@@ -32,5 +33,8 @@ if (flags.includes("--loop")) {
     process.stdout.write(`round ${round}\n`);
   }
 } else {
+  const t0 = performance.now();
   await writeRound(Number(roundArg));
+  // The benchmark reads this: time spent writing, without process start-up.
+  process.stdout.write(`${JSON.stringify({ ms: performance.now() - t0 })}\n`);
 }
