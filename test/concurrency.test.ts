@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync, mkdirSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import {
@@ -196,20 +197,36 @@ describe("ProcessSynchronizer", () => {
 
 describe("four processes on one FileSystemStore array", () => {
   const python = zarrPythonSkip();
-  for (const zarrFormat of [2, 3] as const) {
+  // v2 only, so that zarr-python can check it too; v3 takes the same code path in the writers.
+  for (const zarrFormat of [2] as const) {
     it(`unaligned writes with several in flight lose nothing, round after round (v${zarrFormat})`, async () => {
       const w = SMALL_RACE;
       const root = fresh(`procs-v${zarrFormat}`);
       const lockDir = fresh("locks");
       await createRaceArray(root, w, zarrFormat);
       const rounds = 3;
-      for (let round = 1; round <= rounds; round++) {
-        const kids = Array.from({ length: w.writers }, (_, i) =>
-          spawnWriter([root, lockDir, String(i), String(round), String(round % 2 === 0 ? 2 : 0), JSON.stringify(w)]),
-        );
-        await Promise.all(kids.map(finished));
-        const got = (await (await openArray(root, { mode: "r" })).get()) as NDArray;
-        assert.equal(countLost(w, round, got.data as Int32Array), 0, `round ${round}: elements lost`);
+      // Started once, the writers run round after round when told to over stdin; half of them
+      // plan with threads: 2.
+      const kids = Array.from({ length: w.writers }, (_, i) =>
+        spawn(process.execPath, ["--import", "tsx", WRITER, root, lockDir, String(i), "0", String(i % 2 === 0 ? 0 : 2), JSON.stringify(w), "--serve"], {
+          stdio: ["pipe", "pipe", "inherit"],
+        }),
+      );
+      const answers = kids.map((k) => createInterface({ input: k.stdout })[Symbol.asyncIterator]());
+      try {
+        for (let round = 1; round <= rounds; round++) {
+          kids.forEach((k) => k.stdin.write(`${round}\n`));
+          for (const a of answers) {
+            const next = await a.next();
+            assert.ok(!next.done, "a writer died");
+            assert.equal((JSON.parse(next.value) as { round: number }).round, round);
+          }
+          const got = (await (await openArray(root, { mode: "r" })).get()) as NDArray;
+          assert.equal(countLost(w, round, got.data as Int32Array), 0, `round ${round}: elements lost`);
+        }
+      } finally {
+        kids.forEach((k) => k.stdin.end());
+        await Promise.all(kids.map((k) => new Promise((r) => (k.exitCode !== null ? r(null) : k.on("exit", r)))));
       }
       assert.deepEqual(readdirSync(lockDir), [], "no lock left behind");
       if (zarrFormat === 2 && !python) {

@@ -111,8 +111,9 @@ export class ProcessSynchronizer {
         if (Date.now() >= deadline) {
           throw new LockTimeoutError(`timed out after ${this.timeoutMs} ms waiting for the lock on chunk "${key}" (${path})`, key);
         }
-        // Backoff with jitter, short at first: most holders finish within milliseconds.
-        await sleep(Math.min(2 + 2 ** Math.min(attempt, 6), 50) * (0.5 + Math.random()));
+        // Polling, with jitter so that waiters spread out; capped low because a chunk's
+        // read-modify-write takes milliseconds and each poll is only a mkdir and a stat.
+        await sleep(Math.min(1 + attempt, 16) * (0.5 + Math.random()));
       }
     }
     let result: T;

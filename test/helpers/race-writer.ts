@@ -4,7 +4,10 @@
  * `{"ms": writeTime}` and exits 0.
  * Args: storeRoot lockDir|- writer round threads workloadJSON [--no-table]
  * With `--loop`, writes round after round until killed, printing "round N" after each.
+ * With `--serve`, reads round numbers from stdin, one a line, writes each and answers
+ * `{"round": N, "ms": t}`: a test runs several rounds without paying process start-up each time.
  */
+import { createInterface } from "node:readline";
 import { openArray, ProcessSynchronizer, slice } from "../../src/index.js";
 import { setChunkLockingForBenchmark } from "../../src/parallel/lock-table.js";
 import { raceRegion, raceValue, type RaceWorkload } from "./race-workload.js";
@@ -31,6 +34,13 @@ if (flags.includes("--loop")) {
   for (let round = Number(roundArg); ; round++) {
     await writeRound(round);
     process.stdout.write(`round ${round}\n`);
+  }
+} else if (flags.includes("--serve")) {
+  for await (const line of createInterface({ input: process.stdin })) {
+    const round = Number(line);
+    const t0 = performance.now();
+    await writeRound(round);
+    process.stdout.write(`${JSON.stringify({ round, ms: performance.now() - t0 })}\n`);
   }
 } else {
   const t0 = performance.now();
