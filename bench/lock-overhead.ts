@@ -36,7 +36,10 @@ bench
   });
 await bench.run();
 
-const mean = (name: string) => bench.tasks.find((t) => t.name === name)!.result!.latency.mean * 1000;
+const mean = (name: string): number => {
+  const r = bench.tasks.find((t) => t.name === name)?.result;
+  return r && "latency" in r ? r.latency.mean * 1000 : NaN;
+};
 console.log("| operation | mean (µs) |");
 console.log("| --- | --- |");
 for (const t of bench.tasks) console.log(`| ${t.name} | ${mean(t.name).toFixed(2)} |`);

@@ -16,7 +16,8 @@ export type ZarrErrorCode =
   | "INVALID_KEY"
   | "STORE_ERROR"
   | "ABORTED"
-  | "LOCK_TIMEOUT";
+  | "LOCK_TIMEOUT"
+  | "TOO_LARGE";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -125,5 +126,15 @@ export class LockTimeoutError extends ZarrError {
   constructor(message: string, key: string) {
     super("LOCK_TIMEOUT", message);
     this.key = key;
+  }
+}
+
+/**
+ * Metadata or a request that would need more memory than the process allows: a chunk larger than
+ * `getMaxChunkBytes()` (raise it with `setMaxChunkBytes`), or a result larger than any buffer.
+ */
+export class TooLargeError extends ZarrError {
+  constructor(message: string) {
+    super("TOO_LARGE", message);
   }
 }

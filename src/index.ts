@@ -28,3 +28,4 @@ export type { JsonObject, JsonValue } from "./metadata/json.js";
 export { registerCodec } from "./codecs/registry.js";
 export type { Codec, CodecFactory, ChunkSpec, ChunkView } from "./codecs/types.js";
 export * from "./errors.js";
+export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";

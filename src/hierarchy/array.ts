@@ -25,6 +25,7 @@ import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
+import { checkChunkSize, checkResultSize } from "../limits.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -41,7 +42,10 @@ export class ZarrArray {
     readonly path: string,
     private meta: ArrayMetadata,
     private readonly options: ArrayHandleOptions,
-  ) {}
+  ) {
+    // Refused before any chunk is allocated: metadata may come from anywhere.
+    checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
+  }
 
   get metadata(): Readonly<ArrayMetadata> {
     return this.meta;
@@ -137,6 +141,7 @@ export class ZarrArray {
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
+    checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
     const data = allocTypedArray(this.meta.dtype, product(full));
     const out = { data, strides: contiguousStrides(full) };
     const descriptor = this.store.descriptor();

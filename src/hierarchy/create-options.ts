@@ -13,6 +13,7 @@ import { componentsPerElement, parseDataType, parseFillValue, type DataType } fr
 import { isJsonObject, type JsonObject } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-task.js";
+import { checkChunkSize } from "../limits.js";
 
 export interface CreateArrayOptions {
   shape: readonly number[];
@@ -103,6 +104,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
+  checkChunkSize(chunks, dtype.itemSize, "createArray");
   const fillValue =
     options.fillValue === null && zarrFormat === 2 ? null : parseFillValue(options.fillValue ?? 0, dtype, "createArray: fillValue");
   const attributes = options.attributes ?? {};
