@@ -6,7 +6,7 @@
  * lost (summed over rounds) and the writers' time (the slowest writer of each round, summed,
  * process start-up left out).
  *
- *   npx tsx bench/lost-writes.ts [rounds]
+ *   npx tsx bench/lost-writes.ts [rounds] [only rows whose name contains this]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -64,6 +64,9 @@ if (!skipPython) {
     { name: "zarr-python 2 + ProcessSynchronizer (1 write at a time)", argv: python(true, 1) },
   );
 }
+
+const only = process.argv[3];
+if (only) variants.splice(0, variants.length, ...variants.filter((v) => v.name.includes(only)));
 
 function run(argv: string[]): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -113,7 +113,7 @@ export class ProcessSynchronizer {
         }
         // Polling, with jitter so that waiters spread out; capped low because a chunk's
         // read-modify-write takes milliseconds and each poll is only a mkdir and a stat.
-        await sleep(Math.min(1 + attempt, 16) * (0.5 + Math.random()));
+        await sleep(Math.min(1 + attempt, 4) * (0.5 + Math.random()));
       }
     }
     let result: T;
