@@ -29,7 +29,7 @@
  * A slot holds 0 when free, otherwise `owner << 1 | waiters`: the owner is the holder's thread id
  * plus one, so that `releaseThreadLocks` can free the slots of a worker that was terminated in the
  * middle of a task (the pool calls it when it ends a worker by force). The waiters bit asks the
- * releaser to notify; it is set conservatively, so a release may notify nobody, never too few.
+ * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
  */
 import { isMainThread, threadId } from "node:worker_threads";
 import type { ProcessSyncDescriptor } from "./process-sync.js";
@@ -146,9 +146,9 @@ async function waitWhile(slots: Int32Array, slot: number, seen: number): Promise
     return;
   }
   if (waitAsync) {
-    const r = waitAsync(slots, slot, seen);
+    const r = waitAsync(slots, slot, seen, WAIT_SLICE_MS);
     if (!r.async) return;
-    // A pending waitAsync does not keep Node's event loop alive, and its own timeout may never
+    // A pending waitAsync does not keep Node's event loop alive, and its own timeout may not
     // fire on an idle loop: a plain timer does both, so a waiter always looks again.
     let timer: ReturnType<typeof setTimeout> | undefined;
     waitingHere++;
@@ -190,10 +190,15 @@ async function acquireSlot(slots: Int32Array, slot: number): Promise<void> {
   }
 }
 
+/**
+ * Frees a slot and wakes every waiter, not just one: an asynchronous wait whose safety timer won
+ * the race stays registered with V8 until its own timeout, and a wake-one could go to such a
+ * forgotten waiter while a live one sleeps on. Contention is rare, so the herd is small.
+ */
 function releaseSlot(slots: Int32Array, slot: number): void {
   heldHere--;
   const was = Atomics.exchange(slots, slot, 0);
-  if (was & WAITERS) Atomics.notify(slots, slot, 1);
+  if (was & WAITERS) Atomics.notify(slots, slot);
 }
 
 /**
