@@ -79,7 +79,8 @@ export function setChunkLockingForBenchmark(enabled: boolean): void {
 
 /** The lock reference a `set` puts in its write tasks. */
 export function chunkLockRef(scope: string, files?: ProcessSyncDescriptor): ChunkLockRef {
-  return files ? { table: lockingEnabled ? processLockTable() : null, scope, files } : { table: lockingEnabled ? processLockTable() : null, scope };
+  const table = lockingEnabled ? processLockTable() : null;
+  return files ? { table, scope, files } : { table, scope };
 }
 
 /**
