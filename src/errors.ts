@@ -18,7 +18,8 @@ export type ZarrErrorCode =
   | "ABORTED"
   | "LOCK_TIMEOUT"
   | "POOL_CLOSED"
-  | "INVALID_ARGUMENT";
+  | "INVALID_ARGUMENT"
+  | "TOO_LARGE";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -131,5 +132,25 @@ export class PoolClosedError extends ZarrError {
 export class InvalidArgumentError extends ZarrError {
   constructor(message: string) {
     super("INVALID_ARGUMENT", message);
+  }
+}
+
+/** A chunk lock (a ProcessSynchronizer lock file) was not had within its timeout. */
+export class LockTimeoutError extends ZarrError {
+  /** The store key of the chunk (or shard) whose lock was awaited. */
+  readonly key: string;
+  constructor(message: string, key: string) {
+    super("LOCK_TIMEOUT", message);
+    this.key = key;
+  }
+}
+
+/**
+ * Metadata or a request that would need more memory than the process allows: a chunk larger than
+ * `getMaxChunkBytes()` (raise it with `setMaxChunkBytes`), or a result larger than any buffer.
+ */
+export class TooLargeError extends ZarrError {
+  constructor(message: string) {
+    super("TOO_LARGE", message);
   }
 }

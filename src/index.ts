@@ -14,6 +14,9 @@ export { fieldView } from "./indexing/records.js";
 export type { OperationOptions } from "./parallel/options.js";
 export { WorkerPool } from "./parallel/worker-pool.js";
 export type { WorkerPoolOptions } from "./parallel/worker-pool.js";
+export { ProcessSynchronizer } from "./parallel/process-sync.js";
+export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/process-sync.js";
+export type { ChunkLockRef } from "./parallel/lock-table.js";
 export { runChunkTask } from "./parallel/chunk-task.js";
 export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-task.js";
 export { MemoryStore } from "./stores/memory.js";
@@ -82,3 +85,4 @@ export type {
   AnyNodeSpecV3,
   NamedConfigJson,
 } from "./metadata/zom-types.js";
+export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";

@@ -9,7 +9,8 @@ import { bloscDecode, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
 import { boolOption, enumOption, intOption } from "./config.js";
-import type { BytesToBytesCodec, CodecFactory } from "./types.js";
+import type { BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
+import { constants as bufferConstants } from "node:buffer";
 
 function bytesToBytes(
   name: string,
@@ -22,23 +23,36 @@ function bytesToBytes(
 
 const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
-/** Inflates either a gzip or a zlib stream: z5py labels zlib streams "gzip", and we stay lenient. */
-function inflateAny(b: Uint8Array): Uint8Array {
-  return asBytes(b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : inflateSync(b));
+/**
+ * The most a bytes->bytes decoder may produce for a chunk of this spec: twice its decoded size plus
+ * 1 MiB leaves room for any sane chain (a checksum, a second compressor), while a deflate bomb
+ * (1000:1) in a damaged or hostile chunk stops there instead of filling memory.
+ */
+function decodeCap(spec: ChunkSpec): number {
+  let n = spec.dtype.itemSize;
+  for (const s of spec.shape) n *= s;
+  return Math.min(Number.isFinite(n) ? 2 * n + 2 ** 20 : Infinity, bufferConstants.MAX_LENGTH);
 }
 
-export const gzipCodec: CodecFactory = (conf) => {
+/** Inflates either a gzip or a zlib stream: z5py labels zlib streams "gzip", and we stay lenient. */
+function inflateAny(b: Uint8Array, maxOutputLength: number): Uint8Array {
+  return asBytes(b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b, { maxOutputLength }) : inflateSync(b, { maxOutputLength }));
+}
+
+export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
+  const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("gzip", (b) => asBytes(gzipSync(b, { level })), inflateAny),
+    codec: bytesToBytes("gzip", (b) => asBytes(gzipSync(b, { level })), (b) => inflateAny(b, cap)),
     configuration: { level },
   };
 };
 
-export const zlibCodec: CodecFactory = (conf) => {
+export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
+  const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("numcodecs.zlib", (b) => asBytes(deflateSync(b, { level })), inflateAny),
+    codec: bytesToBytes("numcodecs.zlib", (b) => asBytes(deflateSync(b, { level })), (b) => inflateAny(b, cap)),
     configuration: { level },
   };
 };

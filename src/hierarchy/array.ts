@@ -29,13 +29,18 @@ import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type Write
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { toShared } from "../parallel/shared.js";
 import type { OperationOptions } from "../parallel/options.js";
+import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
+import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
+import { checkChunkSize, checkResultSize } from "../limits.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
   /** Store chunks whose values all equal the fill value (by default they are deleted). */
   writeEmptyChunks?: boolean;
+  /** Lock files for partial-chunk writes shared with other processes. */
+  synchronizer?: ProcessSynchronizer;
 }
 
 export class ZarrArray {
@@ -45,7 +50,10 @@ export class ZarrArray {
     readonly path: string,
     private meta: ArrayMetadata,
     private readonly options: ArrayHandleOptions,
-  ) {}
+  ) {
+    // Refused before any chunk is allocated: metadata may come from anywhere.
+    checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
+  }
 
   get metadata(): Readonly<ArrayMetadata> {
     return this.meta;
@@ -156,6 +164,7 @@ export class ZarrArray {
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
+    checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
     const items = this.items(projectSelection(indexers, this.meta.chunks));
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
@@ -213,6 +222,8 @@ export class ZarrArray {
     const descriptor = this.store.descriptor();
     const taskValue = writeValue;
     const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
+    // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
+    const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
     const makeTask = (batch: ChunkItem[]): WriteTask => ({
       kind: "write",
       store: descriptor,
@@ -220,6 +231,7 @@ export class ZarrArray {
       items: batch,
       value: taskValue,
       writeEmptyChunks,
+      lock,
     });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
   }

@@ -23,6 +23,7 @@ import {
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-task.js";
+import { checkChunkSize } from "../limits.js";
 
 export interface CreateArrayOptions {
   shape: readonly number[];
@@ -136,6 +137,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
+  checkChunkSize(chunks, dtype.itemSize, "createArray");
   const fillValue =
     options.fillValue === null && zarrFormat === 2 ? null : options.fillValue === undefined
         ? zeroOf(dtype)

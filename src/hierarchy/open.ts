@@ -6,6 +6,7 @@ import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "
 import type { JsonObject } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
+import { ProcessSynchronizer } from "../parallel/process-sync.js";
 import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
@@ -39,6 +40,11 @@ export interface OpenOptions {
    * default), so the whole hierarchy opens with one read; false reads every node from the store.
    */
   consolidated?: boolean;
+  /**
+   * Lock files that make partial-chunk writes safe against other processes writing the same
+   * array (`new ProcessSynchronizer(lockDir)`). Threads of this process are always synchronised.
+   */
+  synchronizer?: ProcessSynchronizer;
 }
 
 const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
@@ -51,7 +57,11 @@ function setup(input: StoreInput, options: OpenOptions) {
   // "a" on a store that cannot be written (HTTP) quietly means "r", as for zarr-python's fsspec.
   const readOnly = mode === "r" || (mode === "a" && store.readOnly);
   if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store`);
-  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks } };
+  const { synchronizer } = options;
+  if (synchronizer !== undefined && !(synchronizer instanceof ProcessSynchronizer)) {
+    throw new BadSelectionError("synchronizer must be a ProcessSynchronizer");
+  }
+  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer } };
 }
 
 /** Opens an array; with mode `a`, `w` or `w-` and creation options, creates it. */
@@ -77,7 +87,7 @@ export async function openArray(input: StoreInput, options: OpenOptions & Partia
 /** Creates an array (failing if one exists unless `overwrite` is set). */
 export async function createArray(
   input: StoreInput,
-  options: CreateArrayOptions & { path?: string; writeEmptyChunks?: boolean },
+  options: CreateArrayOptions & { path?: string; writeEmptyChunks?: boolean; synchronizer?: ProcessSynchronizer },
 ): Promise<ZarrArray> {
   const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
   return createArrayAt(store, path, options, handle);

@@ -23,6 +23,7 @@ import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 import { decodeIntoPlace, readRawIntoPlace } from "./decode-in-place.js";
+import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -60,6 +61,8 @@ export interface WriteTask {
   value: WriteValue;
   /** Store chunks even when every value equals the fill value. */
   writeEmptyChunks: boolean;
+  /** Chunk locks for partial-chunk writes (lock-table.ts); absent: this thread's process table. */
+  lock?: ChunkLockRef;
 }
 
 export type ChunkTask = ReadTask | WriteTask;
@@ -206,11 +209,16 @@ function coversChunk(meta: ArrayMetadata, item: ChunkItem): boolean {
 }
 
 async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem): Promise<void> {
+  // Whole-chunk writes are last-writer-wins; a partial one reads, merges and writes under a lock.
+  if (coversChunk(task.meta, item)) return mergeAndStore(task, store, item, true);
+  return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false));
+}
+
+async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkItem, whole: boolean): Promise<void> {
   const { meta, value } = task;
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta);
-  const whole = coversChunk(meta, item);
   const chunk = allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;

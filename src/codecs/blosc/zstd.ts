@@ -73,6 +73,49 @@ export function zstdFrameContentSize(src: Uint8Array): number | null | undefined
 }
 
 /**
+ * Walks the frames of `src` by their block headers and returns a reason when they do not tile it
+ * exactly (truncated, trailing bytes, reserved block types). numcodecs.js's WASM decoder spins
+ * forever on some such inputs (a valid frame followed by one stray byte, found by fuzzing), and a
+ * spinning WASM call cannot be interrupted: such bytes must never reach it.
+ */
+export function zstdFramesProblem(src: Uint8Array): string | null {
+  const v = asView(src);
+  let at = 0;
+  while (at < src.length) {
+    if (src.length - at < 8) return `${src.length - at} stray bytes after the last frame`;
+    const magic = v.getUint32(at, true);
+    if ((magic & 0xfffffff0) >>> 0 === 0x184d2a50) {
+      // A skippable frame: magic, 4-byte size, then that many bytes of user data.
+      at += 8 + v.getUint32(at + 4, true);
+      if (at > src.length) return "a skippable frame runs past the end";
+      continue;
+    }
+    if (magic !== 0xfd2fb528) return `bytes at offset ${at} are not a zstd frame`;
+    const fhd = src[at + 4];
+    if (fhd & 0x08) return "reserved bit set in a frame header";
+    const singleSegment = (fhd >>> 5) & 1;
+    const fcsFlag = fhd >>> 6;
+    const fcsSize = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+    at += 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][fhd & 3] + fcsSize;
+    for (;;) {
+      if (at + 3 > src.length) return "the frame is truncated (a block header is missing)";
+      const h = src[at] | (src[at + 1] << 8) | (src[at + 2] << 16);
+      const last = h & 1;
+      const type = (h >>> 1) & 3;
+      const size = h >>> 3;
+      if (type === 3) return "a block of the reserved type";
+      if (size > 131072) return `a block of ${size} bytes, over zstd's 128 KiB maximum`;
+      at += 3 + (type === 1 ? 1 : size);
+      if (at > src.length) return "the frame is truncated (a block runs past the end)";
+      if (last) break;
+    }
+    if (fhd & 0x04) at += 4;
+    if (at > src.length) return "the frame is truncated (its checksum is missing)";
+  }
+  return null;
+}
+
+/**
  * Decompresses a zstd frame. With `expectedSize`, a frame declaring another size is refused before
  * any output is allocated, and the decoded length is checked.
  */
@@ -89,6 +132,8 @@ export async function zstdDecompress(src: Uint8Array, expectedSize?: number): Pr
   if (declared !== null && declared > (Math.floor(src.length / 4) + 1) * 131072) {
     throw new CorruptChunkError(`zstd: frame declares ${declared} bytes, impossible for ${src.length} bytes of input`);
   }
+  const problem = zstdFramesProblem(src);
+  if (problem !== null) throw new CorruptChunkError(`zstd: ${problem}`);
   let out: Uint8Array;
   try {
     out = await codecFor(1).decode(src);

@@ -1,0 +1,60 @@
+/**
+ * Memory limits checked before anything is allocated, so that hostile or mistaken metadata
+ * (`"chunks": [1e9, 1e9]`) gives a TooLargeError instead of a crash or a machine-eating allocation.
+ *
+ * One process-wide setting, `setMaxChunkBytes`, rather than an option on every open: arrays are
+ * also reached through groups (`group.get(name)`, `members()`), and a limit on how much one chunk
+ * may take is a property of the process's memory, like Node's heap size, not of one array. It is
+ * checked on the thread that opens or creates the array; decoders in workers need no copy of it,
+ * since they are bounded by the chunk size the metadata declares (see codecs/compressors.ts).
+ */
+import { constants } from "node:buffer";
+import { TooLargeError } from "./errors.js";
+
+/** 1 GiB: a thousand times the usual ~1 MiB chunk, well under what a typed array can hold. */
+export const DEFAULT_MAX_CHUNK_BYTES = 2 ** 30;
+
+let maxChunkBytes = DEFAULT_MAX_CHUNK_BYTES;
+
+/** The largest chunk (decoded, in bytes) that arrays opened or created from now on may have. */
+export function setMaxChunkBytes(bytes: number): void {
+  if (typeof bytes !== "number" || !Number.isSafeInteger(bytes) || bytes < 1) {
+    throw new RangeError(`setMaxChunkBytes: expected a positive integer number of bytes, got ${String(bytes)}`);
+  }
+  maxChunkBytes = bytes;
+}
+
+export function getMaxChunkBytes(): number {
+  return maxChunkBytes;
+}
+
+/** The product of a shape, or Infinity once it passes 2^53 (exact products of huge shapes lie). */
+function bigProduct(shape: readonly number[], factor: number): number {
+  let n = factor;
+  for (const s of shape) {
+    n *= s;
+    if (n > Number.MAX_SAFE_INTEGER) return Infinity;
+  }
+  return n;
+}
+
+/** Refuses a chunk shape whose decoded bytes exceed the limit. */
+export function checkChunkSize(chunks: readonly number[], itemSize: number, where: string): void {
+  const bytes = bigProduct(chunks, itemSize);
+  if (bytes > maxChunkBytes) {
+    const shown = Number.isFinite(bytes) ? `${bytes} bytes` : "more than 2^53 bytes";
+    throw new TooLargeError(
+      `${where}: a chunk of shape [${chunks.join(", ")}] needs ${shown}, over the limit of ${maxChunkBytes} ` +
+        `(raise it with setMaxChunkBytes if this is intended)`,
+    );
+  }
+}
+
+/** Refuses a result buffer larger than the JavaScript engine can allocate. */
+export function checkResultSize(shape: readonly number[], bytesPerElement: number, where: string): void {
+  const bytes = bigProduct(shape, bytesPerElement);
+  if (bytes > constants.MAX_LENGTH) {
+    const shown = Number.isFinite(bytes) ? `${bytes} bytes` : "more than 2^53 bytes";
+    throw new TooLargeError(`${where}: the selection [${shape.join(", ")}] needs ${shown}, more than one buffer can hold (${constants.MAX_LENGTH}); read it in parts`);
+  }
+}

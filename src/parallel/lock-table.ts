@@ -1,0 +1,243 @@
+/**
+ * Chunk locks for partial-chunk read-modify-write, so that concurrent `set` calls whose regions
+ * share a chunk without covering it lose nothing (DESIGN.md, "Locking, level by level").
+ *
+ * Level 2, one process: a lock table, an Int32Array over one process-wide SharedArrayBuffer. A
+ * slot is chosen by a hash of (array scope, store key); several keys may share a slot, which only
+ * costs some needless waiting. The SharedArrayBuffer travels inside each write task
+ * (`WriteTask.lock.table`), so a worker thread that receives the task structured-cloned works on
+ * the very same memory as the main thread and every other worker.
+ *
+ * Level 3, several processes: after the slot, the task takes a lock file through the task's
+ * ProcessSynchronizer (process-sync.ts). The slot is taken first: it is cheap, and it means one
+ * process never asks the file system for a lock that one of its own threads already holds.
+ *
+ * Shards: the API takes a store key and nothing more. A sharded array locks the key of the
+ * shard (the chunk of its outer grid) by naming it; the inner chunks need no lock of their own,
+ * since a partial shard write rewrites the whole shard object under that one lock.
+ *
+ * Deadlock freedom:
+ * - a task holds at most one lock at a time and never waits on anything else while holding it
+ *   except its own store I/O, so there is no cycle to make;
+ * - a waiter never blocks a thread that may be running a holder. The main thread never blocks:
+ *   it waits with Atomics.waitAsync. A worker blocks with Atomics.wait only while its thread
+ *   holds no lock and has no other wait in progress (several tasks interleave on one worker's
+ *   event loop: a blocked worker would otherwise starve its own holder, or swallow a wake-up
+ *   meant for its other waiter); otherwise it too waits asynchronously. Whoever holds the lock,
+ *   main thread or another worker, keeps running.
+ *
+ * A slot holds 0 when free, otherwise `owner << 1 | waiters`: the owner is the holder's thread id
+ * plus one, so that `releaseThreadLocks` can free the slots of a worker that was terminated in the
+ * middle of a task (the pool calls it when it ends a worker by force). The waiters bit asks the
+ * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
+ */
+import { isMainThread, threadId } from "node:worker_threads";
+import type { ProcessSyncDescriptor } from "./process-sync.js";
+import { fileLockFor } from "./process-sync.js";
+import type { StoreDescriptor } from "../stores/types.js";
+
+/** How a write task locks: the in-process table, and optionally the cross-process synchronizer. */
+export interface ChunkLockRef {
+  /** The process-wide lock table, or null to take no in-process lock (benchmarks only). */
+  table: SharedArrayBuffer | null;
+  /** What tells this array's locks from another array's with the same key (store and path). */
+  scope: string;
+  /** Lock files shared with other processes. */
+  files?: ProcessSyncDescriptor;
+}
+
+/** Slots in the table: 16 KiB of shared memory; collisions among unrelated busy chunks are rare. */
+export const LOCK_SLOTS = 4096;
+
+/** How long one asynchronous wait lasts before the slot is looked at again (a safety net). */
+const WAIT_SLICE_MS = 1000;
+
+const GLOBAL_KEY = Symbol.for("parzarr.lockTable.v1");
+
+type GlobalWithTable = typeof globalThis & { [GLOBAL_KEY]?: SharedArrayBuffer };
+
+/**
+ * This process's table. Made once, on the main thread, and kept on `globalThis` so that two copies
+ * of this module (a bundle and a source import) still share one. A worker calling this gets a
+ * table of its own, which is why tasks carry the main thread's table instead.
+ */
+export function processLockTable(): SharedArrayBuffer {
+  const g = globalThis as GlobalWithTable;
+  g[GLOBAL_KEY] ??= new SharedArrayBuffer(LOCK_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+  return g[GLOBAL_KEY];
+}
+
+let lockingEnabled = true;
+
+/**
+ * @internal Turns the in-process table off for tasks planned from now on: only the lost-writes
+ * benchmark uses it, to show what the locks prevent. Not exported from the package.
+ */
+export function setChunkLockingForBenchmark(enabled: boolean): void {
+  lockingEnabled = enabled;
+}
+
+/** The lock reference a `set` puts in its write tasks. */
+export function chunkLockRef(scope: string, files?: ProcessSyncDescriptor): ChunkLockRef {
+  const table = lockingEnabled ? processLockTable() : null;
+  return files ? { table, scope, files } : { table, scope };
+}
+
+/**
+ * The array-independent part of a lock's identity: which store. Store keys already include the
+ * array's path. It must come out the same in every process that opens the same store (a
+ * filesystem root is absolute), since lock files are named after it.
+ */
+export function lockScopeOf(d: StoreDescriptor): string {
+  switch (d.kind) {
+    case "filesystem":
+      return `file:${d.root}`;
+    case "fetch":
+      return `url:${d.url}`;
+    case "memory":
+      return `memory:${d.id}`;
+    case "zip":
+      return `zip:${d.path}`;
+  }
+}
+
+/** FNV-1a over the UTF-16 code units: cheap, and spreads similar chunk keys well enough. */
+export function lockSlot(scope: string, key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < scope.length; i++) h = Math.imul(h ^ scope.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ 0x0a, 0x01000193);
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % LOCK_SLOTS;
+}
+
+const OWNER = (threadId + 1) << 1;
+const WAITERS = 1;
+
+/** Locks this thread holds now, over all its tasks. */
+let heldHere = 0;
+/**
+ * Asynchronous waits in progress on this thread. One of them may already have been woken by a
+ * release (the wake-up is queued behind this thread's current task): blocking the thread now would
+ * swallow that wake-up, and nobody else would be told the lock is free.
+ */
+let waitingHere = 0;
+
+const views = new WeakMap<SharedArrayBuffer, Int32Array>();
+
+function viewOf(table: SharedArrayBuffer): Int32Array {
+  let v = views.get(table);
+  if (!v) {
+    v = new Int32Array(table);
+    views.set(table, v);
+  }
+  return v;
+}
+
+/** Atomics.waitAsync (ES2024; in Node since 16), typed here since the project targets an older lib. */
+type WaitAsync = (
+  view: Int32Array,
+  index: number,
+  value: number,
+  timeout?: number,
+) => { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
+const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync?.bind(Atomics);
+
+/** Waits until the slot no longer holds `seen` (or a slice of time passes). */
+async function waitWhile(slots: Int32Array, slot: number, seen: number): Promise<void> {
+  if (!isMainThread && heldHere === 0 && waitingHere === 0) {
+    Atomics.wait(slots, slot, seen, WAIT_SLICE_MS);
+    return;
+  }
+  if (waitAsync) {
+    const r = waitAsync(slots, slot, seen, WAIT_SLICE_MS);
+    if (!r.async) return;
+    // A pending waitAsync does not keep Node's event loop alive, and its own timeout may not
+    // fire on an idle loop: a plain timer does both, so a waiter always looks again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    waitingHere++;
+    try {
+      await Promise.race([r.value, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_SLICE_MS)))]);
+    } finally {
+      waitingHere--;
+      clearTimeout(timer);
+    }
+    return;
+  }
+  // No waitAsync (older browsers): poll without blocking the thread.
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
+/**
+ * Takes a slot. The thread's `heldHere` count moves in the same synchronous step as the slot
+ * itself: counted one microtask later, another task of this thread could block in between while
+ * this thread holds the lock.
+ */
+async function acquireSlot(slots: Int32Array, slot: number): Promise<void> {
+  // Uncontended: one compare-exchange.
+  if (Atomics.compareExchange(slots, slot, 0, OWNER) === 0) {
+    heldHere++;
+    return;
+  }
+  for (;;) {
+    const seen = Atomics.load(slots, slot);
+    if (seen === 0) {
+      // Others may still be waiting behind us: keep the bit so our release wakes one of them.
+      if (Atomics.compareExchange(slots, slot, 0, OWNER | WAITERS) === 0) {
+        heldHere++;
+        return;
+      }
+      continue;
+    }
+    if ((seen & WAITERS) === 0 && Atomics.compareExchange(slots, slot, seen, seen | WAITERS) !== seen) continue;
+    await waitWhile(slots, slot, seen | WAITERS);
+  }
+}
+
+/**
+ * Frees a slot and wakes every waiter, not just one: an asynchronous wait whose safety timer won
+ * the race stays registered with V8 until its own timeout, and a wake-one could go to such a
+ * forgotten waiter while a live one sleeps on. Contention is rare, so the herd is small.
+ */
+function releaseSlot(slots: Int32Array, slot: number): void {
+  heldHere--;
+  const was = Atomics.exchange(slots, slot, 0);
+  if (was & WAITERS) Atomics.notify(slots, slot);
+}
+
+/**
+ * Frees every slot held by a thread that can no longer release it (a worker terminated mid-task).
+ * Returns how many were freed. Only the owner of a pool calls this, after the worker has exited.
+ */
+export function releaseThreadLocks(table: SharedArrayBuffer, deadThreadId: number): number {
+  const slots = viewOf(table);
+  const owner = (deadThreadId + 1) << 1;
+  let freed = 0;
+  for (let i = 0; i < slots.length; i++) {
+    const v = Atomics.load(slots, i);
+    if (v !== 0 && (v & ~WAITERS) === owner && Atomics.compareExchange(slots, i, v, 0) === v) {
+      Atomics.notify(slots, i);
+      freed++;
+    }
+  }
+  return freed;
+}
+
+/**
+ * Runs `fn` holding the lock of one store key: the in-process slot, then the lock file when the
+ * reference names a synchronizer. `ref` undefined means the process-wide table of this thread
+ * (right inline; a worker always receives the main thread's table in its task).
+ */
+export async function withChunkLock<T>(ref: ChunkLockRef | undefined, key: string, fn: () => Promise<T>): Promise<T> {
+  const table = ref === undefined ? processLockTable() : ref.table;
+  const scope = ref?.scope ?? "";
+  const files = ref?.files;
+  if (table === null) return files ? fileLockFor(files).withLock(scope, key, fn) : fn();
+  const slots = viewOf(table);
+  const slot = lockSlot(scope, key);
+  await acquireSlot(slots, slot);
+  try {
+    return files ? await fileLockFor(files).withLock(scope, key, fn) : await fn();
+  } finally {
+    releaseSlot(slots, slot);
+  }
+}

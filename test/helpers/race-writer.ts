@@ -1,0 +1,50 @@
+/**
+ * One writer process of the race workload (run as `node --import tsx race-writer.ts ARGS`):
+ * opens the array, puts all of its regions in flight at once, waits for them, prints
+ * `{"ms": writeTime}` and exits 0.
+ * Args: storeRoot lockDir|- writer round threads workloadJSON [--no-table]
+ * With `--loop`, writes round after round until killed, printing "round N" after each.
+ * With `--serve`, reads round numbers from stdin, one a line, writes each and answers
+ * `{"round": N, "ms": t}`: a test runs several rounds without paying process start-up each time.
+ */
+import { createInterface } from "node:readline";
+import { openArray, ProcessSynchronizer, slice } from "../../src/index.js";
+import { setChunkLockingForBenchmark } from "../../src/parallel/lock-table.js";
+import { raceRegion, raceValue, type RaceWorkload } from "./race-workload.js";
+
+const [root, lockDir, writerArg, roundArg, threadsArg, workloadJson, ...flags] = process.argv.slice(2);
+const w = JSON.parse(workloadJson) as RaceWorkload;
+const writer = Number(writerArg);
+const threads = Number(threadsArg);
+if (flags.includes("--no-table")) setChunkLockingForBenchmark(false);
+const synchronizer = lockDir === "-" ? undefined : new ProcessSynchronizer(lockDir, { staleMs: 2000, timeoutMs: 30_000 });
+const a = await openArray(root, { mode: "r+", synchronizer });
+
+async function writeRound(round: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: w.perWriter }, (_, r) => {
+      const [c0, c1] = raceRegion(w, writer, r);
+      const data = new Int32Array(w.rows * (c1 - c0)).fill(raceValue(writer, r, round));
+      return a.set([slice(0, w.rows), slice(c0, c1)], { data, shape: [w.rows, c1 - c0] }, { threads });
+    }),
+  );
+}
+
+if (flags.includes("--loop")) {
+  for (let round = Number(roundArg); ; round++) {
+    await writeRound(round);
+    process.stdout.write(`round ${round}\n`);
+  }
+} else if (flags.includes("--serve")) {
+  for await (const line of createInterface({ input: process.stdin })) {
+    const round = Number(line);
+    const t0 = performance.now();
+    await writeRound(round);
+    process.stdout.write(`${JSON.stringify({ round, ms: performance.now() - t0 })}\n`);
+  }
+} else {
+  const t0 = performance.now();
+  await writeRound(Number(roundArg));
+  // The benchmark reads this: time spent writing, without process start-up.
+  process.stdout.write(`${JSON.stringify({ ms: performance.now() - t0 })}\n`);
+}
