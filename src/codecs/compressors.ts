@@ -1,13 +1,14 @@
 /**
  * The bytes->bytes compressors: gzip, zlib (numcodecs.zlib), zstd, lz4 (numcodecs.lz4, the
- * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc.
+ * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc. zlib and gzip run
+ * on node:zlib in Node and pako elsewhere (./deflate.ts).
  */
-import { deflateSync, gunzipSync, gzipSync, inflateSync } from "node:zlib";
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
+import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { BytesToBytesCodec, CodecFactory } from "./types.js";
 
@@ -19,17 +20,11 @@ function bytesToBytes(
   return { kind: "bytes_to_bytes", name, encode, decode };
 }
 
-const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-
-/** Inflates either a gzip or a zlib stream: z5py labels zlib streams "gzip", and we stay lenient. */
-function inflateAny(b: Uint8Array): Uint8Array {
-  return asBytes(b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : inflateSync(b));
-}
 
 export const gzipCodec: CodecFactory = (conf) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
   return {
-    codec: bytesToBytes("gzip", (b) => asBytes(gzipSync(b, { level })), inflateAny),
+    codec: bytesToBytes("gzip", (b) => gzipCompress(b, level), (b) => inflateAny(b, "gzip")),
     configuration: { level },
   };
 };
@@ -37,7 +32,7 @@ export const gzipCodec: CodecFactory = (conf) => {
 export const zlibCodec: CodecFactory = (conf) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
   return {
-    codec: bytesToBytes("numcodecs.zlib", (b) => asBytes(deflateSync(b, { level })), inflateAny),
+    codec: bytesToBytes("numcodecs.zlib", (b) => zlibCompress(b, level), (b) => inflateAny(b, "zlib")),
     configuration: { level },
   };
 };

@@ -15,10 +15,11 @@
  *
  * The encoder reproduces c-blosc 1.21's choices (blocksize, split flag, when a stream or the whole
  * buffer is stored raw) so its frames look like c-blosc's; the compressed streams themselves come
- * from our own LZ4 and BloscLZ compressors, node:zlib, and libzstd via numcodecs.js.
+ * from our own LZ4 and BloscLZ compressors, zlib (node:zlib or pako, ../deflate.ts), and libzstd
+ * via numcodecs.js.
  */
-import { deflateSync, inflateSync } from "node:zlib";
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
+import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
@@ -153,18 +154,9 @@ function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): voi
     case FORMAT_SNAPPY:
       n = snappyDecompress(src, out);
       break;
-    case FORMAT_ZLIB: {
-      let r: Buffer;
-      try {
-        r = inflateSync(src, { maxOutputLength: Math.max(out.length, 1) });
-      } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
-        throw new CorruptChunkError(`blosc: zlib stream does not inflate to ${out.length} bytes: ${msg}`, { cause: err });
-      }
-      n = r.length;
-      if (n === out.length) out.set(r);
+    case FORMAT_ZLIB:
+      n = inflateInto(src, out, "blosc: zlib stream");
       break;
-    }
     default:
       corrupt(`unknown compressor format code ${format}`);
   }
@@ -261,6 +253,15 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
     giveScratch(tmp);
   }
   return out;
+}
+
+/**
+ * Decodes a blosc frame straight into `dest`, which must be exactly the frame's nbytes long (the
+ * caller sizes it from metadata: a whole chunk decoding into its place in the output). Nothing is
+ * allocated but the shuffle scratch, which is reused across calls.
+ */
+export async function bloscDecodeInto(src: Uint8Array, dest: Uint8Array): Promise<void> {
+  await bloscDecode(src, dest);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -365,12 +366,14 @@ async function compressStream(
     case Comp.LZ4HC:
       // c-blosc uses LZ4_compress_HC here; we use our own LZ4 compressor with a hash-chain match
       // finder whose depth grows with clevel. The output is plain LZ4 (format code 1, like lz4hc's)
-      // and decodes anywhere, though its ratio is below real LZ4HC's.
-      return lz4CompressInto(src, out, pos, maxOut, 1, 1 << Math.min(clevel, 8));
+      // and decodes anywhere, though its ratio is below real LZ4HC's. The depth is LZ4HC's own
+      // search budget for its levels 1-9 (1 << (level - 1)): deeper chains cost far more time on
+      // float data than the few bytes they save.
+      return lz4CompressInto(src, out, pos, maxOut, 1, 1 << Math.max(0, clevel - 1));
     case Comp.BloscLZ:
       return blosclzCompressInto(src, out, pos, maxOut, clevel);
     case Comp.Zlib: {
-      const z = deflateSync(src, { level: clevel });
+      const z = zlibCompress(src, clevel);
       if (z.length > maxOut) return 0;
       out.set(z, pos);
       return z.length;
