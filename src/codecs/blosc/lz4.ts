@@ -248,7 +248,7 @@ export function lz4CompressInto(
     const mfLimit = n - MF_LIMIT;
     const accel = Math.max(1, Math.floor(acceleration)) | 0;
     let chain: Int32Array | null = null;
-    let table = hashTable;
+    let table: Int32Array = hashTable;
     if (chainDepth > 0) {
       chain = chainTable ??= new Int32Array(MAX_OFFSET + 1);
       table = hcHashTable ??= new Int32Array(1 << HC_HASH_LOG);
