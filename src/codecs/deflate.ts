@@ -81,9 +81,22 @@ if (onNode) {
   }
 }
 
+let forced: DeflateBackend | null = null;
+
 /** The backend in use: node:zlib on Node, pako elsewhere (and on Node until node:zlib has loaded). */
 export function deflateBackend(): DeflateBackend {
-  return native ?? pakoBackend;
+  return forced ?? native ?? pakoBackend;
+}
+
+/**
+ * Makes every zlib/gzip operation (standalone codecs and blosc's zlib streams) use `backend`, or
+ * the automatic choice again with null; returns the previous override. For tests and benchmarks
+ * that check the fallback gives the same results.
+ */
+export function setDeflateBackend(backend: DeflateBackend | null): DeflateBackend | null {
+  const previous = forced;
+  forced = backend;
+  return previous;
 }
 
 /** The native backend when this runtime has one (for tests and benchmarks), else null. */
