@@ -3,7 +3,8 @@
  * gzip bytes at every level and read every fixture chunk the same; blosc's zlib streams decode the
  * same through either; what either writes decodes in numcodecs (zarr-python's codecs); and where
  * c-blosc's output is deterministic and its compressor is the one we use (raw-stored frames,
- * libzstd), our blosc encoder writes numcodecs' exact bytes.
+ * libzstd), our blosc encoder writes numcodecs' exact bytes. The WASM SIMD byte shuffle and the
+ * JavaScript one write the same bytes and frames.
  */
 import { describe, test, after, before } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +12,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CorruptChunkError } from "../src/errors.js";
-import { bloscDecode, bloscDecodeInto, bloscEncode, bloscHeader, type BloscCname } from "../src/codecs/blosc/blosc.js";
+import { bloscDecode, bloscDecodeInto, bloscEncode, bloscHeader, setBloscSimd, type BloscCname } from "../src/codecs/blosc/blosc.js";
+import { byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
+import { simdModuleBytes, simdShuffle } from "../src/codecs/blosc/simd.js";
 import {
   deflateBackend,
   inflateAny,
@@ -277,5 +280,69 @@ for c in json.loads(sys.argv[2]):
     assert.deepEqual(differ, []);
     // The raw-stored cases really were stored raw by c-blosc (else they test nothing special).
     assert.ok(rawStored >= 13, `${rawStored} raw-stored frames`);
+  });
+});
+
+describe("WASM SIMD byte shuffle (typesize 4)", () => {
+  const simd = simdShuffle();
+
+  test("the assembled module validates wherever WebAssembly has SIMD (Node 20 does)", () => {
+    assert.equal(WebAssembly.validate(simdModuleBytes()), true);
+    assert.ok(simd !== null);
+  });
+
+  test("shuffle4 and unshuffle4 write exactly what shuffle.ts writes", { skip: simd === null ? "no WASM SIMD" : false }, () => {
+    for (const n of [16, 32, 48, 1024, 16 * 1001]) {
+      const src = randomBytes(4 * n, n);
+      const want = new Uint8Array(4 * n);
+      byteShuffle(src, want, 4);
+      const m = simd!.reserve(8 * n + 64);
+      m.set(src, 0);
+      simd!.shuffle4(0, 4 * n + 16, n);
+      assert.ok(eqBytes(simd!.reserve(8 * n + 64).subarray(4 * n + 16, 8 * n + 16), want), `shuffle4, ${n} elements`);
+      const back = new Uint8Array(4 * n);
+      byteUnshuffle(want, back, 4);
+      const m2 = simd!.reserve(8 * n + 64);
+      m2.set(want, 16);
+      simd!.unshuffle4(16, 4 * n + 32, n);
+      assert.ok(eqBytes(simd!.reserve(8 * n + 64).subarray(4 * n + 32, 8 * n + 32), src), `unshuffle4, ${n} elements`);
+    }
+  });
+
+  test("blosc frames are the same bytes with and without SIMD, and decode alike either way", { skip: simd === null ? "no WASM SIMD" : false }, async () => {
+    const walk = bytesOf(randomWalkFloat32(96, 1024));
+    // Sizes with whole 64-byte blocks, odd leftovers, trailing bytes, forced small blocks.
+    const sizes = [walk.length, walk.length - 4, walk.length - 37, 70000, 4096, 100];
+    for (const cname of ["lz4", "blosclz", "zlib", "zstd"] as BloscCname[]) {
+      for (const n of sizes) {
+        for (const blocksize of [0, 4096, 1000]) {
+          const src = walk.subarray(0, n);
+          const opts = { cname, clevel: 5, shuffle: 1 as const, typesize: 4, blocksize };
+          const withSimd = await bloscEncode(src, opts);
+          const previous = setBloscSimd(false);
+          try {
+            const plain = await bloscEncode(src, opts);
+            assert.ok(eqBytes(withSimd, plain), `${cname} ${n} bytes, blocksize ${blocksize}: frames differ`);
+            const decodedPlain = await bloscDecode(withSimd);
+            assert.ok(eqBytes(decodedPlain, src), `${cname} ${n}: JS decode`);
+          } finally {
+            setBloscSimd(previous);
+          }
+          const decoded = new Uint8Array(n);
+          await bloscDecodeInto(withSimd, decoded);
+          assert.ok(eqBytes(decoded, src), `${cname} ${n}: SIMD decode`);
+        }
+      }
+    }
+  });
+
+  test("concurrent zstd and lz4 decodes sharing the SIMD scratch do not disturb each other", { skip: simd === null ? "no WASM SIMD" : false }, async () => {
+    const a = bytesOf(randomWalkFloat32(64, 1024));
+    const b = bytesOf(randomWalkFloat32(64, 1024, 7));
+    const fa = await bloscEncode(a, { cname: "zstd", clevel: 3, shuffle: 1, typesize: 4, blocksize: 16384 });
+    const fb = await bloscEncode(b, { cname: "lz4", clevel: 5, shuffle: 1, typesize: 4, blocksize: 16384 });
+    const results = await Promise.all([bloscDecode(fa), bloscDecode(fb), bloscDecode(fa), bloscDecode(fb)]);
+    assert.ok(eqBytes(results[0], a) && eqBytes(results[2], a), "zstd frames");
+    assert.ok(eqBytes(results[1], b) && eqBytes(results[3], b), "lz4 frames");
   });
 });
