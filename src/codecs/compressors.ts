@@ -1,16 +1,16 @@
 /**
  * The bytes->bytes compressors: gzip, zlib (numcodecs.zlib), zstd, lz4 (numcodecs.lz4, the
- * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc.
+ * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc. zlib and gzip run
+ * on node:zlib in Node and pako elsewhere (./deflate.ts).
  */
-import { deflateSync, gunzipSync, gzipSync, inflateSync } from "node:zlib";
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBlock, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
+import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
-import { constants as bufferConstants } from "node:buffer";
 
 function bytesToBytes(
   name: string,
@@ -21,29 +21,25 @@ function bytesToBytes(
   return decodeInto ? { kind: "bytes_to_bytes", name, encode, decode, decodeInto } : { kind: "bytes_to_bytes", name, encode, decode };
 }
 
-const asBytes = (b: Buffer): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-
 /**
  * The most a bytes->bytes decoder may produce for a chunk of this spec: twice its decoded size plus
  * 1 MiB leaves room for any sane chain (a checksum, a second compressor), while a deflate bomb
  * (1000:1) in a damaged or hostile chunk stops there instead of filling memory.
  */
+/** No static node: import here, so a browser bundle needs none: 2^32 - 1 is Node's own buffer limit. */
+const MAX_DECODED_BYTES = 2 ** 32 - 1;
+
 function decodeCap(spec: ChunkSpec): number {
   let n = spec.dtype.itemSize;
   for (const s of spec.shape) n *= s;
-  return Math.min(Number.isFinite(n) ? 2 * n + 2 ** 20 : Infinity, bufferConstants.MAX_LENGTH);
-}
-
-/** Inflates either a gzip or a zlib stream: z5py labels zlib streams "gzip", and we stay lenient. */
-function inflateAny(b: Uint8Array, maxOutputLength: number): Uint8Array {
-  return asBytes(b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b, { maxOutputLength }) : inflateSync(b, { maxOutputLength }));
+  return Math.min(Number.isFinite(n) ? 2 * n + 2 ** 20 : Infinity, MAX_DECODED_BYTES);
 }
 
 export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("gzip", (b) => asBytes(gzipSync(b, { level })), (b) => inflateAny(b, cap)),
+    codec: bytesToBytes("gzip", (b) => gzipCompress(b, level), (b) => inflateAny(b, "gzip", cap)),
     configuration: { level },
   };
 };
@@ -52,7 +48,7 @@ export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("numcodecs.zlib", (b) => asBytes(deflateSync(b, { level })), (b) => inflateAny(b, cap)),
+    codec: bytesToBytes("numcodecs.zlib", (b) => zlibCompress(b, level), (b) => inflateAny(b, "zlib", cap)),
     configuration: { level },
   };
 };

@@ -15,13 +15,15 @@
  *
  * The encoder reproduces c-blosc 1.21's choices (blocksize, split flag, when a stream or the whole
  * buffer is stored raw) so its frames look like c-blosc's; the compressed streams themselves come
- * from our own LZ4 and BloscLZ compressors, node:zlib, and libzstd via numcodecs.js.
+ * from our own LZ4 and BloscLZ compressors, zlib (node:zlib or pako, ../deflate.ts), and libzstd
+ * via numcodecs.js.
  */
-import { deflateSync, inflateSync } from "node:zlib";
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
+import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
+import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress } from "./zstd.js";
 
@@ -138,6 +140,27 @@ function giveScratch(s: Uint8Array | null): void {
 }
 
 // ---------------------------------------------------------------------------------------------
+// WASM SIMD byte shuffle (typesize 4): the kernels work in the module's memory, blocks are
+// copied in or out once. Same bytes as shuffle.ts; used where the runtime has WASM SIMD.
+
+let simdEnabled = true;
+
+/** Turns the SIMD shuffle off (or back on) for tests and benchmarks; returns the previous state. */
+export function setBloscSimd(enabled: boolean): boolean {
+  const previous = simdEnabled;
+  simdEnabled = enabled;
+  return previous;
+}
+
+function simdFor(typesize: number, blocksize: number): SimdShuffle | null {
+  if (!simdEnabled || typesize !== 4 || 2 * blocksize > SIMD_SCRATCH_LIMIT) return null;
+  return simdShuffle();
+}
+
+/** The kernels take whole 16-element steps and no trailing bytes; other blocks use shuffle.ts. */
+const simdFits = (bsize: number): boolean => bsize % 64 === 0;
+
+// ---------------------------------------------------------------------------------------------
 // Decoding
 
 /** Decodes one stream of a synchronous codec into exactly `out`. */
@@ -153,18 +176,9 @@ function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): voi
     case FORMAT_SNAPPY:
       n = snappyDecompress(src, out);
       break;
-    case FORMAT_ZLIB: {
-      let r: Buffer;
-      try {
-        r = inflateSync(src, { maxOutputLength: Math.max(out.length, 1) });
-      } catch (err) {
-        const msg = err instanceof Error ? err.message : String(err);
-        throw new CorruptChunkError(`blosc: zlib stream does not inflate to ${out.length} bytes: ${msg}`, { cause: err });
-      }
-      n = r.length;
-      if (n === out.length) out.set(r);
+    case FORMAT_ZLIB:
+      n = inflateInto(src, out, "blosc: zlib stream");
       break;
-    }
     default:
       corrupt(`unknown compressor format code ${format}`);
   }
@@ -223,13 +237,18 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
   // Only the first of the two filters applies, as in c-blosc 1.x.
   const doBitshuffle = (flags & FLAG_BITSHUFFLE) !== 0;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
+  const simd = doShuffle ? simdFor(typesize, blocksize) : null;
+  // Synchronous codecs decode straight into the SIMD scratch; zstd (which awaits) into tmp first.
+  const simdDirect = simd !== null && format !== FORMAT_ZSTD;
   try {
     for (let j = 0; j < nblocks; j++) {
       const isLeftover = j === nblocks - 1 && leftover > 0;
       const bsize = isLeftover ? leftover : blocksize;
       const destBlock = out.subarray(j * blocksize, j * blocksize + bsize);
       const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
-      const target = doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
+      const useSimd = simd !== null && simdFits(bsize);
+      const target =
+        useSimd && simdDirect ? simd.reserve(2 * blocksize).subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
       // c-blosc only splits full blocks, and (for frames from before the flag existed) only when
       // the split streams would be long enough.
       const nsplits = !dontSplit && !isLeftover && typesize <= MAX_SPLITS && Math.floor(bsize / typesize) >= MIN_BUFFERSIZE ? typesize : 1;
@@ -254,13 +273,27 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
         }
         offset += csize;
       }
-      if (doShuffle) byteUnshuffle(target, destBlock, typesize);
+      if (useSimd) {
+        const scratch = simd.reserve(2 * blocksize);
+        if (!simdDirect) scratch.set(target, 0);
+        simd.unshuffle4(0, blocksize, bsize >>> 2);
+        destBlock.set(scratch.subarray(blocksize, blocksize + bsize));
+      } else if (doShuffle) byteUnshuffle(target, destBlock, typesize);
       else if (bitshuffleBlock) bitUnshuffle(target, destBlock, typesize);
     }
   } finally {
     giveScratch(tmp);
   }
   return out;
+}
+
+/**
+ * Decodes a blosc frame straight into `dest`, which must be exactly the frame's nbytes long (the
+ * caller sizes it from metadata: a whole chunk decoding into its place in the output). Nothing is
+ * allocated but the shuffle scratch, which is reused across calls.
+ */
+export async function bloscDecodeInto(src: Uint8Array, dest: Uint8Array): Promise<void> {
+  await bloscDecode(src, dest);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,14 +383,14 @@ const zstdLevelFor = (clevel: number): number => (clevel < 9 ? clevel * 2 - 1 : 
  * Compresses one stream into `out` at `pos`, writing at most `maxOut` bytes; returns its length, or
  * 0 when it does not fit (then the caller stores it raw, as c-blosc does).
  */
-async function compressStream(
+function compressStream(
   comp: Comp,
   clevel: number,
   src: Uint8Array,
   out: Uint8Array,
   pos: number,
   maxOut: number,
-): Promise<number> {
+): number | Promise<number> {
   switch (comp) {
     case Comp.LZ4:
       // c-blosc drives LZ4_compress_fast with acceleration 10 - clevel.
@@ -365,22 +398,24 @@ async function compressStream(
     case Comp.LZ4HC:
       // c-blosc uses LZ4_compress_HC here; we use our own LZ4 compressor with a hash-chain match
       // finder whose depth grows with clevel. The output is plain LZ4 (format code 1, like lz4hc's)
-      // and decodes anywhere, though its ratio is below real LZ4HC's.
-      return lz4CompressInto(src, out, pos, maxOut, 1, 1 << Math.min(clevel, 8));
+      // and decodes anywhere, though its ratio is below real LZ4HC's. The depth is LZ4HC's own
+      // search budget for its levels 1-9 (1 << (level - 1)): deeper chains cost far more time on
+      // float data than the few bytes they save.
+      return lz4CompressInto(src, out, pos, maxOut, 1, 1 << Math.max(0, clevel - 1));
     case Comp.BloscLZ:
       return blosclzCompressInto(src, out, pos, maxOut, clevel);
     case Comp.Zlib: {
-      const z = deflateSync(src, { level: clevel });
+      const z = zlibCompress(src, clevel);
       if (z.length > maxOut) return 0;
       out.set(z, pos);
       return z.length;
     }
-    case Comp.Zstd: {
-      const z = await zstdCompress(src, zstdLevelFor(clevel));
-      if (z.length > maxOut) return 0;
-      out.set(z, pos);
-      return z.length;
-    }
+    case Comp.Zstd:
+      return zstdCompress(src, zstdLevelFor(clevel)).then((z) => {
+        if (z.length > maxOut) return 0;
+        out.set(z, pos);
+        return z.length;
+      });
     default:
       throw new UnsupportedError('blosc: encoding with cname "snappy" is not supported (zarr-python deprecates it); use "lz4", "zstd", "blosclz" or "zlib"');
   }
@@ -447,6 +482,8 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
   const doShuffle = opts.shuffle === 1 && typesize > 1;
   const doBitshuffle = opts.shuffle === 2;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
+  // zstd awaits between streams, so its shuffled block must live in a buffer of its own.
+  const simd = doShuffle && comp !== Comp.Zstd ? simdFor(typesize, blocksize) : null;
   let ntbytes = HEADER_SIZE + 4 * nblocks;
   let fits = ntbytes <= maxbytes;
   try {
@@ -456,7 +493,12 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
       const bsize = isLeftover ? leftover : blocksize;
       const block = src.subarray(j * blocksize, j * blocksize + bsize);
       let data = block;
-      if (doShuffle) {
+      if (simd !== null && simdFits(bsize)) {
+        const scratch = simd.reserve(2 * blocksize);
+        scratch.set(block, 0);
+        simd.shuffle4(0, blocksize, bsize >>> 2);
+        data = scratch.subarray(blocksize, blocksize + bsize);
+      } else if (doShuffle) {
         data = tmp!.subarray(0, bsize);
         byteShuffle(block, data, typesize);
       } else if (doBitshuffle && bsize >= typesize) {
@@ -477,7 +519,10 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
           }
         }
         const piece = data.subarray(k * neblock, (k + 1) * neblock);
-        let csize = await compressStream(comp, clevel, piece, out, ntbytes, maxOut);
+        // Only zstd is asynchronous: the other codecs run without yielding, which the SIMD
+        // scratch (shared by every call) relies on.
+        const pending = compressStream(comp, clevel, piece, out, ntbytes, maxOut);
+        let csize = typeof pending === "number" ? pending : await pending;
         if (csize === 0 || csize === neblock) {
           if (ntbytes + neblock > maxbytes) {
             fits = false;

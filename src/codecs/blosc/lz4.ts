@@ -13,6 +13,11 @@ const LAST_LITERALS = 5;
 const MF_LIMIT = 12;
 const MAX_OFFSET = 65535;
 const HASH_LOG = 12;
+/**
+ * The hash-chain finder's table is larger (LZ4HC's size): with 4096 buckets every bucket's chain
+ * is full of unrelated positions, and the search spends its whole budget rejecting them.
+ */
+const HC_HASH_LOG = 15;
 /** Below this literal length a byte loop beats creating a subarray for `set`. */
 const SET_THRESHOLD = 24;
 /** A hash-chain search stops at a match this long: longer ones gain little, and cost time on runs. */
@@ -148,6 +153,7 @@ function badOffset(offset: number, op: number): never {
 // Reused across calls: compression is synchronous, so no two calls share it at once.
 const hashTable = new Int32Array(1 << HASH_LOG);
 let chainTable: Int32Array | null = null;
+let hcHashTable: Int32Array | null = null;
 
 const hash4 = (v: number, log: number): number => Math.imul(v, -1640531535) >>> (32 - log);
 
@@ -241,17 +247,18 @@ export function lz4CompressInto(
     const matchLimit = n - LAST_LITERALS;
     const mfLimit = n - MF_LIMIT;
     const accel = Math.max(1, Math.floor(acceleration)) | 0;
-    const table = hashTable;
-    table.fill(-1);
     let chain: Int32Array | null = null;
+    let table: Int32Array = hashTable;
     if (chainDepth > 0) {
       chain = chainTable ??= new Int32Array(MAX_OFFSET + 1);
+      table = hcHashTable ??= new Int32Array(1 << HC_HASH_LOG);
     }
+    table.fill(-1);
     // Positions below `inserted` are in the hash table (chain mode inserts every position).
     let inserted = 0;
     const insert = (upTo: number): void => {
       for (; inserted < upTo; inserted++) {
-        const h = hash4(read32(src, inserted), HASH_LOG);
+        const h = hash4(read32(src, inserted), HC_HASH_LOG);
         chain![inserted & MAX_OFFSET] = table[h];
         table[h] = inserted;
       }
@@ -265,10 +272,13 @@ export function lz4CompressInto(
         // Hash-chain search: the longest match among the last `chainDepth` candidates.
         let best = 0;
         let bestRef = -1;
+        // After long runs without a match (noisy mantissa bytes) the search steps further each
+        // time and stops indexing the skipped positions, as LZ4's fast mode does; a match resets it.
+        let misses = 0;
         while (ip <= mfLimit) {
           insert(ip);
           const seq = read32(src, ip);
-          let cand = table[hash4(seq, HASH_LOG)];
+          let cand = table[hash4(seq, HC_HASH_LOG)];
           let tries = chainDepth;
           while (cand >= 0 && ip - cand <= MAX_OFFSET && tries-- > 0) {
             if (src[cand + best] === src[ip + best] && read32(src, cand) === seq) {
@@ -285,7 +295,12 @@ export function lz4CompressInto(
             cand = next;
           }
           if (bestRef >= 0) break;
-          ip++;
+          const step = 1 + (misses++ >>> 5);
+          if (step > 1) {
+            insert(ip + 1);
+            inserted = ip + step;
+          }
+          ip += step;
         }
         if (bestRef < 0) break outer;
         ref = bestRef;

@@ -102,6 +102,18 @@ export function byteShuffle(src: Uint8Array, dest: Uint8Array, typesize: number)
       dest[6 * n + i] = hi >>> 16;
       dest[7 * n + i] = hi >>> 24;
     }
+  } else if (typesize === 2 && wordAligned(src, dest, n)) {
+    // Four elements (two words) in, one word to each of the two streams out.
+    const q = n >>> 2;
+    const w = u32(src, 0, 2 * q);
+    const o0 = u32(dest, 0, q);
+    const o1 = u32(dest, n, q);
+    for (let i = 0; i < q; i++) {
+      const a = w[2 * i];
+      const b = w[2 * i + 1];
+      o0[i] = (a & 0xff) | ((a >>> 8) & 0xff00) | ((b & 0xff) << 16) | ((b << 8) & 0xff000000);
+      o1[i] = ((a >>> 8) & 0xff) | ((a >>> 16) & 0xff00) | ((b << 8) & 0xff0000) | (b & 0xff000000);
+    }
   } else if (typesize === 2) {
     for (let i = 0, s = 0; i < n; i++, s += 2) {
       dest[i] = src[s];
@@ -155,6 +167,18 @@ export function byteUnshuffle(src: Uint8Array, dest: Uint8Array, typesize: numbe
     for (let i = 0; i < n; i++) {
       w[2 * i] = src[i] | (src[n + i] << 8) | (src[n2 + i] << 16) | (src[n3 + i] << 24);
       w[2 * i + 1] = src[n4 + i] | (src[n5 + i] << 8) | (src[n6 + i] << 16) | (src[n7 + i] << 24);
+    }
+  } else if (typesize === 2 && wordAligned(src, dest, n)) {
+    // One word from each stream in, two words (four elements) out.
+    const q = n >>> 2;
+    const s0 = u32(src, 0, q);
+    const s1 = u32(src, n, q);
+    const w = u32(dest, 0, 2 * q);
+    for (let i = 0; i < q; i++) {
+      const a = s0[i];
+      const b = s1[i];
+      w[2 * i] = (a & 0xff) | ((b & 0xff) << 8) | ((a & 0xff00) << 8) | ((b & 0xff00) << 16);
+      w[2 * i + 1] = ((a >>> 16) & 0xff) | ((b >>> 8) & 0xff00) | ((a >>> 8) & 0xff0000) | (b & 0xff000000);
     }
   } else if (typesize === 2) {
     for (let i = 0, d = 0; i < n; i++, d += 2) {

@@ -1,0 +1,144 @@
+/**
+ * zlib and gzip streams: node:zlib (native zlib, about 3.5x pako's inflate) when running on Node,
+ * pako everywhere else. Both are zlib 1.x's deflate with the same parameters, so they write the
+ * same bytes at every level (test/codec-backends.test.ts checks it); the choice is speed only.
+ *
+ * node:zlib is never imported statically, so a browser bundle of parzarr does not need it: on Node
+ * it comes from `process.getBuiltinModule` (Node >= 20.16), or, on older Node, from a dynamic
+ * import started when this module loads; until that settles pako serves, with identical output.
+ */
+import * as pako from "pako";
+import { CorruptChunkError } from "../errors.js";
+
+/** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
+interface NodeZlib {
+  deflateSync(b: Uint8Array, o: { level: number }): Uint8Array;
+  gzipSync(b: Uint8Array, o: { level: number }): Uint8Array;
+  inflateSync(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
+  gunzipSync(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
+}
+
+export type DeflateBackendName = "node:zlib" | "pako";
+
+/** One implementation of the four operations; `maxOutput` caps inflation (a corrupt or hostile stream). */
+export interface DeflateBackend {
+  readonly name: DeflateBackendName;
+  deflate(src: Uint8Array, level: number): Uint8Array;
+  gzip(src: Uint8Array, level: number): Uint8Array;
+  inflate(src: Uint8Array, maxOutput?: number): Uint8Array;
+  gunzip(src: Uint8Array, maxOutput?: number): Uint8Array;
+}
+
+/** Node's Buffer pools small results in a shared slab; a plain view keeps callers off Buffer's API. */
+const plain = (b: Uint8Array): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+
+function nodeBackend(z: NodeZlib): DeflateBackend {
+  const cap = (maxOutput: number | undefined) => (maxOutput === undefined ? undefined : { maxOutputLength: Math.max(1, maxOutput) });
+  return {
+    name: "node:zlib",
+    deflate: (src, level) => plain(z.deflateSync(src, { level })),
+    gzip: (src, level) => plain(z.gzipSync(src, { level })),
+    inflate: (src, maxOutput) => plain(z.inflateSync(src, cap(maxOutput))),
+    gunzip: (src, maxOutput) => plain(z.gunzipSync(src, cap(maxOutput))),
+  };
+}
+
+function checkCap(out: Uint8Array, maxOutput: number | undefined): Uint8Array {
+  // pako has no output cap; the check after the fact keeps the two backends' contracts the same.
+  if (maxOutput !== undefined && out.length > maxOutput) throw new RangeError(`inflated past the ${maxOutput}-byte limit`);
+  return out;
+}
+
+/** The pure-JavaScript backend (pako 3), for browsers and as the reference in tests. */
+export const pakoBackend: DeflateBackend = {
+  name: "pako",
+  deflate: (src, level) => pako.deflate(src, { level: level as pako.DeflateOptions["level"] }),
+  gzip: (src, level) => pako.gzip(src, { level: level as pako.DeflateOptions["level"] }),
+  inflate: (src, maxOutput) => checkCap(pako.inflate(src), maxOutput),
+  gunzip: (src, maxOutput) => checkCap(pako.ungzip(src), maxOutput),
+};
+
+interface NodeProcess {
+  versions?: { node?: string };
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+const proc = (globalThis as { process?: NodeProcess }).process;
+const onNode = typeof proc?.versions?.node === "string";
+
+let native: DeflateBackend | null = null;
+if (onNode) {
+  const z = proc!.getBuiltinModule?.("node:zlib") as NodeZlib | undefined;
+  if (z !== undefined) {
+    native = nodeBackend(z);
+  } else {
+    // A variable specifier keeps bundlers from trying to resolve node:zlib for the browser.
+    const id = "node:zlib";
+    import(/* @vite-ignore */ id).then(
+      (m: NodeZlib) => (native = nodeBackend(m)),
+      () => undefined,
+    );
+  }
+}
+
+let forced: DeflateBackend | null = null;
+
+/** The backend in use: node:zlib on Node, pako elsewhere (and on Node until node:zlib has loaded). */
+export function deflateBackend(): DeflateBackend {
+  return forced ?? native ?? pakoBackend;
+}
+
+/**
+ * Makes every zlib/gzip operation (standalone codecs and blosc's zlib streams) use `backend`, or
+ * the automatic choice again with null; returns the previous override. For tests and benchmarks
+ * that check the fallback gives the same results.
+ */
+export function setDeflateBackend(backend: DeflateBackend | null): DeflateBackend | null {
+  const previous = forced;
+  forced = backend;
+  return previous;
+}
+
+/** The native backend when this runtime has one (for tests and benchmarks), else null. */
+export function nativeDeflateBackend(): DeflateBackend | null {
+  return native;
+}
+
+const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+
+function corrupt(what: string, src: Uint8Array, err: unknown): never {
+  const msg = err instanceof Error ? err.message : String(err);
+  throw new CorruptChunkError(`${what}: cannot inflate ${src.length} bytes: ${msg}`, { cause: err });
+}
+
+export function zlibCompress(src: Uint8Array, level: number): Uint8Array {
+  return deflateBackend().deflate(src, level);
+}
+
+export function gzipCompress(src: Uint8Array, level: number): Uint8Array {
+  return deflateBackend().gzip(src, level);
+}
+
+/**
+ * Inflates a zlib or a gzip stream, whichever `src` is (z5py labels zlib streams "gzip", and
+ * zarr readers stay lenient). `maxOutput` bounds the result; failures are CorruptChunkError.
+ */
+export function inflateAny(src: Uint8Array, what: string, maxOutput?: number): Uint8Array {
+  const b = deflateBackend();
+  try {
+    return isGzip(src) ? b.gunzip(src, maxOutput) : b.inflate(src, maxOutput);
+  } catch (err) {
+    return corrupt(what, src, err);
+  }
+}
+
+/**
+ * Inflates a zlib stream into exactly `dest`; returns the number of bytes the stream held (which
+ * may differ from dest.length: the caller decides whether that is corruption). A stream longer
+ * than dest is refused with CorruptChunkError.
+ */
+export function inflateInto(src: Uint8Array, dest: Uint8Array, what: string): number {
+  const out = inflateAny(src, what, dest.length);
+  if (out.length <= dest.length) dest.set(out);
+  return out.length;
+}
