@@ -445,3 +445,15 @@ describe("parzarr consolidate and zom", () => {
     assert.deepEqual(Object.keys(model.members).sort(), readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()).sort());
   });
 });
+
+test("bench runs the read/write comparison on a small generated array and reports every implementation", async () => {
+  const dir = scratchDir("cli-bench");
+  const r = ok(await inProcess(["bench", "--size", "256", "--chunks", "128", "--repeat", "1", "--dir", dir, "--json"]), "bench");
+  const result = JSON.parse(r.stdout) as { measurements: { impl: string; codec: string; op: string; seconds: number | null }[]; checksumMismatches: string[] };
+  assert.deepEqual(result.checksumMismatches, []);
+  const parzarr = result.measurements.filter((m) => m.impl === "parzarr");
+  // Four thread settings, four codecs, read and write: every one measured.
+  assert.equal(parzarr.length, 32);
+  assert.ok(parzarr.every((m) => typeof m.seconds === "number"));
+  assert.ok(result.measurements.some((m) => m.impl === "zarrita" && m.op === "read"));
+});

@@ -8,7 +8,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ZarrError } from "../index.js";
-import { benchCommand, consolidateCommand, zomCommand } from "./after-merge.js";
+import { benchCommand, consolidateCommand, zomCommand } from "./library-commands.js";
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
 import { cpCommand } from "./cp.js";

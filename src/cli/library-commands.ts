@@ -1,18 +1,13 @@
 /**
- * Commands whose library side lives on other branches: `consolidate` and `zom` (consolidated
- * metadata and ZEP 6) and `bench` (the worker-pool comparison). Their help and argument parsing
- * are final; each handler is one call that the lead wires after merging (see the LEAD notes).
+ * Thin commands over one library call each: `consolidate` (consolidated metadata), `zom` (ZEP 6
+ * models) and `bench` (the worker-pool comparison in src/bench/compare.ts).
  */
-import { CliError, flag, intOpt, parse, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
+import { flag, intOpt, parse, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { writeFile } from "node:fs/promises";
 import { consolidateMetadata, fromZarr } from "../index.js";
+import { runCompare } from "../bench/compare.js";
 import { write, type Command } from "./command.js";
 import { storeOf } from "./nodes.js";
-
-/** The one-line error these commands give on the cli branch alone. */
-function notYet(what: string): never {
-  throw new CliError(`${what} is available after merge (it needs a library part from another branch)`, 1);
-}
 
 const CONSOLIDATE_HELP = `Usage: parzarr consolidate PATH[#inner/path]
 
@@ -76,7 +71,6 @@ zarrita.js and zarr-python 2 (skipped with a message where /usr/bin/python3 has 
 Options:
   --size N           side of the square array (default 8192)
   --chunks C         chunk side (default 1024)
-  --codecs LIST      comma-separated: blosc-lz4, blosc-zstd, zlib, raw (default: all)
   --repeat N         runs per measurement, the median is shown (default 3)
   --dir PATH         where the generated data goes (default .bench-data)
   --json             print the results as JSON
@@ -85,7 +79,6 @@ Options:
 export interface BenchArgs {
   size: number;
   chunks: number;
-  codecs: string[] | undefined;
   repeat: number;
   dir: string;
   json: boolean;
@@ -99,7 +92,6 @@ export const benchCommand: Command = {
     const p = parse(argv, {
       size: { type: "string" },
       chunks: { type: "string" },
-      codecs: { type: "string" },
       repeat: { type: "string" },
       dir: { type: "string" },
       json: { type: "boolean" },
@@ -110,14 +102,22 @@ export const benchCommand: Command = {
     const args: BenchArgs = {
       size: intOpt(p, "size", 1) ?? 8192,
       chunks: chunks === undefined ? 1024 : parseShape(chunks, "chunks")[0],
-      codecs: stringOpt(p, "codecs")?.split(",").map((s) => s.trim()),
       repeat: intOpt(p, "repeat", 1) ?? 3,
       dir: stringOpt(p, "dir") ?? ".bench-data",
       json: flag(p, "json"),
     };
-    // LEAD: replace the next line with `await runCompare({ ...args })` from src/bench/compare.ts
-    // (map the field names to runCompare's options), printing its table (or JSON) to io.stdout.
-    void args;
-    notYet("parzarr bench");
+    // The table streams line by line as measurements finish (a full run takes minutes); with
+    // --json only the final result is printed.
+    const result = await runCompare({
+      rows: args.size,
+      cols: args.size,
+      chunk: args.chunks,
+      repeats: args.repeat,
+      dir: args.dir,
+      log: args.json ? () => undefined : (line) => write(io.stdout, line),
+    });
+    // runCompare logs the table and the targets itself at the end.
+    if (args.json) write(io.stdout, JSON.stringify(result, null, 2));
+    return 0;
   },
 };
