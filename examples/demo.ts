@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createArray, createGroup, openArray, slice, type NDArray } from "../src/index.js";
+import { consolidateMetadata, createArray, createGroup, fromZarr, openArray, slice, WorkerPool, type NDArray } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "parzarr-demo-"));
 const t0 = performance.now();
@@ -53,5 +53,31 @@ const back = await openArray(join(dir, "v2.zarr"), { mode: "r" });
 const equal = ((await back.get()) as NDArray<Float32Array>).data.every((v, i) => v === data[i]);
 console.log(`v2 copy with zlib: ${readdirSync(join(dir, "v2.zarr")).length - 1} chunk files, read back ${equal ? "identical" : "DIFFERENT"}`);
 console.log(`v2 metadata:\n${readFileSync(join(dir, "v2.zarr", ".zarray"), "utf8")}`);
+// The same read inline and on a pool of worker threads that decode into a SharedArrayBuffer.
+const pool = new WorkerPool({ threads: 2 });
+for (const [label, options] of [["inline (threads: 0)", { threads: 0 }], ["on 2 worker threads", { pool }]] as const) {
+  const start = performance.now();
+  const all = (await temps.get(null, options)) as NDArray<Float32Array>;
+  const shared = all.data.buffer instanceof SharedArrayBuffer ? ", SharedArrayBuffer-backed" : "";
+  console.log(`whole read ${label}: ${(performance.now() - start).toFixed(0)} ms${shared}`);
+}
+await pool.close();
+
+// A sharded copy (v3 sharding_indexed): 6 x 5 x 5 inner chunks in each stored object.
+const sharded = await root.createArray("temperature_sharded", {
+  shape: temps.shape,
+  chunks: [5, 18, 18],
+  shards: [30, 90, 90],
+  dtype: "float32",
+  codecs: [{ name: "bytes" }, { name: "zstd", configuration: { level: 3, checksum: false } }],
+});
+await sharded.set(null, { data, shape: temps.shape });
+const one = (await sharded.get([100, slice(0, 18), slice(0, 18)])) as NDArray<Float32Array>;
+console.log(`sharded copy: chunks [${sharded.chunks}] in shards [${sharded.shards}]; one inner chunk read back ${one.data.every((v, k) => v === data[100 * lats * lons + Math.floor(k / 18) * lons + (k % 18)]) ? "identical" : "DIFFERENT"}`);
+
+// Consolidated metadata, then the hierarchy as one Zarr Object Model (ZEP 6) document.
+await consolidateMetadata(join(dir, "demo.zarr"));
+const model = await fromZarr(join(dir, "demo.zarr"));
+console.log(`hierarchy model (ZEP 6): members ${Object.keys("members" in model ? model.members : {}).join(", ")}`);
 console.log(`done in ${((performance.now() - t0) / 1000).toFixed(2)} s (files under ${dir}, removed now)`);
 rmSync(dir, { recursive: true, force: true });
