@@ -4,6 +4,7 @@
  * 2 MB/s; corrupt input raises CorruptChunkError instead of a bare Error.
  */
 import { CorruptChunkError } from "../errors.js";
+import { CRC_TABLE } from "./bzip2-crc.js";
 
 class BitReader {
   private pos = 0;
@@ -38,15 +39,6 @@ class BitReader {
   }
 }
 
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i << 24;
-    for (let k = 0; k < 8; k++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
 
 class Output {
   buf = new Uint8Array(1 << 16);

@@ -5,6 +5,7 @@
  * runs, and two identical length-limited Huffman tables (the format's minimum). Its streams are
  * not byte-identical to libbz2's (which picks up to six tables); any bzip2 reader decodes them.
  */
+import { CRC_TABLE } from "./bzip2-crc.js";
 
 class BitWriter {
   private buf = new Uint8Array(1 << 16);
@@ -39,16 +40,6 @@ class BitWriter {
   }
 }
 
-// bzip2's CRC: CRC-32 with polynomial 0x04C11DB7, most significant bit first.
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i << 24;
-    for (let k = 0; k < 8; k++) c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
 
 function blockCrc(b: Uint8Array, start: number, end: number): number {
   let c = 0xffffffff;

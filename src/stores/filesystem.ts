@@ -84,36 +84,29 @@ export class FileSystemStore implements WritableStore {
    * the key does not exist: raw chunks go from the file straight into an output buffer.
    */
   async readInto(key: string, dest: Uint8Array): Promise<number | undefined> {
-    const p = this.pathOf(key);
-    let fh: FileHandle;
-    try {
-      fh = await open(p, "r");
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      this.fail("cannot open", key, err);
-    }
-    try {
-      const info = await fh.stat();
-      if (!info.isFile()) return undefined;
-      const want = Math.min(info.size, dest.length);
-      let done = 0;
-      while (done < want) {
-        const { bytesRead } = await fh.read(dest, done, want - done, done);
-        if (bytesRead === 0) return done; // the file shrank under us: report what was there
-        done += bytesRead;
-      }
-      return info.size;
-    } catch (err) {
-      if (errno(err) === "EISDIR") return undefined;
-      this.fail("cannot read", key, err);
-    } finally {
-      await fh.close();
-    }
+    const r = await this.readFile(key, (size) => ({ start: 0, into: dest.subarray(0, Math.min(size, dest.length)) }));
+    return r === undefined ? undefined : r.size;
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
-    const p = this.pathOf(key);
     validateRange(range);
+    const r = await this.readFile(key, (size) => {
+      const { start, end } = rangeBounds(size, range);
+      return { start, into: new Uint8Array(end - start) };
+    });
+    return r === undefined ? undefined : r.bytes;
+  }
+
+  /**
+   * Opens a key's file, lets `plan` choose from its size where to read from and into which
+   * buffer, and fills it. Undefined when there is no file; a file that shrank under us (a
+   * concurrent rename replaced it) gives what was there.
+   */
+  private async readFile(
+    key: string,
+    plan: (size: number) => { start: number; into: Uint8Array },
+  ): Promise<{ size: number; bytes: Uint8Array } | undefined> {
+    const p = this.pathOf(key);
     let fh: FileHandle;
     try {
       fh = await open(p, "r");
@@ -124,16 +117,14 @@ export class FileSystemStore implements WritableStore {
     try {
       const info = await fh.stat();
       if (!info.isFile()) return undefined;
-      const { start, end } = rangeBounds(info.size, range);
-      const out = new Uint8Array(end - start);
+      const { start, into } = plan(info.size);
       let done = 0;
-      while (done < out.length) {
-        const { bytesRead } = await fh.read(out, done, out.length - done, start + done);
-        // The file shrank under us (a concurrent rename replaced it): give what was there.
+      while (done < into.length) {
+        const { bytesRead } = await fh.read(into, done, into.length - done, start + done);
         if (bytesRead === 0) break;
         done += bytesRead;
       }
-      return out.subarray(0, done);
+      return { size: info.size, bytes: into.subarray(0, done) };
     } catch (err) {
       if (errno(err) === "EISDIR") return undefined;
       this.fail("cannot read", key, err);
