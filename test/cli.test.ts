@@ -5,10 +5,11 @@
 import { describe, test, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { FileSystemStore, createArray, openArray, openGroup, type NDArray, type TypedArray } from "../src/index.js";
+import { FileSystemStore, ZipStore, createArray, openArray, openGroup, type NDArray, type TypedArray } from "../src/index.js";
 import { FIXTURES, assertMatchesManifest, laterFeature, loadManifest, sha256, type ManifestEntry } from "./helpers/manifest.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runOracle, runPython, zarrPythonSkip } from "./helpers/peers.js";
@@ -456,4 +457,34 @@ test("bench runs the read/write comparison on a small generated array and report
   assert.equal(parzarr.length, 32);
   assert.ok(parzarr.every((m) => typeof m.seconds === "number"));
   assert.ok(result.measurements.some((m) => m.impl === "zarrita" && m.op === "read"));
+});
+
+describe("parzarr cp into a zip archive and into shards", () => {
+  const inner = "compressors/blosc_lz4_shuffle_C";
+  const digest = (a: NDArray<TypedArray>) => createHash("sha256").update(bytesOf(a)).digest("hex");
+
+  test("an array copied into a .zip is a finished archive that zarr-python's ZipStore reads exactly", async (t) => {
+    const zip = join(scratchDir("parzarr-cli-zip-"), "out.zip");
+    ok(await cli(["cp", `${HIER}#${inner}`, zip, "-q"]), "cp to zip");
+    const want = digest(await readAll(HIER, inner));
+    const back = await openArray(new ZipStore(zip, { mode: "r" }), { mode: "r" });
+    assert.equal(digest((await back.get()) as NDArray<TypedArray>), want);
+    const skip = zarrPythonSkip();
+    if (skip) return t.skip(skip);
+    const r = runPython(
+      "import sys, hashlib, zarr; a = zarr.open(zarr.ZipStore(sys.argv[1], mode='r'), mode='r')[:]; print(hashlib.sha256(a.astype('<f8').tobytes()).hexdigest())",
+      zip,
+    );
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), want);
+  });
+
+  test("--shards writes a sharded v3 array with the asked inner chunks and equal values", async () => {
+    const dst = join(scratchDir("parzarr-cli-shards-"), "s.zarr");
+    ok(await cli(["cp", `${HIER}#${inner}`, dst, "--format", "3", "--chunks", "8,8", "--shards", "16,16", "--codec", "zstd:3", "-q"]), "cp --shards");
+    const s = await openArray(dst, { mode: "r" });
+    assert.deepEqual([s.chunks, s.shards], [[8, 8], [16, 16]]);
+    assert.equal(s.codecs[0].name, "sharding_indexed");
+    assert.equal(digest((await s.get()) as NDArray<TypedArray>), digest(await readAll(HIER, inner)));
+  });
 });

@@ -1,6 +1,6 @@
 /** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
 import { resolve } from "node:path";
-import { resolveStore } from "../index.js";
+import { resolveStore, ZipStore } from "../index.js";
 import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { CODEC_SPEC_HELP, parseCodecSpec } from "./codec-spec.js";
 import { write, type CliIO, type Command } from "./command.js";
@@ -148,7 +148,15 @@ export const cpCommand: Command = {
     };
     const report = debugHooks(io, settings.memory, hooks);
     const t0 = Date.now();
-    const result = await runCopy(plan, source, dest, resolveStore(dest.store), settings, hooks);
+    const destStore = resolveStore(dest.store);
+    let result: Awaited<ReturnType<typeof runCopy>>;
+    try {
+      result = await runCopy(plan, source, dest, destStore, settings, hooks);
+    } finally {
+      // A zip destination is written out by close(): also after a failure, so that the slabs the
+      // journal records as done are in the archive for --resume.
+      if (destStore instanceof ZipStore) await destStore.close();
+    }
     progress?.finish();
     report();
     if (!quiet) {
