@@ -1,6 +1,18 @@
-/** Helpers for chunk views: contiguity checks and the one gather that makes a view contiguous. */
-import { allocElements, componentsPerElement, type DataType, type ElementArray } from "../metadata/dtype.js";
-import { contiguousStrides, copyStrided, product } from "../indexing/strided.js";
+/**
+ * Helpers for chunk views: contiguity checks, the one gather that makes a view contiguous, and the
+ * element-region kernels (fill, copy, compare) that the chunk tasks and the sharding codec share.
+ */
+import {
+  allocElements,
+  componentsPerElement,
+  scalarToComponents,
+  zeroOf,
+  type Component,
+  type DataType,
+  type ElementArray,
+  type Scalar,
+} from "../metadata/dtype.js";
+import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkView } from "./types.js";
 
 export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
@@ -44,4 +56,47 @@ export function contiguousData(view: ChunkView, dtype: DataType): ElementArray {
   const dst = componentLayout(view.shape, contiguousStrides(view.shape), 0, dtype);
   copyStrided(out, dst, view.data, src, src.shape);
   return out;
+}
+
+/** A region of elements `start (+ step)` within an n-d layout of `strides`, beginning at `base`. */
+export function regionAt(start: readonly number[], steps: readonly number[] | null, strides: readonly number[], base = 0): StridedRegion {
+  let offset = base;
+  for (let d = 0; d < start.length; d++) offset += start[d] * strides[d];
+  return { offset, strides: steps ? strides.map((s, d) => s * steps[d]) : [...strides] };
+}
+
+/** The fill value as memory stores it, one value per component; a null fill (v2 only) is zero. */
+export function fillComponents(fillValue: Scalar | null, dtype: DataType): Component[] {
+  return scalarToComponents(fillValue ?? zeroOf(dtype), dtype);
+}
+
+/** An element region as one region per component (complex: re, then im). */
+function componentRegions(region: StridedRegion, c: number): StridedRegion[] {
+  if (c === 1) return [region];
+  const strides = region.strides.map((s) => s * c);
+  return Array.from({ length: c }, (_, k) => ({ offset: region.offset * c + k, strides }));
+}
+
+/** Fills a region of elements with per-component values. */
+export function fillElements(data: ElementArray, region: StridedRegion, shape: readonly number[], comps: readonly Component[]): void {
+  componentRegions(region, comps.length).forEach((r, k) => fillStrided(data, r, shape, comps[k]));
+}
+
+/** Whether every element of a region equals the per-component values. */
+export function elementsEqual(data: ElementArray, region: StridedRegion, shape: readonly number[], comps: readonly Component[]): boolean {
+  return componentRegions(region, comps.length).every((r, k) => allEqualStrided(data, r, shape, comps[k]));
+}
+
+/** Copies between two element regions, expanding complex elements into their components. */
+export function copyElements(
+  dtype: DataType,
+  dst: ElementArray,
+  dstRegion: StridedRegion,
+  src: ElementArray,
+  srcRegion: StridedRegion,
+  shape: readonly number[],
+): void {
+  const d = componentLayout(shape, dstRegion.strides, dstRegion.offset, dtype);
+  const s = componentLayout(shape, srcRegion.strides, srcRegion.offset, dtype);
+  copyStrided(dst, d, src, s, d.shape);
 }

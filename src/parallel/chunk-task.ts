@@ -6,17 +6,14 @@ import { CorruptChunkError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
-  componentsPerElement,
   scalarToComponents,
-  zeroOf,
-  type Component,
   type ElementArray,
   type Scalar,
 } from "../metadata/dtype.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
-import { componentLayout } from "../codecs/view.js";
-import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
+import { copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../codecs/view.js";
+import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun } from "../indexing/projection.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
@@ -117,42 +114,6 @@ export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8
   return view;
 }
 
-/** The fill value as memory stores it, one value per component. */
-function fillComponents(meta: ArrayMetadata): Component[] {
-  return scalarToComponents(meta.fillValue ?? zeroOf(meta.dtype), meta.dtype);
-}
-
-/** Fills a region of elements with per-component values (complex fills re and im separately). */
-function fillElements(data: ElementArray, region: StridedRegion, shape: number[], comps: Component[]): void {
-  if (comps.length === 1) {
-    fillStrided(data, region, shape, comps[0]);
-    return;
-  }
-  const c = comps.length;
-  const strides = region.strides.map((s) => s * c);
-  comps.forEach((v, k) => fillStrided(data, { offset: region.offset * c + k, strides }, shape, v));
-}
-
-function regionIn(start: readonly number[], steps: readonly number[] | null, strides: readonly number[], base = 0): StridedRegion {
-  let offset = base;
-  for (let d = 0; d < start.length; d++) offset += start[d] * strides[d];
-  return { offset, strides: steps ? strides.map((s, d) => s * steps[d]) : [...strides] };
-}
-
-/** Copies between two element regions, expanding complex elements into their components. */
-function copyElements(
-  meta: ArrayMetadata,
-  dst: ElementArray,
-  dstRegion: StridedRegion,
-  src: ElementArray,
-  srcRegion: StridedRegion,
-  shape: number[],
-): void {
-  const d = componentLayout(shape, dstRegion.strides, dstRegion.offset, meta.dtype);
-  const s = componentLayout(shape, srcRegion.strides, srcRegion.offset, meta.dtype);
-  copyStrided(dst, d, src, s, d.shape);
-}
-
 /**
  * A read of part of a chunk whose codec can decode part of its bytes (a shard): the codec fetches
  * the ranges it needs itself. Failures become a CorruptChunkError naming the key.
@@ -176,28 +137,28 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<
 async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<void> {
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
-  const outRegion = regionIn(item.outStart, null, out.strides);
+  const outRegion = regionAt(item.outStart, null, out.strides);
   if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
     const part = await readPart(task, store, item);
-    if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta));
-    else copyElements(meta, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
+    if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
+    else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
     return;
   }
   if (await readRawIntoPlace(meta, store, item, out)) return;
   const bytes = await store.get(item.key);
   if (bytes === undefined) {
-    fillElements(out.data, outRegion, counts, fillComponents(meta));
+    fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
     return;
   }
   if (await decodeIntoPlace(meta, item, bytes, out)) return;
   const view = await decodeChunk(meta, item.key, bytes);
-  const srcRegion = regionIn(
+  const srcRegion = regionAt(
     item.chunkSel.map((r) => r.start),
     item.chunkSel.map((r) => r.step),
     view.strides,
     view.offset,
   );
-  copyElements(meta, out.data, outRegion, view.data, srcRegion, counts);
+  copyElements(meta.dtype, out.data, outRegion, view.data, srcRegion, counts);
 }
 
 /** Whether a write covers every element of the chunk that lies inside the array. */
@@ -218,7 +179,7 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
   const { meta, value } = task;
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
-  const comps = fillComponents(meta);
+  const comps = fillComponents(meta.fillValue, meta.dtype);
   const chunk = allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
@@ -231,11 +192,11 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
       const view = await decodeChunk(meta, item.key, previous);
-      copyElements(meta, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
+      copyElements(meta.dtype, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
     }
   }
   const counts = item.chunkSel.map((r) => r.count);
-  const target = regionIn(
+  const target = regionAt(
     item.chunkSel.map((r) => r.start),
     item.chunkSel.map((r) => r.step),
     chunkStrides,
@@ -243,11 +204,11 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
   if (value.kind === "scalar") {
     fillElements(chunk, target, counts, scalarToComponents(value.value, meta.dtype));
   } else {
-    const src = regionIn(item.outStart, null, value.buffer.strides);
-    copyElements(meta, chunk, target, value.buffer.data, src, counts);
+    const src = regionAt(item.outStart, null, value.buffer.strides);
+    copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
   }
   try {
-    if (!task.writeEmptyChunks && meta.fillValue !== null && isAllFill(meta, chunk, chunkShape, comps)) {
+    if (!task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(chunk, full, chunkShape, comps)) {
       await store.delete(item.key);
       return;
     }
@@ -262,13 +223,6 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
     // a read racing this write could cache the old index in between).
     forgetShardIndexes(shardScope(JSON.stringify(task.store), item.key));
   }
-}
-
-function isAllFill(meta: ArrayMetadata, chunk: ElementArray, shape: number[], comps: Component[]): boolean {
-  const c = componentsPerElement(meta.dtype);
-  if (c === 1) return allEqualStrided(chunk, { offset: 0, strides: contiguousStrides(shape) }, shape, comps[0]);
-  const strides = contiguousStrides(shape).map((s) => s * c);
-  return comps.every((v, k) => allEqualStrided(chunk, { offset: k, strides }, shape, v));
 }
 
 /**

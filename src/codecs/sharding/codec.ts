@@ -9,12 +9,11 @@ import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocElements, type ElementArray } from "../../metadata/dtype.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
-import { contiguousStrides, copyStrided, product, type StridedRegion } from "../../indexing/strided.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
 import { CodecPipeline } from "../pipeline.js";
 import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory } from "../types.js";
-import { componentLayout, contiguousView } from "../view.js";
+import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
-import { fillRegion, regionIsFill } from "./fill.js";
 import { cachedShardIndex, rememberShardIndex } from "./index-cache.js";
 import { coalesceRanges } from "./ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
@@ -23,12 +22,6 @@ const NAME = "sharding_indexed";
 const FIXED_SIZE_CODECS = new Set(["bytes", "crc32c", "numcodecs.crc32c", "transpose"]);
 
 export type IndexLocation = "start" | "end";
-
-function regionAt(start: readonly number[], steps: readonly number[] | null, strides: readonly number[], base: number): StridedRegion {
-  let offset = base;
-  start.forEach((s, d) => (offset += s * strides[d]));
-  return { offset, strides: steps ? strides.map((s, d) => s * steps[d]) : [...strides] };
-}
 
 /** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
 function innerFailure(coords: readonly number[], err: unknown): never {
@@ -83,19 +76,13 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return { shape: [...this.innerShape], dtype: spec.dtype, fillValue: spec.fillValue };
   }
 
-  private copy(spec: ChunkSpec, dst: ElementArray, dr: StridedRegion, src: ElementArray, sr: StridedRegion, shape: readonly number[]): void {
-    const d = componentLayout(shape, dr.strides, dr.offset, spec.dtype);
-    const s = componentLayout(shape, sr.strides, sr.offset, spec.dtype);
-    copyStrided(dst, d, src, s, d.shape);
-  }
-
   /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
   private async encodeInner(view: ChunkView, spec: ChunkSpec, i: number): Promise<Uint8Array | null> {
     const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
     const src = regionAt(origin, null, view.strides, view.offset);
-    if (spec.fillValue !== null && regionIsFill(view.data, src, this.innerShape, spec)) return null;
+    if (spec.fillValue !== null && elementsEqual(view.data, src, this.innerShape, fillComponents(spec.fillValue, spec.dtype))) return null;
     const chunk = allocElements(spec.dtype, product(this.innerShape));
-    this.copy(spec, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
+    copyElements(spec.dtype, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
     return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
   }
 
@@ -193,9 +180,9 @@ export class ShardingCodec implements ArrayToBytesCodec {
       Array.from({ length: index.offsets.length }, async (_, i) => {
         const coords = this.coordsOf(i);
         const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, strides, 0);
-        if (index.offsets[i] < 0) return fillRegion(out, dst, this.innerShape, spec);
+        if (index.offsets[i] < 0) return fillElements(out, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
         const view = await this.decodeInner(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), coords);
-        this.copy(spec, out, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
+        copyElements(spec.dtype, out, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
       }),
     );
     return contiguousView(out, [...shape]);
@@ -272,7 +259,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
         const i = this.linear(t.coords);
         const counts = t.chunkSel.map((r) => r.count);
         const dst = regionAt(t.outStart, null, outStrides, 0);
-        if (shardIndex.offsets[i] < 0) return fillRegion(out, dst, counts, spec);
+        if (shardIndex.offsets[i] < 0) return fillElements(out, dst, counts, fillComponents(spec.fillValue, spec.dtype));
         if (nested) {
           let view: ChunkView | undefined;
           try {
@@ -280,12 +267,12 @@ export class ShardingCodec implements ArrayToBytesCodec {
           } catch (err) {
             innerFailure(t.coords, err);
           }
-          if (view === undefined) return fillRegion(out, dst, counts, spec);
-          return this.copy(spec, out, dst, view.data, { offset: view.offset, strides: view.strides }, counts);
+          if (view === undefined) return fillElements(out, dst, counts, fillComponents(spec.fillValue, spec.dtype));
+          return copyElements(spec.dtype, out, dst, view.data, { offset: view.offset, strides: view.strides }, counts);
         }
         const view = await this.decodeInner(bytesOf.get(i)!, t.coords);
         const src = regionAt(t.chunkSel.map((r) => r.start), t.chunkSel.map((r) => r.step), view.strides, view.offset);
-        this.copy(spec, out, dst, view.data, src, counts);
+        copyElements(spec.dtype, out, dst, view.data, src, counts);
       }),
     );
     return contiguousView(out, outShape);
