@@ -87,10 +87,18 @@ export class CodecPipeline {
     return this.encode(view);
   }
 
+  /**
+   * Whether the chain has array->array codecs (filters, transpose). Without them, encoding only
+   * reads the view it is given, so a write can encode straight from the caller's value.
+   */
+  get hasArrayToArray(): boolean {
+    return this.arrayToArray.length > 0;
+  }
+
   /** Whether `decodeInto` can place this chain's chunks: no array->array codec, a plain copy. */
   get decodesIntoPlace(): boolean {
     const ab = this.arrayToBytes;
-    return this.arrayToArray.length === 0 && ab.codec.decodesAsCopy?.(ab.spec) === true;
+    return !this.hasArrayToArray && ab.codec.decodesAsCopy?.(ab.spec) === true;
   }
 
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */

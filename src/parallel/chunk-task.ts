@@ -7,6 +7,7 @@ import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
   scalarToComponents,
+  type Component,
   type ElementArray,
   type Scalar,
 } from "../metadata/dtype.js";
@@ -73,14 +74,24 @@ export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
   return { shape: meta.chunks, dtype: meta.dtype, fillValue: meta.fillValue };
 }
 
+/**
+ * A read asks for the pipeline several times per chunk (partial decode? raw? into place?), so
+ * the metadata object itself is the first key: the one a task carries, shared by all its items.
+ * The JSON key behind it serves equal metadata arriving as new objects (each worker message).
+ */
+const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
+
 export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
+  let p = pipelinesByMeta.get(meta);
+  if (p) return p;
   const cacheKey = JSON.stringify([meta.codecs, meta.dtype, meta.chunks]);
-  let p = pipelines.get(cacheKey);
+  p = pipelines.get(cacheKey);
   if (!p) {
     p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
     if (pipelines.size > 256) pipelines.clear();
     pipelines.set(cacheKey, p);
   }
+  pipelinesByMeta.set(meta, p);
   return p;
 }
 
@@ -97,15 +108,23 @@ function storeFor(d: StoreDescriptor): Store {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
+ * typed errors (an unknown codec, a store failure) pass through as they are.
+ */
+export function asCorruptChunk(key: string, err: unknown): unknown {
+  if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+}
+
 /** Decodes a chunk, turning any failure of its bytes into a CorruptChunkError naming the key. */
 export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array): Promise<ChunkView> {
   let view: ChunkView;
   try {
     view = await pipelineFor(meta).decode(bytes);
   } catch (err) {
-    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+    throw asCorruptChunk(key, err);
   }
   const expected = meta.chunks;
   if (view.shape.length !== expected.length || view.shape.some((n, i) => n !== expected[i])) {
@@ -128,9 +147,7 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<
   try {
     return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
   } catch (err) {
-    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+    throw asCorruptChunk(key, err);
   }
 }
 
@@ -180,13 +197,21 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta.fillValue, meta.dtype);
+  const edge = item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d]);
+  if (whole && !edge && value.kind === "array" && !pipelineFor(meta).hasArrayToArray) {
+    // An interior chunk the value covers: encode straight from the value's region (a view when it
+    // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
+    const { data, strides } = value.buffer;
+    const view = { data, shape: chunkShape, strides: [...strides], offset: regionAt(item.outStart, null, strides).offset };
+    return encodeAndStore(task, store, item, view, comps, undefined);
+  }
   const chunk = allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
   if (whole) {
     // The value overwrites every in-bounds element, so only an edge chunk needs filling first:
     // its part beyond the array holds the fill value, as zarr-python writes it.
-    if (item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d])) fillElements(chunk, full, chunkShape, comps);
+    if (edge) fillElements(chunk, full, chunkShape, comps);
   } else {
     previous = await store.get(item.key);
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
@@ -207,16 +232,32 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
     const src = regionAt(item.outStart, null, value.buffer.strides);
     copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
   }
+  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous);
+}
+
+/**
+ * Stores a chunk's new values: deletes the chunk when they all equal the fill value (unless empty
+ * chunks are written), else encodes and sets it; `previous` is its old encoding after a merge.
+ */
+async function encodeAndStore(
+  task: WriteTask,
+  store: WritableStore,
+  item: ChunkItem,
+  view: ChunkView,
+  comps: Component[],
+  previous: Uint8Array | undefined,
+): Promise<void> {
+  const meta = task.meta;
   try {
-    if (!task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(chunk, full, chunkShape, comps)) {
+    const region = { offset: view.offset, strides: view.strides };
+    if (!task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps)) {
       await store.delete(item.key);
       return;
     }
-    const merged = { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 };
     // A partial write to a shard re-encodes only the inner chunks it touched.
     const encoded = previous
-      ? await pipelineFor(meta).encodeUpdate(previous, merged, item.chunkSel)
-      : await pipelineFor(meta).encode(merged);
+      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
+      : await pipelineFor(meta).encode(view);
     await store.set(item.key, encoded);
   } finally {
     // A shard index that a partial read cached for this key is stale now (after, not before:

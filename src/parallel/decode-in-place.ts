@@ -3,13 +3,13 @@
  * in the output is one contiguous run in the same C order, is decoded straight into the output
  * (on the pool, the shared output buffer) instead of into a fresh buffer that is then copied.
  */
-import { CorruptChunkError, ZarrError } from "../errors.js";
+import { CorruptChunkError } from "../errors.js";
 import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { componentsPerElement, isTypedArray } from "../metadata/dtype.js";
 import { product } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
-import { pipelineFor } from "./chunk-task.js";
+import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
 
 /** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
 function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {
@@ -66,8 +66,6 @@ export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, byte
   try {
     return await pipeline.decodeInto(bytes, dest);
   } catch (err) {
-    if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new CorruptChunkError(`chunk "${item.key}" is corrupt: ${reason}`, { cause: err });
+    throw asCorruptChunk(item.key, err);
   }
 }
