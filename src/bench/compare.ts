@@ -211,37 +211,31 @@ function pythonSkipReason(): string | null {
   return null;
 }
 
-function runPythonBench(cases: { codec: CompareCodec; path: string; writePath: string }[], repeats: number): Promise<PythonResult> {
+/** Runs a child process and parses the JSON on its last line of output; fails with its last stderr lines. */
+function runJsonChild<T>(what: string, command: string, args: string[]): Promise<T> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(PYTHON, ["-c", ZARR_PYTHON_BENCH, JSON.stringify({ cases, repeats })], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`zarr-python benchmark failed (exit ${code}): ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolvePromise(JSON.parse(out.trim().split("\n").pop()!) as PythonResult);
+      if (code !== 0) reject(new Error(`${what} failed (exit ${code}): ${err.trim().split("\n").slice(-3).join(" | ")}`));
+      else resolvePromise(JSON.parse(out.trim().split("\n").pop()!) as T);
     });
   });
+}
+
+function runPythonBench(cases: { codec: CompareCodec; path: string; writePath: string }[], repeats: number): Promise<PythonResult> {
+  return runJsonChild("zarr-python benchmark", PYTHON, ["-c", ZARR_PYTHON_BENCH, JSON.stringify({ cases, repeats })]);
 }
 
 /** Runs the peak-memory child (same runtime, same loader flags) for one whole read. */
 function measurePeakMemory(path: string, threads: ThreadSetting): Promise<PeakMemoryReport> {
   const here = fileURLToPath(import.meta.url);
   const script = join(dirname(here), `peak-memory${here.endsWith(".ts") ? ".ts" : ".js"}`);
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, "--expose-gc", script, path, threadLabel(threads)], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`peak-memory child failed (exit ${code}): ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolvePromise(JSON.parse(out.trim().split("\n").pop()!) as PeakMemoryReport);
-    });
-  });
+  return runJsonChild("peak-memory child", process.execPath, [...process.execArgv, "--expose-gc", script, path, threadLabel(threads)]);
 }
 
 /** The issue's targets, computed from the measurements (parzarr at its default thread setting). */
