@@ -6,9 +6,12 @@
  *   node [loader] peak-memory.(ts|js) ARRAY_DIR THREADS   (THREADS: a number or "default")
  *
  * Prints one JSON line: { outputBytes, rssBefore, peakRss, arrayBuffersBefore, peakArrayBuffers }.
- * peakRss comes from getrusage's maxrss (the kernel's high-water mark, so short peaks count too);
- * arrayBuffers is sampled every millisecond while the read runs.
+ * peakRss is the kernel's high-water mark (short peaks count too), reset just before the read
+ * where Linux allows it: otherwise start-up (module compilation by the loader) would count as the
+ * read's memory. arrayBuffers is sampled every millisecond while the read runs.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { openArray } from "../hierarchy/open.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import type { TypedArray } from "../metadata/dtype.js";
@@ -22,6 +25,26 @@ export interface PeakMemoryReport {
   peakArrayBuffers: number;
 }
 
+/** Resets the process's RSS high-water mark (Linux: "5" to /proc/self/clear_refs); false where it cannot. */
+function resetPeakRss(): boolean {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** VmHWM from /proc/self/status, in bytes, or undefined where there is none. */
+function peakRssSinceReset(): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const [dir, threadsArg] = process.argv.slice(2);
   if (!dir) throw new Error("usage: peak-memory ARRAY_DIR [THREADS|default]");
@@ -29,10 +52,13 @@ async function main(): Promise<void> {
   const arr = await openArray(dir, { mode: "r" });
   // One small read first: code compilation, codec set-up and (with threads) worker start-up are
   // one-time costs, not memory a whole read needs in proportion to its output.
-  await arr.get("0:1, 0:1", options);
+  // A tiny read runs inline unless threads are asked for, so the default setting warms up with
+  // the default pool's size: that starts the same workers the whole read will use.
+  await arr.get("0:1, 0:1", threadsArg === "0" ? options : { threads: availableParallelism() });
   // Settle what opening and module loading allocated before taking the baseline.
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((r) => setTimeout(r, 50));
+  const resettable = resetPeakRss();
   const before = process.memoryUsage();
   let peakArrayBuffers = before.arrayBuffers;
   const timer = setInterval(() => {
@@ -44,7 +70,7 @@ async function main(): Promise<void> {
   const report: PeakMemoryReport = {
     outputBytes: result.data.byteLength,
     rssBefore: before.rss,
-    peakRss: process.resourceUsage().maxRSS * 1024,
+    peakRss: (resettable ? peakRssSinceReset() : undefined) ?? process.resourceUsage().maxRSS * 1024,
     arrayBuffersBefore: before.arrayBuffers,
     peakArrayBuffers,
   };
