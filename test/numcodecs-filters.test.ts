@@ -213,3 +213,22 @@ print(json.dumps({"dec": dec, "enc": enc}))`;
   assert.throws(() => bzip2Decompress(bad), { code: "CORRUPT_CHUNK" });
   assert.throws(() => bzip2Decompress(stream.subarray(0, stream.length - 9)), { code: "CORRUPT_CHUNK" });
 });
+
+test("checksum location: numcodecs' `location` moves the sum to either end; crc32c and fletcher32 append", async () => {
+  const spec: ChunkSpec = { shape: [10], dtype: parseDataType("uint8"), fillValue: 0 };
+  const data = Uint8Array.from({ length: 10 }, (_, i) => i * 17);
+  const layout = async (name: string, conf: JsonObject) => {
+    const { codec, configuration } = getCodecFactory(name)(conf, spec);
+    const enc = await (codec as BytesToBytesCodec).encode(data);
+    assert.deepEqual(await (codec as BytesToBytesCodec).decode(enc), data, `${name} round trip`);
+    const at = Buffer.from(enc).indexOf(Buffer.from(data));
+    return { at, configuration };
+  };
+  assert.deepEqual(await layout("numcodecs.adler32", {}), { at: 4, configuration: {} });
+  assert.deepEqual(await layout("numcodecs.adler32", { location: "end" }), { at: 0, configuration: { location: "end" } });
+  assert.deepEqual(await layout("numcodecs.crc32", { location: "start" }), { at: 4, configuration: { location: "start" } });
+  assert.deepEqual(await layout("numcodecs.crc32c", { location: "start" }), { at: 4, configuration: { location: "start" } });
+  assert.deepEqual(await layout("crc32c", {}), { at: 0, configuration: {} });
+  assert.deepEqual(await layout("numcodecs.fletcher32", {}), { at: 0, configuration: {} });
+  assert.throws(() => getCodecFactory("numcodecs.adler32")({ location: "middle" }, spec), /location/);
+});

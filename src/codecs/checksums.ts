@@ -1,10 +1,8 @@
 /**
- * The numcodecs 32-bit checksums (bytes->bytes). `adler32` (and `crc32`) put the little-endian
- * checksum before the data, as numcodecs' Checksum32 does; `fletcher32` appends HDF5's Fletcher-32
- * of the data after it, little-endian. A mismatch on read means the chunk is corrupt.
+ * The numcodecs 32-bit checksums: adler32 and crc32 (before the data by default, as numcodecs'
+ * Checksum32 writes them) and HDF5's Fletcher-32 (after it). The framing is checksum32.ts's.
  */
-import { CorruptChunkError } from "../errors.js";
-import type { CodecFactory } from "./types.js";
+import { checksumCodec, slicingCrc32 } from "./checksum32.js";
 
 export function adler32(b: Uint8Array): number {
   let a = 1;
@@ -49,68 +47,9 @@ export function fletcher32(b: Uint8Array): number {
   return ((sum2 << 16) | sum1) >>> 0;
 }
 
-// zlib's CRC-32 (reflected 0xEDB88320); our own so that it works where node:zlib has no crc32.
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
+// zlib's CRC-32, our own so that it works where node:zlib has no crc32.
+export const crc32 = slicingCrc32(0xedb88320);
 
-export function crc32(b: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < b.length; i++) c = CRC_TABLE[(c ^ b[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-function prefixed(name: string, sum: (b: Uint8Array) => number): CodecFactory {
-  return () => ({
-    codec: {
-      kind: "bytes_to_bytes",
-      name,
-      encode(b) {
-        const out = new Uint8Array(b.length + 4);
-        new DataView(out.buffer).setUint32(0, sum(b), true);
-        out.set(b, 4);
-        return out;
-      },
-      decode(b) {
-        if (b.length < 4) throw new CorruptChunkError(`${name}: ${b.length} bytes is too short for a checksum`);
-        const data = b.subarray(4);
-        const want = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
-        const got = sum(data);
-        if (want !== got) throw new CorruptChunkError(`${name}: checksum ${got.toString(16)} does not match the stored ${want.toString(16)}`);
-        return data;
-      },
-    },
-    configuration: {},
-  });
-}
-
-export const adler32Codec = prefixed("numcodecs.adler32", adler32);
-export const crc32Codec = prefixed("numcodecs.crc32", crc32);
-
-export const fletcher32Codec: CodecFactory = () => ({
-  codec: {
-    kind: "bytes_to_bytes",
-    name: "numcodecs.fletcher32",
-    encode(b) {
-      const out = new Uint8Array(b.length + 4);
-      out.set(b);
-      new DataView(out.buffer).setUint32(b.length, fletcher32(b), true);
-      return out;
-    },
-    decode(b) {
-      if (b.length < 4) throw new CorruptChunkError(`numcodecs.fletcher32: ${b.length} bytes is too short for a checksum`);
-      const data = b.subarray(0, b.length - 4);
-      const want = new DataView(b.buffer, b.byteOffset + b.length - 4, 4).getUint32(0, true);
-      const got = fletcher32(data);
-      if (want !== got) throw new CorruptChunkError(`numcodecs.fletcher32: checksum ${got.toString(16)} does not match the stored ${want.toString(16)}`);
-      return data;
-    },
-  },
-  configuration: {},
-});
+export const adler32Codec = checksumCodec("numcodecs.adler32", adler32, "start", true);
+export const crc32Codec = checksumCodec("numcodecs.crc32", crc32, "start", true);
+export const fletcher32Codec = checksumCodec("numcodecs.fletcher32", fletcher32, "end", false);

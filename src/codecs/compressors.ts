@@ -11,6 +11,7 @@ import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
 import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
+import { product } from "../indexing/strided.js";
 
 function bytesToBytes(
   name: string,
@@ -21,18 +22,16 @@ function bytesToBytes(
   return decodeInto ? { kind: "bytes_to_bytes", name, encode, decode, decodeInto } : { kind: "bytes_to_bytes", name, encode, decode };
 }
 
+/** Node's own buffer limit, written out so that this module needs no static node: import. */
+const MAX_DECODED_BYTES = 2 ** 32 - 1;
+
 /**
  * The most a bytes->bytes decoder may produce for a chunk of this spec: twice its decoded size plus
  * 1 MiB leaves room for any sane chain (a checksum, a second compressor), while a deflate bomb
  * (1000:1) in a damaged or hostile chunk stops there instead of filling memory.
  */
-/** No static node: import here, so a browser bundle needs none: 2^32 - 1 is Node's own buffer limit. */
-const MAX_DECODED_BYTES = 2 ** 32 - 1;
-
 function decodeCap(spec: ChunkSpec): number {
-  let n = spec.dtype.itemSize;
-  for (const s of spec.shape) n *= s;
-  return Math.min(Number.isFinite(n) ? 2 * n + 2 ** 20 : Infinity, MAX_DECODED_BYTES);
+  return Math.min(2 * product(spec.shape) * spec.dtype.itemSize + 2 ** 20, MAX_DECODED_BYTES);
 }
 
 export const gzipCodec: CodecFactory = (conf, spec) => {

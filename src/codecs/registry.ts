@@ -2,7 +2,7 @@
 import { UnknownCodecError } from "../errors.js";
 import { bytesCodec } from "./bytes.js";
 import { bloscCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
-import { crc32cCodec } from "./crc32c.js";
+import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
@@ -28,7 +28,7 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.gzip", gzipCodec],
   ["numcodecs.zstd", zstdCodec],
   ["numcodecs.blosc", bloscCodec],
-  ["numcodecs.crc32c", crc32cCodec],
+  ["numcodecs.crc32c", numcodecsCrc32cCodec],
   // Deferred: the sharding module imports the pipeline, which imports this registry.
   ["sharding_indexed", (conf, spec) => shardingCodec(conf, spec)],
   ["vlen-utf8", vlenUtf8Codec],

@@ -3,6 +3,7 @@
  * alike sit together for the compressor. numcodecs refuses buffers that are not whole elements.
  */
 import { CorruptChunkError } from "../../errors.js";
+import { byteShuffle, byteUnshuffle } from "../blosc/shuffle.js";
 import { intOption } from "../config.js";
 import type { CodecFactory } from "../types.js";
 
@@ -11,19 +12,12 @@ function check(b: Uint8Array, size: number): number {
   return b.length / size;
 }
 
-export function shuffleBytes(b: Uint8Array, size: number): Uint8Array {
-  if (size <= 1) return b.slice();
-  const n = check(b, size);
+/** Element size 0 or 1 has nothing to shuffle; otherwise blosc's byte-shuffle kernels do the work. */
+function planes(b: Uint8Array, size: number, kernel: (src: Uint8Array, dst: Uint8Array, size: number) => void): Uint8Array {
+  if (size <= 1) return b;
+  check(b, size);
   const out = new Uint8Array(b.length);
-  for (let i = 0; i < n; i++) for (let k = 0; k < size; k++) out[k * n + i] = b[i * size + k];
-  return out;
-}
-
-export function unshuffleBytes(b: Uint8Array, size: number): Uint8Array {
-  if (size <= 1) return b.slice();
-  const n = check(b, size);
-  const out = new Uint8Array(b.length);
-  for (let i = 0; i < n; i++) for (let k = 0; k < size; k++) out[i * size + k] = b[k * n + i];
+  kernel(b, out, size);
   return out;
 }
 
@@ -33,8 +27,8 @@ export const shuffleCodec: CodecFactory = (conf) => {
     codec: {
       kind: "bytes_to_bytes",
       name: "numcodecs.shuffle",
-      encode: (b) => shuffleBytes(b, elementsize),
-      decode: (b) => unshuffleBytes(b, elementsize),
+      encode: (b) => planes(b, elementsize, byteShuffle),
+      decode: (b) => planes(b, elementsize, byteUnshuffle),
     },
     configuration: { elementsize },
   };
