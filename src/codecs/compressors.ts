@@ -5,8 +5,8 @@
  */
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
-import { bloscDecode, bloscEncode } from "./blosc/blosc.js";
-import { lz4CompressBlock, lz4DecompressBlock } from "./blosc/lz4.js";
+import { bloscDecode, bloscDecodeInto, bloscEncode } from "./blosc/blosc.js";
+import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
 import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
@@ -17,7 +17,7 @@ function bytesToBytes(
   name: string,
   encode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
   decode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
-  decodeInto?: (b: Uint8Array, dest: Uint8Array) => Promise<void>,
+  decodeInto?: (b: Uint8Array, dest: Uint8Array) => void | Promise<void>,
 ): BytesToBytesCodec {
   return decodeInto ? { kind: "bytes_to_bytes", name, encode, decode, decodeInto } : { kind: "bytes_to_bytes", name, encode, decode };
 }
@@ -69,23 +69,30 @@ export const zstdCodec: CodecFactory = (conf) => {
 export const lz4Codec: CodecFactory = (conf) => {
   const acceleration = intOption(conf, "acceleration", "numcodecs.lz4", 1, 1, 65537);
   const encode = (b: Uint8Array): Uint8Array => {
-    const block = lz4CompressBlock(b, acceleration);
-    const out = new Uint8Array(4 + block.length);
+    // The size header and the block go into one buffer: no second copy of the block.
+    const out = new Uint8Array(4 + lz4CompressBound(b.length));
     new DataView(out.buffer).setUint32(0, b.length, true);
-    out.set(block, 4);
-    return out;
+    return out.slice(0, 4 + lz4CompressInto(b, out, 4, out.length - 4, acceleration));
   };
-  const decode = (b: Uint8Array): Uint8Array => {
+  const declaredSize = (b: Uint8Array): number => {
     if (b.length < 4) throw new CorruptChunkError(`lz4: ${b.length} bytes is too short for the size header`);
     const size = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
     // An LZ4 block expands at most 255x; a larger declared size is corruption, not a big chunk.
     if (size > (b.length - 4) * 255 + 16) throw new CorruptChunkError(`lz4: declared size ${size} is impossible for ${b.length} bytes`);
-    const out = new Uint8Array(size);
-    const n = lz4DecompressBlock(b.subarray(4), out);
+    return size;
+  };
+  const decodeInto = (b: Uint8Array, dest: Uint8Array): void => {
+    const size = declaredSize(b);
+    if (size !== dest.length) throw new CorruptChunkError(`lz4: header says ${size} bytes, ${dest.length} expected`);
+    const n = lz4DecompressBlock(b.subarray(4), dest);
     if (n !== size) throw new CorruptChunkError(`lz4: decoded ${n} bytes, header says ${size}`);
+  };
+  const decode = (b: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(declaredSize(b));
+    decodeInto(b, out);
     return out;
   };
-  return { codec: bytesToBytes("numcodecs.lz4", encode, decode), configuration: { acceleration } };
+  return { codec: bytesToBytes("numcodecs.lz4", encode, decode, decodeInto), configuration: { acceleration } };
 };
 
 const CNAMES = ["lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"] as const;
@@ -108,9 +115,7 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
       "blosc",
       (b) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }),
       (b) => bloscDecode(b),
-      async (b, dest) => {
-        await bloscDecode(b, dest);
-      },
+      bloscDecodeInto,
     ),
     configuration: { cname, clevel, shuffle: shuffleName, typesize, blocksize },
   };
