@@ -110,7 +110,7 @@ export function v2CompressorOf(spec: CodecSpec): JsonObject | null {
  * `--codec` keeps the compression. Undefined when its chain has no single-codec equivalent.
  */
 export function specOfChain(codecs: readonly CodecConfig[]): CodecSpec | undefined {
-  const b2b = codecs.filter((c) => !["bytes", "transpose", "crc32c", "numcodecs.crc32c"].includes(c.name));
+  const b2b = codecs.filter((c) => !["bytes", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "transpose", "crc32c", "numcodecs.crc32c"].includes(c.name));
   if (b2b.length === 0) return { kind: "none" };
   if (b2b.length > 1) return undefined;
   const c = b2b[0];

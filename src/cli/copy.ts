@@ -16,6 +16,7 @@ import {
   type CodecConfig,
   type CreateArrayOptions,
   type JsonObject,
+  type JsonValue,
   type NDArray,
   type Scalar,
   type Store,
@@ -28,6 +29,7 @@ import { formatBytes, tuple } from "./format.js";
 import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { layoutOf } from "./layout.js";
 import { baseName, openNode, walk } from "./nodes.js";
+import { componentsPerElement, isObjectType, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype.js";
 
 export interface CopySettings {
   chunks?: number[];
@@ -74,9 +76,17 @@ function joinPath(a: string, b: string): string {
 
 const IN_FLIGHT_INLINE = 8;
 
+/** v2 filters that say what an object array holds; null for every other type. */
+function vlenFilters(arr: ZarrArray): JsonObject[] | null {
+  const dt = arr.dataType;
+  return isObjectType(dt) ? [{ id: dt.kind === "string" ? "vlen-utf8" : "vlen-bytes" }] : null;
+}
+
+/** The array->bytes codec for a type: vlen for strings and byte strings, `bytes` otherwise. */
 function bytesCodec(arr: ZarrArray): CodecConfig {
-  const components = arr.dtype.startsWith("complex") ? 2 : 1;
-  return { name: "bytes", configuration: arr.dataType.itemSize / components > 1 ? { endian: "little" } : {} };
+  const dt = arr.dataType;
+  if (isObjectType(dt)) return { name: dt.kind === "string" ? "vlen-utf8" : "vlen-bytes", configuration: {} };
+  return { name: "bytes", configuration: dt.itemSize / componentsPerElement(dt) > 1 ? { endian: "little" } : {} };
 }
 
 /**
@@ -122,7 +132,8 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
   const base: CreateArrayOptions = {
     shape: src.shape,
     chunks: shards ?? chunks,
-    dtype: sameFormat && format === 2 ? src.numpyDtype : src.dtype,
+    // The whole type document (a datetime's unit, a string's length), not only its name.
+    dtype: (format === 2 ? v2DtypeJson(src.dataType) : v3DataTypeJson(src.dataType)) as JsonValue,
     zarrFormat: format,
     attributes,
     // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
@@ -136,7 +147,8 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
     const options: CreateArrayOptions = {
       ...base,
       compressor: spec ? v2CompressorOf(spec) : v2!.compressor,
-      filters: spec || !v2 ? null : v2.filters,
+      // "|O" alone does not say strings or bytes: the vlen filter does.
+      filters: spec || !v2 ? vlenFilters(src) : v2.filters,
       order: sameFormat && v2 ? v2.order : "C",
       ...(sameFormat && v2?.dimensionSeparator ? { dimensionSeparator: v2.dimensionSeparator } : {}),
     };
@@ -145,7 +157,7 @@ export function destinationOptions(src: ZarrArray, s: CopySettings, where: strin
   if (spec === undefined && !sameFormat) {
     throw new UsageError(`${where}: its codecs (${layout.codecs.map((c) => c.name).join(", ")}) have no single v3 equivalent; pass --codec`);
   }
-  const inner: CodecConfig[] = spec ? [bytesCodec(src), ...v3CodecsOf(spec, src.dataType.itemSize)] : layout.codecs;
+  const inner: CodecConfig[] = spec ? [bytesCodec(src), ...v3CodecsOf(spec, isObjectType(src.dataType) ? 1 : src.dataType.itemSize)] : layout.codecs;
   const codecs: CodecConfig[] = shards
     ? [
         {
@@ -206,9 +218,10 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
       }
       throw err;
     }
-    const { options, unit, codecText } = destinationOptions(arr, s, where);
+    let dest: ReturnType<typeof destinationOptions>;
     try {
-      await probeWrite(options, unit, first, where);
+      dest = destinationOptions(arr, s, where);
+      await probeWrite(dest.options, dest.unit, first, where);
     } catch (err) {
       // "Copy what you can": an array this layout cannot hold (a data type the codec chain does
       // not take) is left out and named, like one that cannot be read.
@@ -218,6 +231,7 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
       }
       throw err;
     }
+    const { options, unit, codecText } = dest;
     const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
     let plan: SlabPlan;
     try {
