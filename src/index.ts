@@ -1,88 +1,14 @@
 /**
  * parzarr: Zarr v2 and v3 arrays and groups for TypeScript, read and written chunk by chunk
  * through one task function that runs inline or on worker threads.
+ *
+ * The Node entry: the Node platform (worker_threads pools, Buffer limits), then the portable API,
+ * then what only Node has (file-system and zip stores, lock files across processes).
  */
-export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
-export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
-export { ZarrArray } from "./hierarchy/array.js";
-export { Group } from "./hierarchy/group.js";
-export type { CreateArrayOptions } from "./hierarchy/create-options.js";
-export { slice, parseSelectionString } from "./indexing/selection.js";
-export type { Slice, Selection, SelectionItem, DimSelection } from "./indexing/selection.js";
-export type { NDArray, AnyNDArray, WriteInput } from "./indexing/ndarray.js";
-export { fieldView } from "./indexing/records.js";
-export type { OperationOptions } from "./parallel/options.js";
-export { WorkerPool } from "./parallel/worker-pool.js";
-export type { WorkerPoolOptions } from "./parallel/worker-pool.js";
+import "./platform/node.js";
+
+export * from "./api.js";
 export { ProcessSynchronizer } from "./parallel/process-sync.js";
 export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/process-sync.js";
-export type { ChunkLockRef } from "./parallel/lock-table.js";
-export { runChunkTask } from "./parallel/chunk-task.js";
-export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-task.js";
-export { MemoryStore } from "./stores/memory.js";
 export { FileSystemStore } from "./stores/filesystem.js";
-export { FetchStore } from "./stores/fetch.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
-export { resolveStore, workerCanOpen } from "./stores/open.js";
-export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";
-export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
-export type {
-  DataType,
-  Scalar,
-  TypedArray,
-  ElementArray,
-  NumericTypeName,
-  DateTimeDataType,
-  DateTimeUnit,
-  StructuredDataType,
-  StructuredField,
-  Utf32DataType,
-  FixedBytesDataType,
-  RawBitsDataType,
-  VlenStringDataType,
-  VlenBytesDataType,
-  BFloat16DataType,
-} from "./metadata/dtype.js";
-export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";
-export type { JsonObject, JsonValue } from "./metadata/json.js";
-export { registerCodec } from "./codecs/registry.js";
-export type { Codec, CodecFactory, ChunkSpec, ChunkView } from "./codecs/types.js";
-export * from "./errors.js";
-export { consolidateMetadata } from "./hierarchy/consolidated.js";
-export type { ConsolidateOptions } from "./hierarchy/consolidated.js";
-export { fromZarr, toZarr, diffZarr, validateZarr } from "./hierarchy/zom.js";
-export type { FromZarrOptions, ToZarrOptions, ZomValidation } from "./hierarchy/zom.js";
-export type { ZomDifference } from "./metadata/zom-diff.js";
-export { zomJsonSchema, ZOM_SCHEMA_ERRATA } from "./metadata/zom-json-schema.js";
-export {
-  zomSchema,
-  nodeSpecSchema,
-  attributesSchema,
-  arraySpecV2Schema,
-  groupSpecV2Schema,
-  arraySpecV3Schema,
-  groupSpecV3Schema,
-  xarraySchema,
-  xarrayAttrsSchema,
-  xarrayArraySpecV2Schema,
-  xarrayArraySpecV3Schema,
-  zomIssues,
-  formatZomIssue,
-} from "./metadata/zom-schema.js";
-export type { ZomIssue, XarrayAttrs, XarrayArraySpecV2, XarrayGroupSpecV2, XarrayArraySpecV3, XarrayGroupSpecV3 } from "./metadata/zom-schema.js";
-export { walkSpec, isGroupSpec, isArraySpec } from "./metadata/zom-types.js";
-export type {
-  ArraySpec,
-  GroupSpec,
-  NodeSpec,
-  ArraySpecV2,
-  GroupSpecV2,
-  ArraySpecV3,
-  GroupSpecV3,
-  AnyGroupSpecV2,
-  AnyGroupSpecV3,
-  AnyNodeSpecV2,
-  AnyNodeSpecV3,
-  NamedConfigJson,
-} from "./metadata/zom-types.js";
-export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";

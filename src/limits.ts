@@ -8,8 +8,8 @@
  * checked on the thread that opens or creates the array; decoders in workers need no copy of it,
  * since they are bounded by the chunk size the metadata declares (see codecs/compressors.ts).
  */
-import { constants } from "node:buffer";
 import { TooLargeError } from "./errors.js";
+import { platform } from "./platform/current.js";
 
 /** 1 GiB: a thousand times the usual ~1 MiB chunk, well under what a typed array can hold. */
 export const DEFAULT_MAX_CHUNK_BYTES = 2 ** 30;
@@ -53,8 +53,9 @@ export function checkChunkSize(chunks: readonly number[], itemSize: number, wher
 /** Refuses a result buffer larger than the JavaScript engine can allocate. */
 export function checkResultSize(shape: readonly number[], bytesPerElement: number, where: string): void {
   const bytes = bigProduct(shape, bytesPerElement);
-  if (bytes > constants.MAX_LENGTH) {
+  const max = platform().maxBufferBytes;
+  if (bytes > max) {
     const shown = Number.isFinite(bytes) ? `${bytes} bytes` : "more than 2^53 bytes";
-    throw new TooLargeError(`${where}: the selection [${shape.join(", ")}] needs ${shown}, more than one buffer can hold (${constants.MAX_LENGTH}); read it in parts`);
+    throw new TooLargeError(`${where}: the selection [${shape.join(", ")}] needs ${shown}, more than one buffer can hold (${max}); read it in parts`);
   }
 }

@@ -1,25 +1,10 @@
 /**
- * The comlink worker entry: exposes `runChunkTask`. In a browser it talks to its Worker scope;
- * under Node (where the comlink executor is tested over worker_threads) to the parent port
- * through comlink's Node adapter.
+ * The Web Worker entry, built by tools/build-browser.ts into one self-contained ES module
+ * (`parzarr/worker`, dist/browser/parzarr-worker.js): browser platform, comlink on the worker scope.
+ * Nothing in its graph may import a Node built-in (test/browser-bundle.test.ts checks).
  */
 import { expose } from "comlink";
-import { runTaskMessage } from "../src/parallel/worker-task.js";
-import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
+import "../src/platform/browser-install.js";
+import { workerApi } from "./worker-api.js";
 
-const api = {
-  runChunkTask(message: TaskMessage): Promise<TaskOutcome> {
-    return runTaskMessage(message);
-  },
-};
-export type BrowserWorkerApi = typeof api;
-
-const isNode = typeof process !== "undefined" && typeof process.versions?.node === "string";
-if (isNode) {
-  const { parentPort } = await import("node:worker_threads");
-  const { default: nodeEndpoint } = await import("comlink/dist/esm/node-adapter.mjs");
-  if (!parentPort) throw new Error("browser-worker must run in a worker thread");
-  expose(api, nodeEndpoint(parentPort));
-} else {
-  expose(api);
-}
+expose(workerApi);

@@ -1,4 +1,5 @@
 /** The piscina worker entry: one exported handler that runs a chunk task message. */
+import "../src/platform/node.js";
 import { runTaskMessage } from "../src/parallel/worker-task.js";
 import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
 

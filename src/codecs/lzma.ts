@@ -8,7 +8,6 @@
  * the configured preset is kept in the metadata and every stream written here decodes in
  * numcodecs (tested), but the bytes differ from what liblzma writes at that preset.
  */
-import { createRequire } from "node:module";
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
@@ -27,8 +26,13 @@ let binding: LzmaBinding | undefined;
 /** Loaded on first use: a missing native binary then fails only lzma arrays, with a clear error. */
 function lzmaBinding(): LzmaBinding {
   if (binding) return binding;
+  // node:module comes from getBuiltinModule, not a static import, so browser bundles stay free of it.
+  const nodeModule = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.("node:module") as
+    | { createRequire(url: string): (id: string) => unknown }
+    | undefined;
+  if (nodeModule === undefined) throw new UnsupportedError(`codec "numcodecs.lzma" needs Node (a native binding); it is not available in a browser`);
   try {
-    binding = createRequire(import.meta.url)("@napi-rs/lzma") as LzmaBinding;
+    binding = nodeModule.createRequire(import.meta.url)("@napi-rs/lzma") as LzmaBinding;
     return binding;
   } catch (cause) {
     const why = cause instanceof Error ? cause.message.split("\n")[0] : String(cause);

@@ -172,7 +172,7 @@ export class ZarrArray {
     const raw = pipelineFor(this.meta).storesRawBytes;
     const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
-    const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
+    const data = allocElements(this.meta.dtype, product(full), placement.where === "pool" && placement.shared);
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });

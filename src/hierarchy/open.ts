@@ -6,7 +6,7 @@ import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "
 import type { JsonObject } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
-import { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
@@ -58,7 +58,8 @@ function setup(input: StoreInput, options: OpenOptions) {
   const readOnly = mode === "r" || (mode === "a" && store.readOnly);
   if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store`);
   const { synchronizer } = options;
-  if (synchronizer !== undefined && !(synchronizer instanceof ProcessSynchronizer)) {
+  // Checked by shape, not instanceof: the class is Node-only and this module is not.
+  if (synchronizer !== undefined && typeof (synchronizer as Partial<ProcessSynchronizer> | null)?.descriptor !== "function") {
     throw new BadSelectionError("synchronizer must be a ProcessSynchronizer");
   }
   return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer } };

@@ -1,10 +1,10 @@
 /**
- * The Web Worker executor: a fixed set of workers, each running `workers/browser-worker` behind
+ * The Web Worker executor: a fixed set of workers, each running parzarr's worker module behind
  * comlink, one task at a time per worker, in the order they were asked for. Workers come from a
  * factory so that the same executor drives browser Workers and (in tests) Node worker_threads.
  */
 import type { Remote } from "comlink";
-import type { BrowserWorkerApi } from "../../workers/browser-worker.js";
+import type { BrowserWorkerApi } from "../../workers/worker-api.js";
 import type { Executor } from "./executor.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 

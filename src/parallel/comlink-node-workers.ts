@@ -5,12 +5,12 @@
 import { Worker } from "node:worker_threads";
 import { wrap } from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { BrowserWorkerApi } from "../../workers/browser-worker.js";
+import type { BrowserWorkerApi } from "../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
 import { workerUrl } from "./worker-files.js";
 
 export const nodeComlinkWorkers: ComlinkWorkerFactory = (): ComlinkWorker => {
-  const worker = new Worker(workerUrl("browser-worker"));
+  const worker = new Worker(workerUrl("comlink-node-worker"));
   worker.unref();
   const api = wrap<BrowserWorkerApi>(nodeEndpoint(worker as unknown as Parameters<typeof nodeEndpoint>[0]));
   return {

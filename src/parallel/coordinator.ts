@@ -8,10 +8,11 @@ import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { ChunkItem, ChunkTask } from "./chunk-task.js";
+import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
 import { defaultPool } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
-import { reviveError } from "./task-outcome.js";
+import { reviveError, type TaskMessage } from "./task-outcome.js";
 import type { WorkerPool } from "./worker-pool.js";
 
 /**
@@ -36,7 +37,11 @@ export const INLINE_BELOW_BYTES_RAW = 32 << 20;
 /** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
 export const BATCH_TARGET_BYTES = 1 << 20;
 
-export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number };
+/**
+ * `shared`: the output (reads) or value (writes) lives in shared memory that workers write or read
+ * in place; false only for reads, whose workers then send their chunks back (returned-chunks.ts).
+ */
+export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number; shared: boolean };
 
 export interface PlacementRequest {
   store: Store;
@@ -72,10 +77,13 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
     return { where: "inline" };
   }
   const p = pool ?? defaultPool();
+  // Without shared memory a worker's writes could not take the lock table, nor read the value in
+  // place: writes then run here, where the table is this thread's own.
+  if (!p.sharedMemory && req.op === "write") return { where: "inline" };
   // With every thread asked for, one extra task per worker waits in the queue so that a worker
   // finishing a task starts the next at once; fewer threads means exactly that many in flight.
   const lanes = threads === undefined || threads >= p.threads ? p.threads * 2 : threads;
-  return { where: "pool", pool: p, lanes };
+  return { where: "pool", pool: p, lanes, shared: p.sharedMemory };
 }
 
 /**
@@ -109,14 +117,21 @@ export async function runOperation(
     return;
   }
   const tasks = batchItems(items, chunkBytes, placement.lanes).map(makeTask);
-  const { pool, lanes } = placement;
-  await pool.operation(() => runOnPool(pool, lanes, tasks, items.length, options));
+  const { pool, lanes, shared } = placement;
+  await pool.operation(() => runOnPool(pool, lanes, tasks, items.length, options, shared));
 }
 
-async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], total: number, options: OperationOptions): Promise<void> {
+async function runOnPool(
+  pool: WorkerPool,
+  lanes: number,
+  tasks: ChunkTask[],
+  total: number,
+  options: OperationOptions,
+  shared: boolean,
+): Promise<void> {
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new AbortError();
-  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  const cancel = new Int32Array(shared ? new SharedArrayBuffer(4) : new ArrayBuffer(4));
   let failure: Error | null = null;
   let aborted = false;
   let next = 0;
@@ -131,7 +146,10 @@ async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], to
     while (next < tasks.length && failure === null && !aborted) {
       const task = tasks[next++];
       try {
-        const outcome = await pool.run({ task, cancel });
+        const message: TaskMessage =
+          !shared && task.kind === "read" ? { task: withoutOutput(task), cancel, returnChunks: true } : { task, cancel };
+        const outcome = await pool.run(message);
+        if (outcome.returned && task.kind === "read") placeReturnedChunks(task, task.out, outcome.returned);
         done += outcome.chunks;
         if (outcome.chunks > 0) onProgress?.(done, total);
         if (outcome.status === "failed") {

@@ -31,15 +31,33 @@
  * middle of a task (the pool calls it when it ends a worker by force). The waiters bit asks the
  * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
  */
-import { isMainThread, threadId } from "node:worker_threads";
+import { UnsupportedError } from "../errors.js";
+import { platform } from "../platform/current.js";
 import type { ProcessSyncDescriptor } from "./process-sync.js";
-import { fileLockFor } from "./process-sync.js";
 import type { StoreDescriptor } from "../stores/types.js";
+
+/** What runs `fn` under a cross-process lock file: process-sync.ts, which registers itself (Node only). */
+type FileLocker = (d: ProcessSyncDescriptor, scope: string, key: string, fn: () => Promise<unknown>) => Promise<unknown>;
+let fileLocker: FileLocker | null = null;
+
+/** @internal process-sync.ts hands over its lock files here as it loads, keeping it out of browser bundles. */
+export function registerFileLocker(locker: FileLocker): void {
+  fileLocker = locker;
+}
+
+function withFileLock<T>(d: ProcessSyncDescriptor, scope: string, key: string, fn: () => Promise<T>): Promise<T> {
+  if (fileLocker === null) throw new UnsupportedError("a ProcessSynchronizer's lock files need Node (parzarr's Node entry)");
+  return fileLocker(d, scope, key, fn) as Promise<T>;
+}
 
 /** How a write task locks: the in-process table, and optionally the cross-process synchronizer. */
 export interface ChunkLockRef {
-  /** The process-wide lock table, or null to take no in-process lock (benchmarks only). */
-  table: SharedArrayBuffer | null;
+  /**
+   * The process-wide lock table, or null to take no in-process lock (benchmarks only). A plain
+   * ArrayBuffer where memory cannot be shared (a browser page that is not cross-origin isolated):
+   * then writes run inline only (parallel/coordinator.ts), and this thread alone uses it.
+   */
+  table: SharedArrayBuffer | ArrayBuffer | null;
   /** What tells this array's locks from another array's with the same key (store and path). */
   scope: string;
   /** Lock files shared with other processes. */
@@ -54,16 +72,18 @@ const WAIT_SLICE_MS = 1000;
 
 const GLOBAL_KEY = Symbol.for("parzarr.lockTable.v1");
 
-type GlobalWithTable = typeof globalThis & { [GLOBAL_KEY]?: SharedArrayBuffer };
+type GlobalWithTable = typeof globalThis & { [GLOBAL_KEY]?: SharedArrayBuffer | ArrayBuffer };
 
 /**
  * This process's table. Made once, on the main thread, and kept on `globalThis` so that two copies
  * of this module (a bundle and a source import) still share one. A worker calling this gets a
  * table of its own, which is why tasks carry the main thread's table instead.
  */
-export function processLockTable(): SharedArrayBuffer {
+export function processLockTable(): SharedArrayBuffer | ArrayBuffer {
   const g = globalThis as GlobalWithTable;
-  g[GLOBAL_KEY] ??= new SharedArrayBuffer(LOCK_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+  // Made on first need, not on load: an unisolated page has no SharedArrayBuffer to make.
+  const bytes = LOCK_SLOTS * Int32Array.BYTES_PER_ELEMENT;
+  g[GLOBAL_KEY] ??= platform().sharedMemory() ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
   return g[GLOBAL_KEY];
 }
 
@@ -110,8 +130,14 @@ export function lockSlot(scope: string, key: string): number {
   return (h >>> 0) % LOCK_SLOTS;
 }
 
-const OWNER = (threadId + 1) << 1;
 const WAITERS = 1;
+
+/** This thread's owner mark, asked of the platform on first lock (worker entries install theirs first). */
+let ownerMark = 0;
+function owner(): number {
+  if (ownerMark === 0) ownerMark = (platform().threadId() + 1) << 1;
+  return ownerMark;
+}
 
 /** Locks this thread holds now, over all its tasks. */
 let heldHere = 0;
@@ -122,9 +148,9 @@ let heldHere = 0;
  */
 let waitingHere = 0;
 
-const views = new WeakMap<SharedArrayBuffer, Int32Array>();
+const views = new WeakMap<SharedArrayBuffer | ArrayBuffer, Int32Array>();
 
-function viewOf(table: SharedArrayBuffer): Int32Array {
+function viewOf(table: SharedArrayBuffer | ArrayBuffer): Int32Array {
   let v = views.get(table);
   if (!v) {
     v = new Int32Array(table);
@@ -142,9 +168,19 @@ type WaitAsync = (
 ) => { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
 const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync?.bind(Atomics);
 
+function isSharedTable(slots: Int32Array): boolean {
+  return typeof SharedArrayBuffer === "function" && slots.buffer instanceof SharedArrayBuffer;
+}
+
 /** Waits until the slot no longer holds `seen` (or a slice of time passes). */
 async function waitWhile(slots: Int32Array, slot: number, seen: number): Promise<void> {
-  if (!isMainThread && heldHere === 0 && waitingHere === 0) {
+  // Atomics.wait and waitAsync need shared memory; a table in plain memory (only this thread
+  // uses it) is polled, its holder being another task of this same event loop.
+  if (!isSharedTable(slots)) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    return;
+  }
+  if (!platform().isMainThread() && heldHere === 0 && waitingHere === 0) {
     Atomics.wait(slots, slot, seen, WAIT_SLICE_MS);
     return;
   }
@@ -174,6 +210,7 @@ async function waitWhile(slots: Int32Array, slot: number, seen: number): Promise
  */
 async function acquireSlot(slots: Int32Array, slot: number): Promise<void> {
   // Uncontended: one compare-exchange.
+  const OWNER = owner();
   if (Atomics.compareExchange(slots, slot, 0, OWNER) === 0) {
     heldHere++;
     return;
@@ -201,14 +238,14 @@ async function acquireSlot(slots: Int32Array, slot: number): Promise<void> {
 function releaseSlot(slots: Int32Array, slot: number): void {
   heldHere--;
   const was = Atomics.exchange(slots, slot, 0);
-  if (was & WAITERS) Atomics.notify(slots, slot);
+  if (was & WAITERS && isSharedTable(slots)) Atomics.notify(slots, slot);
 }
 
 /**
  * Frees every slot held by a thread that can no longer release it (a worker terminated mid-task).
  * Returns how many were freed. Only the owner of a pool calls this, after the worker has exited.
  */
-export function releaseThreadLocks(table: SharedArrayBuffer, deadThreadId: number): number {
+export function releaseThreadLocks(table: SharedArrayBuffer | ArrayBuffer, deadThreadId: number): number {
   const slots = viewOf(table);
   const owner = (deadThreadId + 1) << 1;
   let freed = 0;
@@ -231,12 +268,12 @@ export async function withChunkLock<T>(ref: ChunkLockRef | undefined, key: strin
   const table = ref === undefined ? processLockTable() : ref.table;
   const scope = ref?.scope ?? "";
   const files = ref?.files;
-  if (table === null) return files ? fileLockFor(files).withLock(scope, key, fn) : fn();
+  if (table === null) return files ? withFileLock(files, scope, key, fn) : fn();
   const slots = viewOf(table);
   const slot = lockSlot(scope, key);
   await acquireSlot(slots, slot);
   try {
-    return files ? await fileLockFor(files).withLock(scope, key, fn) : await fn();
+    return files ? await withFileLock(files, scope, key, fn) : await fn();
   } finally {
     releaseSlot(slots, slot);
   }

@@ -23,6 +23,7 @@ import {
   type ZarrErrorCode,
 } from "../errors.js";
 import type { ChunkTask } from "./chunk-task.js";
+import type { ReturnedChunk } from "./returned-chunks.js";
 
 /** One message to a worker: the task, sent verbatim, and the operation's cancel flag. */
 export interface TaskMessage {
@@ -30,9 +31,15 @@ export interface TaskMessage {
   /**
    * An Int32Array(1) over a SharedArrayBuffer, shared by every task of one operation. The
    * coordinator stores 1 on abort or on the first failure; workers check it between chunks, so a
-   * batch stops early without the worker being terminated.
+   * batch stops early without the worker being terminated. Without shared memory it is a plain
+   * copy that never changes: such a task then stops only between tasks.
    */
   cancel: Int32Array;
+  /**
+   * A read without shared memory: the task carries an empty output, and the worker sends each
+   * chunk's region back in the outcome (returned-chunks.ts).
+   */
+  returnChunks?: boolean;
 }
 
 export interface SerialisedError {
@@ -41,10 +48,21 @@ export interface SerialisedError {
   message: string;
 }
 
-export type TaskOutcome =
+export type TaskOutcome = (
   | { status: "done"; chunks: number }
   | { status: "cancelled"; chunks: number }
-  | { status: "failed"; chunks: number; error: SerialisedError };
+  | { status: "failed"; chunks: number; error: SerialisedError }
+) & {
+  /** With `returnChunks`: the chunks read, whatever the status (those done are kept). */
+  returned?: ReturnedChunk[];
+};
+
+/** The buffers of an outcome's returned chunks, for a worker to transfer rather than copy. */
+export function outcomeTransferables(outcome: TaskOutcome): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const r of outcome.returned ?? []) if (r.data.buffer instanceof ArrayBuffer) buffers.add(r.data.buffer);
+  return [...buffers];
+}
 
 export function serialiseError(err: unknown): SerialisedError {
   if (err instanceof ZarrError) return { code: err.code, name: err.name, message: err.message };

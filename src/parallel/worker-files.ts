@@ -6,7 +6,7 @@
  */
 const SOURCE = import.meta.url.endsWith(".ts");
 
-export type WorkerEntry = "node-worker" | "browser-worker";
+export type WorkerEntry = "node-worker" | "comlink-node-worker";
 
 export function workerUrl(entry: WorkerEntry): URL {
   return new URL(`../../workers/${entry}${SOURCE ? ".dev.mjs" : ".js"}`, import.meta.url);

@@ -3,27 +3,44 @@
  * tasks in flight (so tests and callers can see that an aborted operation left nothing running)
  * and refuses work once closed.
  */
-import { availableParallelism } from "node:os";
 import { InvalidArgumentError, PoolClosedError } from "../errors.js";
-import { ComlinkExecutor } from "./comlink-executor.js";
-import { nodeComlinkWorkers } from "./comlink-node-workers.js";
+import { platform } from "../platform/current.js";
+import type { WorkerLike } from "./comlink-web-workers.js";
 import type { Executor } from "./executor.js";
-import { PiscinaExecutor } from "./piscina-executor.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 
 export interface WorkerPoolOptions {
-  /** Number of worker threads; by default `os.availableParallelism()`. */
+  /**
+   * Number of worker threads; by default `os.availableParallelism()` on Node,
+   * `navigator.hardwareConcurrency` in a browser.
+   */
   threads?: number;
   /**
-   * "piscina" (Node worker_threads, the default) or "comlink" (the Web Worker bridge; under Node
-   * it runs over worker_threads through comlink's Node adapter).
+   * "piscina" (Node worker_threads, the default on Node) or "comlink" (Web Workers, the default
+   * and only choice in a browser; under Node it runs over worker_threads through comlink's Node
+   * adapter unless `createWorker` is given).
    */
   executor?: "piscina" | "comlink";
+  /**
+   * comlink: the URL of parzarr's worker module (`parzarr/worker`). By default the file beside the
+   * library module (`new URL(..., import.meta.url)`), which Vite and webpack follow.
+   */
+  workerUrl?: string | URL;
+  /** comlink: makes one worker (a module Worker running `parzarr/worker`), for custom setups. */
+  createWorker?: () => WorkerLike;
+  /**
+   * Whether tasks share memory with the workers (SharedArrayBuffer). By default, where the platform
+   * has it (Node; a cross-origin isolated page). Without it reads send each decoded chunk back to
+   * be placed here, and writes run inline (README, "In the browser").
+   */
+  sharedMemory?: boolean;
 }
 
 export class WorkerPool {
   readonly threads: number;
   readonly executorKind: "piscina" | "comlink";
+  /** Whether tasks share memory with the workers (see WorkerPoolOptions.sharedMemory). */
+  readonly sharedMemory: boolean;
   private readonly executor: Executor;
   private inFlight = 0;
   private operations = 0;
@@ -31,14 +48,15 @@ export class WorkerPool {
   private closing: Promise<void> | null = null;
 
   constructor(options: WorkerPoolOptions = {}) {
-    const threads = options.threads ?? availableParallelism();
+    const p = platform();
+    const threads = options.threads ?? p.availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) {
       throw new InvalidArgumentError(`WorkerPool: threads must be a positive integer, got ${threads}`);
     }
     this.threads = threads;
-    this.executorKind = options.executor ?? "piscina";
-    this.executor =
-      this.executorKind === "comlink" ? new ComlinkExecutor(threads, nodeComlinkWorkers) : new PiscinaExecutor(threads);
+    this.executorKind = options.executor ?? (p.name === "node" ? "piscina" : "comlink");
+    this.sharedMemory = p.sharedMemory() && (options.sharedMemory ?? true);
+    this.executor = p.createExecutor(threads, { ...options, executor: this.executorKind });
   }
 
   /** Tasks sent to workers and not yet finished. */

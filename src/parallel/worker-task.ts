@@ -6,6 +6,7 @@
  * at a time, so that nothing after a failing chunk (a corrupt one it had to merge into) starts.
  */
 import { runChunkTask } from "./chunk-task.js";
+import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
 
 /** Chunks of one read task in flight in a worker. */
@@ -17,16 +18,19 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   let next = 0;
   let error: SerialisedError | null = null;
   let cancelled = false;
+  const returned: ReturnedChunk[] | undefined = message.returnChunks && task.kind === "read" ? [] : undefined;
   const runner = async (): Promise<void> => {
     while (next < task.items.length && error === null && !cancelled) {
       if (Atomics.load(cancel, 0) !== 0) {
         cancelled = true;
         return;
       }
-      const item = task.items[next++];
+      const index = next++;
+      const item = task.items[index];
       try {
         // A copy of the task with one item: every other field (a lock table, say) stays as sent.
-        await runChunkTask({ ...task, items: [item] });
+        if (returned !== undefined && task.kind === "read") returned.push(await readItemAlone(task, item, index));
+        else await runChunkTask({ ...task, items: [item] });
         chunks++;
       } catch (err) {
         error ??= serialiseError(err);
@@ -35,6 +39,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   };
   const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
   await Promise.all(Array.from({ length: Math.min(inFlight, task.items.length) }, runner));
-  if (error !== null) return { status: "failed", chunks, error };
-  return cancelled ? { status: "cancelled", chunks } : { status: "done", chunks };
+  const extra = returned === undefined ? {} : { returned };
+  if (error !== null) return { status: "failed", chunks, error, ...extra };
+  return cancelled ? { status: "cancelled", chunks, ...extra } : { status: "done", chunks, ...extra };
 }

@@ -1,6 +1,6 @@
 /** MemoryStore: keys and bytes in a Map, for tests, scratch arrays and worker-free pipelines. */
-import { randomUUID } from "node:crypto";
 import { ReadOnlyError } from "../errors.js";
+import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 
@@ -21,7 +21,7 @@ export class MemoryStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly map = new Map<string, Uint8Array>();
   // A UUID rather than a counter: counters restart in every worker thread and would collide.
-  private readonly id = `memory-${randomUUID()}`;
+  private readonly id = `memory-${platform().randomUUID()}`;
 
   constructor(options: { readOnly?: boolean } = {}) {
     this.readOnly = options.readOnly ?? false;

@@ -1,74 +1,72 @@
-/** Turning what a user passes (a path, a URL, a store) or a task's descriptor into a store. */
-import { fileURLToPath } from "node:url";
-import { StoreError } from "../errors.js";
+/**
+ * Turning what a user passes (a path, a URL, a store) or a task's descriptor into a store.
+ *
+ * Each kind of descriptor has an opener. Memory and fetch stores work everywhere and are known
+ * here; the Node platform (platform/node.ts) adds the file-system and zip stores, the browser
+ * entry the OPFS store, so that neither graph holds the other's modules.
+ */
+import { StoreError, UnsupportedError } from "../errors.js";
+import { platform } from "../platform/current.js";
 import { FetchStore } from "./fetch.js";
-import { FileSystemStore } from "./filesystem.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
-import { ZipStore, getOpenZipStore } from "./zip.js";
+
+type DescriptorOf<K extends StoreDescriptor["kind"]> = Extract<StoreDescriptor, { kind: K }>;
+
+export interface StoreKind<K extends StoreDescriptor["kind"]> {
+  open(d: DescriptorOf<K>): Store;
+  /** Whether a worker can open this store from its descriptor (else its tasks run inline). */
+  workerCanOpen(d: DescriptorOf<K>): boolean;
+}
+
+const kinds = new Map<string, StoreKind<never>>();
+
+/** Registers how descriptors of one kind open; platform modules call it as they load. */
+export function registerStoreKind<K extends StoreDescriptor["kind"]>(kind: K, opener: StoreKind<K>): void {
+  kinds.set(kind, opener as unknown as StoreKind<never>);
+}
+
+function kindOf(d: StoreDescriptor): StoreKind<never> {
+  const k = kinds.get(d.kind);
+  if (!k) throw new UnsupportedError(`a "${d.kind}" store cannot be opened on this platform (${platform().name})`);
+  return k;
+}
+
+registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers }), workerCanOpen: () => true });
+registerStoreKind("memory", {
+  open(d) {
+    const s = getMemoryStore(d.id);
+    // A memory store lives in the thread that made it; tasks for it must run there.
+    if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
+    return s;
+  },
+  // Its tasks run inline (see parallel/coordinator.ts for the measurement).
+  workerCanOpen: () => false,
+});
 
 export function storeFromDescriptor(d: StoreDescriptor): Store {
-  switch (d.kind) {
-    case "filesystem":
-      return new FileSystemStore(d.root, { readOnly: d.readOnly });
-    case "fetch":
-      return new FetchStore(d.url, { headers: d.headers });
-    case "memory": {
-      const s = getMemoryStore(d.id);
-      // A memory store lives in the thread that made it; tasks for it must run there.
-      if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
-      return s;
-    }
-    case "zip": {
-      if (d.id === undefined) return new ZipStore(d.path, { mode: "r" });
-      // An archive being written appends to one file handle in the thread that opened it.
-      const s = getOpenZipStore(d.id);
-      if (!s) throw new StoreError(`zip store ${d.path} is being written in another thread`);
-      return s;
-    }
-  }
+  return kindOf(d).open(d as never);
 }
 
-/**
- * Whether a worker thread can open this store from its descriptor. A memory store lives in the
- * thread that made it, so its tasks run inline (see parallel/coordinator.ts for the measurement).
- */
+/** Whether a worker thread can open this store from its descriptor. */
 export function workerCanOpen(d: StoreDescriptor): boolean {
-  switch (d.kind) {
-    case "filesystem":
-    case "fetch":
-      return true;
-    case "memory":
-      return false;
-    case "zip":
-      // A reader's descriptor reopens the archive anywhere; a writer's exists in its thread only.
-      return d.id === undefined;
-  }
+  const k = kinds.get(d.kind);
+  return k !== undefined && k.workerCanOpen(d as never);
 }
 
 /**
- * A string or URL with http(s) gives a (read-only) FetchStore; a path ending in `.zip` gives a
- * ZipStore (mode "r" when read-only, else "a": call `close()` to finish it); file: URLs and other
- * strings give a FileSystemStore, relative paths against the current folder; a store is returned
- * as it is.
+ * A string or URL with http(s) gives a (read-only) FetchStore; on Node a path ending in `.zip`
+ * gives a ZipStore (mode "r" when read-only, else "a": call `close()` to finish it), and file:
+ * URLs and other strings a FileSystemStore, relative paths against the current folder; a store is
+ * returned as it is.
  */
 export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
   if (typeof input !== "string" && !(input instanceof URL)) return input;
   const text = String(input);
   if (/^https?:\/\//i.test(text)) return new FetchStore(text);
-  if (/^file:/i.test(text)) {
-    let path: string;
-    try {
-      path = fileURLToPath(text);
-    } catch (err) {
-      throw new StoreError(`cannot use ${text} as a folder: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-    }
-    return localStore(path, options);
+  const local = platform().localStore;
+  if (!local) {
+    throw new UnsupportedError(`"${text}" is not an http(s) URL, and there are no local paths in a browser: pass a store (FetchStore, OPFSStore, MemoryStore)`);
   }
-  return localStore(text, options);
-}
-
-function localStore(path: string, options: { readOnly?: boolean }): Store {
-  if (/\.zip$/i.test(path)) return new ZipStore(path, { mode: options.readOnly ? "r" : "a" });
-  return new FileSystemStore(path, options);
+  return local(text, options);
 }

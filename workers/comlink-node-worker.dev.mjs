@@ -2,4 +2,4 @@
 import { register } from "tsx/esm/api";
 
 register();
-await import("./browser-worker.ts");
+await import("./comlink-node-worker.ts");

@@ -1,0 +1,58 @@
+/**
+ * Comlink workers on Web Workers: the browser's executor. Each worker runs the self-contained
+ * worker module (`parzarr/worker`, built from workers/browser-worker.ts), loaded from `workerUrl`
+ * or made by the caller's `createWorker` (bundler recipes, custom headers, a Blob URL).
+ */
+import { wrap, type Endpoint } from "comlink";
+import { InvalidArgumentError } from "../errors.js";
+import type { BrowserWorkerApi } from "../../workers/worker-api.js";
+import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
+
+/** What parzarr needs of a Web Worker: a message endpoint it can end. */
+export interface WorkerLike extends Endpoint {
+  terminate(): void;
+}
+
+/**
+ * Where the built worker module lies beside the library: dist/src/platform/ -> dist/browser/.
+ * Written as one `new URL(literal, import.meta.url)` so that Vite and webpack find and copy it.
+ */
+export function defaultWorkerUrl(): URL {
+  return new URL("../../browser/parzarr-worker.js", import.meta.url);
+}
+
+export interface WebWorkerOptions {
+  workerUrl?: string | URL;
+  createWorker?: () => WorkerLike;
+}
+
+export function webWorkers(options: WebWorkerOptions): ComlinkWorkerFactory {
+  const { createWorker } = options;
+  const make =
+    createWorker ??
+    ((): WorkerLike => {
+      const Ctor = (globalThis as { Worker?: new (url: string | URL, o: { type: "module" }) => WorkerLike }).Worker;
+      if (Ctor === undefined) {
+        throw new InvalidArgumentError("this platform has no Web Worker: pass createWorker, or use threads: 0");
+      }
+      return new Ctor(options.workerUrl ?? defaultWorkerUrl(), { type: "module" });
+    });
+  return (): ComlinkWorker => {
+    const worker = make();
+    const api = wrap<BrowserWorkerApi>(worker);
+    return {
+      api,
+      onFailure: (listener) => {
+        // A worker script that fails to load or throws at the top level fires "error"; a message
+        // that cannot be deserialised fires "messageerror". Either way the worker is unusable.
+        const fail = (ev: Event): void => {
+          const message = (ev as ErrorEvent).message || `worker ${ev.type} (is the worker URL right and served as JavaScript?)`;
+          listener(new Error(message));
+        };
+        worker.addEventListener("error", fail as EventListener);
+        worker.addEventListener("messageerror", fail as EventListener);
+      },
+      terminate: () => worker.terminate(),
+    };
+  };
+}

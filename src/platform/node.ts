@@ -1,0 +1,70 @@
+/**
+ * The Node platform: os.availableParallelism, worker_threads ids, Buffer's size limit, piscina
+ * (or comlink over worker_threads) for pools, and the file-system and zip stores for paths.
+ * Installing it also registers those two stores' descriptors, so workers can open them.
+ */
+import { constants } from "node:buffer";
+import { randomUUID } from "node:crypto";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { isMainThread, threadId } from "node:worker_threads";
+import { StoreError } from "../errors.js";
+import { ComlinkExecutor } from "../parallel/comlink-executor.js";
+import { nodeComlinkWorkers } from "../parallel/comlink-node-workers.js";
+import { webWorkers } from "../parallel/comlink-web-workers.js";
+import { PiscinaExecutor } from "../parallel/piscina-executor.js";
+// Loading it registers its lock files with the lock table, for write tasks that name them.
+import "../parallel/process-sync.js";
+import { FileSystemStore } from "../stores/filesystem.js";
+import { registerStoreKind } from "../stores/open.js";
+import type { Store } from "../stores/types.js";
+import { ZipStore, getOpenZipStore } from "../stores/zip.js";
+import { installPlatform } from "./current.js";
+import type { Platform } from "./types.js";
+
+function localStore(pathOrUrl: string, options: { readOnly?: boolean }): Store {
+  let path = pathOrUrl;
+  if (/^file:/i.test(pathOrUrl)) {
+    try {
+      path = fileURLToPath(pathOrUrl);
+    } catch (err) {
+      throw new StoreError(`cannot use ${pathOrUrl} as a folder: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+  if (/\.zip$/i.test(path)) return new ZipStore(path, { mode: options.readOnly ? "r" : "a" });
+  return new FileSystemStore(path, options);
+}
+
+export const nodePlatform: Platform = {
+  name: "node",
+  availableParallelism,
+  maxBufferBytes: constants.MAX_LENGTH,
+  threadId: () => threadId,
+  isMainThread: () => isMainThread,
+  randomUUID,
+  sharedMemory: () => true,
+  createExecutor(threads, options) {
+    if ((options.executor ?? "piscina") === "piscina") return new PiscinaExecutor(threads);
+    // A caller's Worker factory (a web-worker polyfill, say) wins; else worker_threads.
+    return new ComlinkExecutor(threads, options.createWorker ? webWorkers(options) : nodeComlinkWorkers);
+  },
+  localStore,
+};
+
+registerStoreKind("filesystem", {
+  open: (d) => new FileSystemStore(d.root, { readOnly: d.readOnly }),
+  workerCanOpen: () => true,
+});
+registerStoreKind("zip", {
+  open(d) {
+    if (d.id === undefined) return new ZipStore(d.path, { mode: "r" });
+    // An archive being written appends to one file handle in the thread that opened it.
+    const s = getOpenZipStore(d.id);
+    if (!s) throw new StoreError(`zip store ${d.path} is being written in another thread`);
+    return s;
+  },
+  // A reader's descriptor reopens the archive anywhere; a writer's exists in its thread only.
+  workerCanOpen: (d) => d.id === undefined,
+});
+
+installPlatform(nodePlatform);

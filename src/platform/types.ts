@@ -1,0 +1,31 @@
+/**
+ * What differs between Node and a browser, behind one interface: the rest of parzarr reaches
+ * parallelism, thread identity, buffer limits, worker executors and local-path stores only
+ * through `platform()` (current.ts), so the browser entry's module graph holds no Node built-in.
+ */
+import type { Executor } from "../parallel/executor.js";
+import type { WorkerPoolOptions } from "../parallel/worker-pool.js";
+import type { Store } from "../stores/types.js";
+
+export interface Platform {
+  readonly name: "node" | "browser";
+  /** Threads a pool gets when none are asked for. */
+  availableParallelism(): number;
+  /** The largest buffer (bytes) one typed array may take here. */
+  readonly maxBufferBytes: number;
+  /** This thread's id: 0 on the main thread, distinct on every live worker. */
+  threadId(): number;
+  isMainThread(): boolean;
+  /** A random UUID: ids that must not collide across threads (memory stores, zip writers). */
+  randomUUID(): string;
+  /**
+   * Whether memory can be shared with workers (SharedArrayBuffer exists; in a browser only on a
+   * cross-origin isolated page). Without it reads on workers send decoded chunks back and writes
+   * run inline (see parallel/coordinator.ts).
+   */
+  sharedMemory(): boolean;
+  /** The executor a WorkerPool runs its workers on. */
+  createExecutor(threads: number, options: WorkerPoolOptions): Executor;
+  /** The store for a local path or file: URL; absent where there is no file system (browsers). */
+  localStore?(pathOrFileUrl: string, options: { readOnly?: boolean }): Store;
+}

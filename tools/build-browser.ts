@@ -1,0 +1,63 @@
+/**
+ * Builds parzarr's browser files with esbuild:
+ * - parzarr-worker.js: the Web Worker module (`parzarr/worker`), self-contained (no bare imports)
+ *   so that any static server can serve it beside the data or the page;
+ * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the viewer,
+ *   the browser tests). Its default worker URL is rewritten to the worker file beside it.
+ * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser).
+ */
+import { build, type Metafile, type Plugin } from "esbuild";
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The worker's place relative to the library module, as src/parallel/comlink-web-workers.ts has it. */
+const SOURCE_WORKER_PATH = "../../browser/parzarr-worker.js";
+
+/** In the one-file bundle the worker lies beside it. */
+const workerBeside: Plugin = {
+  name: "parzarr-worker-beside",
+  setup(b) {
+    b.onLoad({ filter: /comlink-web-workers\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      if (!text.includes(SOURCE_WORKER_PATH)) throw new Error(`${args.path} no longer names ${SOURCE_WORKER_PATH}`);
+      return { contents: text.replace(SOURCE_WORKER_PATH, "./parzarr-worker.js"), loader: "ts" };
+    });
+  },
+};
+
+export interface BrowserBuild {
+  library: string;
+  worker: string;
+  /** esbuild's record of every module in each file, for checking the graph. */
+  metafiles: { library: Metafile; worker: Metafile };
+}
+
+export async function buildBrowser(outdir: string, options: { minify?: boolean } = {}): Promise<BrowserBuild> {
+  const common = {
+    bundle: true,
+    platform: "browser" as const,
+    format: "esm" as const,
+    target: "es2022",
+    minify: options.minify ?? false,
+    sourcemap: true,
+    metafile: true,
+    logLevel: "silent" as const,
+    absWorkingDir: ROOT,
+  };
+  const library = join(outdir, "parzarr.js");
+  const worker = join(outdir, "parzarr-worker.js");
+  const [lib, wrk] = await Promise.all([
+    build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library, plugins: [workerBeside] }),
+    build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker }),
+  ]);
+  return { library, worker, metafiles: { library: lib.metafile!, worker: wrk.metafile! } };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const out = resolve(process.argv[2] ?? join(ROOT, "dist/browser"));
+  const r = await buildBrowser(out, { minify: true });
+  console.log(`wrote ${r.library} and ${r.worker}`);
+}

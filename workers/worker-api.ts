@@ -1,0 +1,16 @@
+/**
+ * What a comlink worker exposes, the same in a browser's Web Worker and in a Node worker thread:
+ * runs one task message. Chunks a read sends back without shared memory are transferred, not
+ * copied (see src/parallel/returned-chunks.ts).
+ */
+import { transfer } from "comlink";
+import { runTaskMessage } from "../src/parallel/worker-task.js";
+import { outcomeTransferables, type TaskMessage, type TaskOutcome } from "../src/parallel/task-outcome.js";
+
+export const workerApi = {
+  async runChunkTask(message: TaskMessage): Promise<TaskOutcome> {
+    const outcome = await runTaskMessage(message);
+    return transfer(outcome, outcomeTransferables(outcome));
+  },
+};
+export type BrowserWorkerApi = typeof workerApi;
