@@ -33,6 +33,8 @@ import { scratchDir } from "./helpers/paths.js";
 const pools = {
   piscina: new WorkerPool({ threads: 2, executor: "piscina" }),
   comlink: new WorkerPool({ threads: 2, executor: "comlink" }),
+  // As on a browser page that is not cross-origin isolated: reads send chunks back, writes run inline.
+  "comlink without shared memory": new WorkerPool({ threads: 2, executor: "comlink", sharedMemory: false }),
 };
 after(async () => {
   await Promise.all(Object.values(pools).map((p) => p.close()));
@@ -149,7 +151,9 @@ for (const [executor, pool] of Object.entries(pools)) {
           assert.deepEqual(onPool, inline, where);
           continue;
         }
-        assert.ok((onPool as NDArray<TypedArray>).data.buffer instanceof SharedArrayBuffer, `${where}: filled by workers`);
+        const buffer = (onPool as NDArray<TypedArray>).data.buffer;
+        if (pool.sharedMemory) assert.ok(buffer instanceof SharedArrayBuffer, `${where}: filled by workers`);
+        else assert.ok(!(buffer instanceof SharedArrayBuffer), `${where}: workers sent their chunks back`);
         assert.deepEqual((onPool as NDArray).shape, inline.shape, where);
         assert.ok(bytesOf(onPool).equals(bytesOf(inline)), where);
         const last = progress.at(-1);
@@ -179,6 +183,29 @@ for (const [executor, pool] of Object.entries(pools)) {
     }
   });
 }
+
+test("without shared memory reads go to the workers and writes run inline; the pool says which", async () => {
+  const pool = pools["comlink without shared memory"];
+  assert.equal(pool.sharedMemory, false);
+  assert.equal(pools.comlink.sharedMemory, true);
+  const store = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
+  const req = { store, chunkCount: 8, chunkBytes: 1 << 20, raw: false, data: null };
+  const read = placeOperation({ ...req, op: "read", data: new Float32Array(0) }, { pool });
+  assert.equal(read.where, "pool");
+  assert.equal(read.where === "pool" && read.shared, false);
+  assert.deepEqual(placeOperation({ ...req, op: "write" }, { pool, threads: 2 }), { where: "inline" });
+  // A read of whole and partial chunks, missing ones among them, equals the inline read, and its
+  // chunks were counted on the pool.
+  const a = await createArray(scratchDir(), { shape: [40, 30], chunks: [8, 7], dtype: "float32", fillValue: -1 });
+  await a.set([slice(0, 33), null], { data: Float32Array.from({ length: 33 * 30 }, (_, i) => i / 3), shape: [33, 30] }, { threads: 0 });
+  let peak = 0;
+  const progress = (): void => void (peak = Math.max(peak, pool.busy));
+  const got = (await a.get([slice(3, 40, 2), slice(1, 29)], { pool, threads: 2, onProgress: progress })) as NDArray<Float32Array>;
+  const want = (await a.get([slice(3, 40, 2), slice(1, 29)], { threads: 0 })) as NDArray<Float32Array>;
+  assert.deepEqual(got.shape, want.shape);
+  assert.deepEqual(Array.from(got.data), Array.from(want.data));
+  assert.ok(peak > 0, "tasks ran on the pool");
+});
 
 test("MemoryStore works with a pool: its chunks run inline (workers cannot reach it), same results", async () => {
   assert.equal(workerCanOpen(new MemoryStore().descriptor()), false);
@@ -263,6 +290,8 @@ test("a corrupt chunk fails the whole call with its key and leaves the store as 
       return true;
     };
     await assert.rejects(a.get(null, { pool, threads: 2 }), isCorrupt);
+    // Without shared memory writes run inline, several chunks at a time: the rest is about the pool.
+    if (!pool.sharedMemory) continue;
     // Partial writes read the corrupt chunk first; one task in flight stops at it.
     await assert.rejects(a.set([slice(1, 31), slice(1, 31)], 7, { pool, threads: 1 }), isCorrupt);
     assert.equal(pool.busy, 0);

@@ -1,0 +1,209 @@
+/**
+ * parzarr in a real browser: headless Chromium (puppeteer-core) loads the browser build from a
+ * server this test starts on 127.0.0.1, once on a cross-origin isolated page (COOP/COEP:
+ * SharedArrayBuffer, workers scatter into shared memory) and once without (workers send their
+ * chunks back, writes run inline). Every read must equal, byte for byte, what Node reads from the
+ * same folders: v2 blosc and zlib, v3 zstd and sharded arrays written here, and the astronaut image
+ * z5py wrote (checked against its manifest too).
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
+import { buildBrowser } from "../tools/build-browser.js";
+import { chromiumSkip, launchChromium } from "./helpers/browser.js";
+import { FIXTURES, scratchDir } from "./helpers/paths.js";
+
+const skip = chromiumSkip();
+const PAGE_DIR = new URL("./browser/", import.meta.url).pathname;
+const ASTRONAUT = "z5py.zr/blosc";
+
+interface ReadResult {
+  url: string;
+  mode: "inline" | "workers" | "default pool";
+  shape: number[];
+  sha256: string;
+  shared: boolean;
+  peak: number;
+}
+
+function sha256(data: TypedArray): string {
+  return createHash("sha256").update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)).digest("hex");
+}
+
+/** Values that depend on position, so that a chunk in the wrong place changes the digest. */
+function ramp(n: number, f: (i: number) => number): Float64Array {
+  return Float64Array.from({ length: n }, (_, i) => f(i));
+}
+
+async function writeArrays(dir: string): Promise<string[]> {
+  const made: [string, Parameters<typeof createArray>[1], number[], (i: number) => number][] = [
+    ["v2-blosc", { shape: [300, 260], chunks: [64, 64], dtype: "<f4", zarrFormat: 2, compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } }, [300, 260], (i) => Math.sin(i / 97) * 1000],
+    // Rows 0..69 only: the chunks past them are missing and read as the fill value.
+    ["v2-zlib", { shape: [100, 90], chunks: [32, 32], dtype: "<i2", zarrFormat: 2, compressor: { id: "zlib", level: 4 }, fillValue: -7 }, [70, 90], (i) => (i * 37) % 30011],
+    ["v3-zstd", { shape: [120, 80], chunks: [50, 40], dtype: "float64", codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }] }, [120, 80], (i) => i / 7],
+    [
+      "v3-sharded",
+      {
+        shape: [128, 96],
+        chunks: [64, 48],
+        dtype: "uint16",
+        codecs: [
+          {
+            name: "sharding_indexed",
+            configuration: {
+              chunk_shape: [16, 16],
+              codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "blosc", configuration: { cname: "zstd", clevel: 3, shuffle: "bitshuffle", typesize: 2, blocksize: 0 } }],
+              index_codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+              index_location: "end",
+            },
+          },
+        ],
+      },
+      [128, 96],
+      (i) => (i * 13) & 0xffff,
+    ],
+  ];
+  for (const [name, options, written, f] of made) {
+    const a = await createArray(join(dir, name), options);
+    const n = written.reduce((x, y) => x * y, 1);
+    await a.set(written.map((s) => slice(0, s)), { data: convert(a.dtype, ramp(n, f)), shape: written }, { threads: 0 });
+  }
+  return made.map(([name]) => name);
+}
+
+function convert(dtype: string, values: ArrayLike<number>): TypedArray {
+  if (dtype.includes("f4") || dtype === "float32") return Float32Array.from(values);
+  if (dtype.includes("f8") || dtype === "float64") return Float64Array.from(values);
+  if (dtype.includes("i2") || dtype === "int16") return Int16Array.from(values);
+  if (dtype.includes("u2") || dtype === "uint16") return Uint16Array.from(values);
+  throw new Error(`no conversion for ${dtype}`);
+}
+
+describe("parzarr in headless Chromium", { skip }, () => {
+  let browser: Browser;
+  let server: StaticServer;
+  let names: string[] = [];
+  /** What Node reads, by URL path below /data/ or /fixtures/. */
+  const expected = new Map<string, { shape: number[]; sha256: string }>();
+
+  before(async () => {
+    const dataDir = scratchDir();
+    const libDir = scratchDir();
+    names = await writeArrays(dataDir);
+    for (const name of names) {
+      const r = (await (await openArray(join(dataDir, name), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
+      expected.set(`data/${name}`, { shape: r.shape, sha256: sha256(r.data) });
+    }
+    const astro = (await (await openArray(join(FIXTURES, "zarr-implementations", ASTRONAUT), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
+    const manifest = JSON.parse(readFileSync(join(FIXTURES, "zarr-implementations", "manifest.json"), "utf8")) as { path: string; sha256: string }[];
+    assert.equal(sha256(astro.data), manifest.find((m) => m.path === ASTRONAUT)!.sha256, "Node reads the astronaut the manifest describes");
+    expected.set(`fixtures/${ASTRONAUT}`, { shape: astro.shape, sha256: sha256(astro.data) });
+    await buildBrowser(libDir);
+    const mounts: Record<string, string> = {};
+    for (const mode of ["iso", "plain"]) {
+      mounts[`/${mode}/`] = PAGE_DIR;
+      mounts[`/${mode}/lib/`] = libDir;
+      mounts[`/${mode}/data/`] = dataDir;
+      mounts[`/${mode}/fixtures/`] = join(FIXTURES, "zarr-implementations");
+    }
+    server = await startStaticServer({ mounts, isolated: (p) => p.startsWith("/iso/") });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function openPage(mode: "iso" | "plain"): Promise<Page> {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(`${server.origin}/${mode}/index.html`);
+    return page;
+  }
+
+  function call<T>(page: Page, mode: string, fn: string, args: object): Promise<T> {
+    return page.evaluate(`import("/${mode}/probe.js").then((m) => m.${fn}(${JSON.stringify(args)}))`) as Promise<T>;
+  }
+
+  const arrayPaths = (): string[] => [...names.map((n) => `data/${n}`), `fixtures/${ASTRONAUT}`];
+
+  async function readAll(mode: "iso" | "plain"): Promise<{ isolated: boolean; sharedArrayBuffer: string; results: ReadResult[] }> {
+    const page = await openPage(mode);
+    try {
+      const lib = `/${mode}/lib/parzarr.js`;
+      const workerUrl = `${server.origin}/${mode}/lib/parzarr-worker.js`;
+      const arrays = arrayPaths().map((p) => `${server.origin}/${mode}/${p}`);
+      return await call(page, mode, "readArrays", { lib, workerUrl, arrays });
+    } finally {
+      await page.close();
+    }
+  }
+
+  function checkReads(results: ReadResult[], mode: "iso" | "plain", shared: boolean): void {
+    assert.equal(results.length, arrayPaths().length * 3);
+    for (const r of results) {
+      const path = r.url.slice(`${server.origin}/${mode}/`.length);
+      const want = expected.get(path)!;
+      const where = `${path} ${r.mode}`;
+      assert.deepEqual(r.shape, want.shape, where);
+      assert.equal(r.sha256, want.sha256, `${where}: the browser read what Node reads`);
+      if (r.mode === "inline") assert.equal(r.shared, false, where);
+      else assert.equal(r.shared, shared, `${where}: ${shared ? "workers filled shared memory" : "workers sent their chunks back"}`);
+      if (r.mode === "workers") assert.ok(r.peak > 0, `${where}: tasks ran on the Web Workers`);
+    }
+  }
+
+  test("cross-origin isolated: v2, v3 and sharded arrays over HTTP, inline and on Web Workers, equal Node's reads", async () => {
+    const got = await readAll("iso");
+    assert.equal(got.isolated, true);
+    assert.equal(got.sharedArrayBuffer, "function");
+    checkReads(got.results, "iso", true);
+  });
+
+  test("not isolated (no SharedArrayBuffer): reads still run on Web Workers and equal Node's; writes work inline", async () => {
+    const got = await readAll("plain");
+    assert.equal(got.isolated, false);
+    assert.equal(got.sharedArrayBuffer, "undefined");
+    checkReads(got.results, "plain", false);
+    const page = await openPage("plain");
+    try {
+      const values = await call<number[]>(page, "plain", "writeInMemory", { lib: "/plain/lib/parzarr.js" });
+      const want = Array.from({ length: 100 }, (_, i) => {
+        const [r, c] = [Math.floor(i / 10), i % 10];
+        if (c === 3) return 8;
+        if (r === 3) return 9;
+        return r >= 1 && r < 7 && c >= 2 && c < 9 ? 5 : -1;
+      });
+      // The two concurrent writes both touch (3, 3): either may land last there.
+      assert.ok(values[33] === 8 || values[33] === 9);
+      values[33] = want[33];
+      assert.deepEqual(values, want);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("browser errors are typed: a path, piscina, a worker URL that does not load (no hang)", async () => {
+    const page = await openPage("iso");
+    try {
+      const got = await call<Record<string, unknown>>(page, "iso", "failures", {
+        lib: "/iso/lib/parzarr.js",
+        workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`,
+        arrayUrl: `${server.origin}/iso/data/v3-zstd`,
+      });
+      assert.equal(got.path, "UNSUPPORTED");
+      assert.equal(got.piscina, "UNSUPPORTED");
+      assert.match(String(got.badWorker), /worker/i, "the read failed, naming the worker");
+      assert.equal(got.closed, true);
+    } finally {
+      await page.close();
+    }
+  });
+});

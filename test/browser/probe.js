@@ -1,0 +1,63 @@
+// Runs inside Chromium (test/browser.test.ts). Plain JavaScript on purpose: it is served as it is.
+
+/** SHA-256 of a typed array's bytes, hex (copied first: digest refuses shared memory). */
+async function sha256(data) {
+  const bytes = new Uint8Array(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const isShared = (data) => typeof SharedArrayBuffer === "function" && data.buffer instanceof SharedArrayBuffer;
+
+/** Reads every array whole, inline and on a pool of Web Workers (explicit and default). */
+export async function readArrays({ lib, workerUrl, arrays }) {
+  const pz = await import(lib);
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  const results = [];
+  for (const url of arrays) {
+    const a = await pz.openArray(url, { mode: "r" });
+    for (const mode of ["inline", "workers", "default pool"]) {
+      let peak = 0;
+      const watch = (p) => () => void (peak = Math.max(peak, p.busy));
+      const options =
+        mode === "inline" ? { threads: 0 } : mode === "workers" ? { pool, threads: 2, onProgress: watch(pool) } : { threads: 2 };
+      const r = await a.get(null, options);
+      results.push({ url, mode, shape: r.shape, sha256: await sha256(r.data), shared: isShared(r.data), peak });
+    }
+  }
+  await pool.close();
+  return { isolated: self.crossOriginIsolated, sharedArrayBuffer: typeof SharedArrayBuffer, results };
+}
+
+/** Writes that must work without SharedArrayBuffer: partial chunks on a MemoryStore, inline. */
+export async function writeInMemory({ lib }) {
+  const pz = await import(lib);
+  const a = await pz.createArray(new pz.MemoryStore(), { shape: [10, 10], chunks: [4, 4], dtype: "int32", fillValue: -1 });
+  await a.set([pz.slice(1, 7), pz.slice(2, 9)], 5);
+  await Promise.all([a.set([3, null], 9), a.set([null, 3], 8)]);
+  const r = await a.get(null);
+  return Array.from(r.data);
+}
+
+/** Errors a user meets, by code. */
+export async function failures({ lib, workerUrl, arrayUrl }) {
+  const pz = await import(lib);
+  const out = {};
+  try {
+    await pz.openArray("/not/a/url/path", { mode: "r" });
+  } catch (e) {
+    out.path = e.code;
+  }
+  try {
+    new pz.WorkerPool({ threads: 1, executor: "piscina" });
+  } catch (e) {
+    out.piscina = e.code;
+  }
+  // A worker URL that does not load fails the read (no hang), and the pool still closes.
+  const pool = new pz.WorkerPool({ threads: 1, workerUrl: workerUrl + ".missing.js" });
+  const a = await pz.openArray(arrayUrl, { mode: "r" });
+  out.badWorker = await a.get(null, { pool, threads: 1 }).then(() => "read", (e) => e.message);
+  await pool.close();
+  out.closed = pool.closed;
+  return out;
+}
