@@ -7,3 +7,4 @@ import "./platform/browser-install.js";
 
 export * from "./api.js";
 export { defaultWorkerUrl } from "./parallel/comlink-web-workers.js";
+export { OPFSStore, type OPFSStoreOptions } from "./stores/opfs.js";

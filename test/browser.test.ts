@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { MemoryStore, createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
@@ -189,6 +189,53 @@ describe("parzarr in headless Chromium", { skip }, () => {
       await page.close();
     }
   });
+
+  /** The OPFS plan, run in the page and, on a MemoryStore, here. */
+  const OPFS_PLAN = {
+    create: { shape: [96, 80], chunks: [16, 16], dtype: "float32", fillValue: 0 },
+    // Disjoint, unaligned regions whose edges share chunks (rows 32..47): locks keep both.
+    writes: [
+      [[[5, 40], [3, 70]], 7],
+      [[[40, 90], [50, 77]], -3],
+    ],
+  } as const;
+
+  async function opfsExpected(): Promise<{ values: string; objects: Record<string, string> }> {
+    const store = new MemoryStore();
+    const a = await createArray(store, { ...OPFS_PLAN.create, shape: [...OPFS_PLAN.create.shape], chunks: [...OPFS_PLAN.create.chunks] });
+    const n = 96 * 80;
+    const data = Float32Array.from({ length: n }, (_, i) => Math.round(Math.cos(i / 11) * 1000) / 8);
+    await a.set(null, { data, shape: [96, 80] }, { threads: 0 });
+    for (const [sel, v] of OPFS_PLAN.writes) await a.set(sel.map(([lo, hi]) => slice(lo, hi)), v, { threads: 0 });
+    const values = sha256(((await a.get(null, { threads: 0 })) as NDArray<TypedArray>).data);
+    const objects: Record<string, string> = {};
+    for (const key of await store.list("")) objects[key] = sha256((await store.get(key))!);
+    return { values, objects };
+  }
+
+  for (const mode of ["iso", "plain"] as const) {
+    test(`OPFSStore (${mode === "iso" ? "isolated: written on Web Workers" : "not isolated: written inline"}) reads back what Node writes to memory`, async () => {
+      const want = await opfsExpected();
+      const page = await openPage(mode);
+      try {
+        const got = await call<{ isolated: boolean; writePeak: number; inline: string; workers: string; reopened: string; objects: Record<string, string> }>(
+          page,
+          mode,
+          "opfsRoundTrip",
+          { lib: `/${mode}/lib/parzarr.js`, workerUrl: `${server.origin}/${mode}/lib/parzarr-worker.js`, root: `parzarr-test-${mode}/a.zarr`, plan: OPFS_PLAN },
+        );
+        assert.equal(got.isolated, mode === "iso");
+        if (mode === "iso") assert.ok(got.writePeak > 0, "the writes ran on the Web Workers");
+        else assert.equal(got.writePeak, 0, "without shared memory the writes ran inline");
+        assert.equal(got.inline, want.values, "read back inline");
+        assert.equal(got.workers, want.values, "read back on workers");
+        assert.equal(got.reopened, want.values, "read back through a new store");
+        assert.deepEqual(got.objects, want.objects, "the same objects, byte for byte, as Node writes");
+      } finally {
+        await page.close();
+      }
+    });
+  }
 
   test("browser errors are typed: a path, piscina, a worker URL that does not load (no hang)", async () => {
     const page = await openPage("iso");

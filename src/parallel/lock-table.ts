@@ -118,6 +118,8 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `memory:${d.id}`;
     case "zip":
       return `zip:${d.path}`;
+    case "opfs":
+      return `opfs:${d.root}`;
   }
 }
 

@@ -13,6 +13,8 @@ export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean }
   | { kind: "fetch"; url: string; headers?: Record<string, string> }
   | { kind: "memory"; id: string }
+  /** A folder of the browser's Origin Private File System (stores/opfs.ts), reachable from workers. */
+  | { kind: "opfs"; root: string; readOnly: boolean }
   /**
    * A zip file. With `id`: a ZipStore being written, reachable only in the thread that writes it.
    * Without: read-only, opened from `path`; `instance` differs per ZipStore object, so a worker's

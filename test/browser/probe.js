@@ -61,3 +61,37 @@ export async function failures({ lib, workerUrl, arrayUrl }) {
   out.closed = pool.closed;
   return out;
 }
+
+/**
+ * An OPFS array written on Web Workers (sync access handles) where memory is shared, else inline
+ * (the page's writable streams): a whole write, then two concurrent unaligned writes that share
+ * chunks. Read back inline and on workers; the stored objects' digests come back too.
+ */
+export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
+  const pz = await import(lib);
+  const store = new pz.OPFSStore(root);
+  await store.deletePrefix("");
+  const a = await pz.createArray(store, plan.create);
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  let peak = 0;
+  const onProgress = () => void (peak = Math.max(peak, pool.busy));
+  const n = plan.create.shape.reduce((x, y) => x * y, 1);
+  const data = Float32Array.from({ length: n }, (_, i) => Math.round(Math.cos(i / 11) * 1000) / 8);
+  await a.set(null, { data, shape: plan.create.shape }, { pool, threads: 2, onProgress });
+  const sel = (s) => s.map(([start, stop]) => pz.slice(start, stop));
+  await Promise.all(plan.writes.map(([s, v]) => a.set(sel(s), v, { pool, threads: 2, onProgress })));
+  const inline = await a.get(null, { threads: 0 });
+  const onWorkers = await a.get(null, { pool, threads: 2 });
+  const reopened = await (await pz.openArray(new pz.OPFSStore(root), { mode: "r" })).get(null, { threads: 0 });
+  const objects = {};
+  for (const key of await store.list("")) objects[key] = await sha256(await store.get(key));
+  await pool.close();
+  return {
+    isolated: self.crossOriginIsolated,
+    writePeak: peak,
+    inline: await sha256(inline.data),
+    workers: await sha256(onWorkers.data),
+    reopened: await sha256(reopened.data),
+    objects,
+  };
+}
