@@ -2,12 +2,13 @@
  * Builds parzarr's browser files with esbuild:
  * - parzarr-worker.js: the Web Worker module (`parzarr/worker`), self-contained (no bare imports)
  *   so that any static server can serve it beside the data or the page;
- * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the viewer,
- *   the browser tests). Its default worker URL is rewritten to the worker file beside it.
+ * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
+ *   tests, hand-written pages). Its default worker URL is rewritten to the worker file beside it;
+ * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data.
  * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
-import { readFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -31,6 +32,7 @@ const workerBeside: Plugin = {
 export interface BrowserBuild {
   library: string;
   worker: string;
+  viewer: string;
   /** esbuild's record of every module in each file, for checking the graph. */
   metafiles: { library: Metafile; worker: Metafile };
 }
@@ -49,15 +51,19 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean }
   };
   const library = join(outdir, "parzarr.js");
   const worker = join(outdir, "parzarr-worker.js");
+  const viewer = join(outdir, "viewer.html");
+  await mkdir(outdir, { recursive: true });
   const [lib, wrk] = await Promise.all([
     build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library, plugins: [workerBeside] }),
     build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker }),
+    build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [workerBeside] }),
+    copyFile(join(ROOT, "src/viewer/index.html"), viewer),
   ]);
-  return { library, worker, metafiles: { library: lib.metafile!, worker: wrk.metafile! } };
+  return { library, worker, viewer, metafiles: { library: lib.metafile!, worker: wrk.metafile! } };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const out = resolve(process.argv[2] ?? join(ROOT, "dist/browser"));
   const r = await buildBrowser(out, { minify: true });
-  console.log(`wrote ${r.library} and ${r.worker}`);
+  console.log(`wrote ${r.library}, ${r.worker} and ${r.viewer}`);
 }

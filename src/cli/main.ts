@@ -15,6 +15,7 @@ import { cpCommand } from "./cp.js";
 import { getCommand } from "./get.js";
 import { infoCommand } from "./info.js";
 import { treeCommand } from "./tree.js";
+import { viewCommand } from "./view.js";
 
 export const COMMANDS: readonly Command[] = [
   infoCommand,
@@ -24,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   consolidateCommand,
   zomCommand,
   benchCommand,
+  viewCommand,
 ];
 
 function mainHelp(): string {

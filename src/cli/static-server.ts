@@ -18,6 +18,8 @@ export interface StaticServerOptions {
   host?: string;
   /** 0 (any free port) unless given. */
   port?: number;
+  /** Generated documents (a hierarchy listing, say), by exact URL path; looked at before the mounts. */
+  documents?: Record<string, { type: string; body: string | Uint8Array }>;
   /** Called for every request, for tests and benchmarks that count them. */
   onRequest?: (urlPath: string, range: string | undefined) => void;
 }
@@ -89,6 +91,13 @@ async function handle(options: StaticServerOptions, req: IncomingMessage, res: S
   if (options.isolated?.(urlPath)) Object.assign(headers, ISOLATION_HEADERS);
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.writeHead(405, headers).end();
+    return;
+  }
+  const doc = options.documents?.[urlPath];
+  if (doc !== undefined) {
+    const body = typeof doc.body === "string" ? Buffer.from(doc.body) : doc.body;
+    res.writeHead(200, { ...headers, "Content-Type": doc.type, "Content-Length": String(body.length) });
+    res.end(req.method === "HEAD" ? undefined : body);
     return;
   }
   let file = resolveMount(options.mounts, urlPath);

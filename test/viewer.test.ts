@@ -1,0 +1,141 @@
+/**
+ * The viewer: its colour mapping in Node, then `parzarr view DIR` for real: the command starts its
+ * server, headless Chromium opens the page it prints, and the canvas holds the expected pixels at
+ * probe points of a known array, for two positions of the slider over the third dimension and two
+ * colormaps. A screenshot is kept in test-artifacts/viewer.png.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "puppeteer-core";
+import { createArray, createGroup, slice } from "../src/index.js";
+import { autoLimits, colormapLut, levelOf, toRgba } from "../src/viewer/render.js";
+import { chromiumSkip, launchChromium } from "./helpers/browser.js";
+import { scratchDir } from "./helpers/paths.js";
+
+test("levels: lo maps to 0, hi to 255, clamped; NaN is transparent; flat limits do not divide by zero", () => {
+  assert.equal(levelOf(10, 10, 20), 0);
+  assert.equal(levelOf(20, 10, 20), 255);
+  assert.equal(levelOf(15, 10, 20), 128);
+  assert.equal(levelOf(-5, 10, 20), 0);
+  assert.equal(levelOf(99, 10, 20), 255);
+  assert.equal(levelOf(NaN, 0, 1), -1);
+  assert.equal(levelOf(3, 3, 3), 255);
+  assert.deepEqual(autoLimits([NaN, 4, -2, Infinity, 7]), [-2, 7]);
+  assert.deepEqual(autoLimits([NaN]), [0, 1]);
+  // Row 0 = [0, 1], row 1 = [NaN, 0.5], read through strides (column-major here).
+  const px = toRgba([0, NaN, 1, 0.5], 2, 2, 1, 2, 0, 1, "gray");
+  assert.deepEqual(Array.from(px), [0, 0, 0, 255, 255, 255, 255, 255, 0, 0, 0, 0, 128, 128, 128, 255]);
+  const viridis = colormapLut("viridis");
+  assert.deepEqual(Array.from(viridis.subarray(0, 3)), [68, 1, 84]);
+  assert.deepEqual(Array.from(viridis.subarray(765, 768)), [253, 231, 37]);
+});
+
+const skip = chromiumSkip();
+const SHAPE = [3, 40, 60] as const;
+const value = (z: number, r: number, c: number): number => z * 1000 + r * 60 + c;
+const LO = 0;
+const HI = 4400;
+
+describe("parzarr view in headless Chromium", { skip }, () => {
+  let browser: Browser;
+  let child: ChildProcess;
+  let pageUrl = "";
+
+  before(async () => {
+    const dir = scratchDir();
+    const root = join(dir, "data.zarr");
+    await createGroup(root);
+    const img = await createArray(root, { path: "img", shape: [...SHAPE], chunks: [1, 16, 16], dtype: "float32" });
+    const data = new Float32Array(SHAPE[0] * SHAPE[1] * SHAPE[2]);
+    for (let z = 0; z < SHAPE[0]; z++) for (let r = 0; r < SHAPE[1]; r++) for (let c = 0; c < SHAPE[2]; c++) data[(z * SHAPE[1] + r) * SHAPE[2] + c] = value(z, r, c);
+    await img.set(null, { data, shape: [...SHAPE] }, { threads: 0 });
+    const line = await createArray(root, { path: "sub/line", shape: [50], chunks: [10], dtype: "int16", zarrFormat: 2 });
+    await line.set([slice(0, 50)], { data: Int16Array.from({ length: 50 }, (_, i) => i), shape: [50] }, { threads: 0 });
+    const main = new URL("../src/cli/main.ts", import.meta.url).pathname;
+    child = spawn(process.execPath, ["--import", "tsx", main, "view", root, "--no-open"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (b: Buffer) => (stderr += b));
+    pageUrl = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout!.on("data", (b: Buffer) => {
+        out += b;
+        const m = /parzarr view: (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`parzarr view exited (${code}): ${stderr}`)));
+    });
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    child?.kill("SIGTERM");
+  });
+
+  async function rendered(page: Page): Promise<void> {
+    await page.waitForFunction(() => document.body.dataset.state === "rendered" || document.body.dataset.state === "error", { timeout: 60_000 });
+    const state = await page.evaluate(() => [document.body.dataset.state, document.getElementById("status")!.textContent]);
+    assert.equal(state[0], "rendered", `the page says: ${state[1]}`);
+  }
+
+  /** RGBA of canvas pixel (row, column). */
+  function pixel(page: Page, r: number, c: number): Promise<number[]> {
+    return page.evaluate(
+      (r, c) => Array.from((document.getElementById("canvas") as HTMLCanvasElement).getContext("2d")!.getImageData(c, r, 1, 1).data),
+      r,
+      c,
+    );
+  }
+
+  const PROBES: [number, number][] = [
+    [0, 0],
+    [0, 59],
+    [17, 23],
+    [39, 0],
+    [39, 59],
+  ];
+
+  test("the page lists the hierarchy, shows the array's info and draws the expected pixels", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.setViewport({ width: 1100, height: 760 });
+      await page.goto(`${pageUrl}&array=img&cmap=gray&lo=${LO}&hi=${HI}`);
+      await rendered(page);
+      const tree = await page.evaluate(() => Array.from(document.querySelectorAll("#tree div"), (d) => d.textContent));
+      assert.deepEqual(tree, ["/", "img [3, 40, 60] float32", "sub/", "line [50] int16"]);
+      const info = JSON.parse(await page.evaluate(() => document.getElementById("info")!.textContent!)) as { shape: number[]; chunks: number[] };
+      assert.deepEqual(info.shape, [...SHAPE]);
+      assert.deepEqual(info.chunks, [1, 16, 16]);
+      assert.deepEqual(await page.evaluate(() => [crossOriginIsolated, (document.getElementById("canvas") as HTMLCanvasElement).width]), [true, 60]);
+      const gray = (v: number): number[] => {
+        const g = Math.round(((v - LO) / (HI - LO)) * 255);
+        return [g, g, g, 255];
+      };
+      for (const [r, c] of PROBES) assert.deepEqual(await pixel(page, r, c), gray(value(0, r, c)), `z=0 (${r}, ${c})`);
+      // The slider over dimension 0 to its last position: the slice is read again.
+      await page.evaluate(() => {
+        const s = document.querySelector<HTMLInputElement>('#sliders input[data-dim="0"]')!;
+        s.value = "2";
+        document.body.dataset.state = "moving";
+        s.dispatchEvent(new Event("input"));
+      });
+      await rendered(page);
+      for (const [r, c] of PROBES) assert.deepEqual(await pixel(page, r, c), gray(value(2, r, c)), `z=2 (${r}, ${c})`);
+      // Another colormap redraws the same values.
+      await page.select("#cmap", "viridis");
+      const lut = colormapLut("viridis");
+      for (const [r, c] of PROBES) {
+        const g = Math.round(((value(2, r, c) - LO) / (HI - LO)) * 255);
+        assert.deepEqual(await pixel(page, r, c), [lut[g * 3], lut[g * 3 + 1], lut[g * 3 + 2], 255], `viridis (${r}, ${c})`);
+      }
+      const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
+      mkdirSync(artifacts, { recursive: true });
+      await page.screenshot({ path: join(artifacts, "viewer.png") as `${string}.png` });
+    } finally {
+      await page.close();
+    }
+  });
+});
