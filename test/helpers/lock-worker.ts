@@ -3,6 +3,7 @@
  * `rounds` times and increments a shared counter non-atomically inside it, then answers "done".
  * Message { mode: "hold" }: takes the lock, answers its threadId, and never lets go.
  */
+import "../../src/platform/node.js"; // as parzarr's worker entries do: thread ids come from the platform
 import { parentPort, threadId, workerData } from "node:worker_threads";
 import { withChunkLock, type ChunkLockRef } from "../../src/parallel/lock-table.js";
 

@@ -1,0 +1,104 @@
+/**
+ * The browser benchmark (issue 15, item 6): a 64 MiB v2 array (4096 x 4096 float32, 512 x 512
+ * chunks; blosc-lz4 and zstd) served from 127.0.0.1 with COOP/COEP, read whole in one headless
+ * Chromium page by zarrita.js (main thread), fizarrita (2 Web Workers), parzarr inline and parzarr
+ * on 2 Web Workers; beside them the fetch-only floor (every chunk fetched at once, no decode) and
+ * the decode-only cost (parzarr inline from chunks already in memory), which show where the
+ * browser's time goes. Each reader runs once to warm up, then --reps times; medians are printed.
+ *
+ *   npx tsx bench/browser.ts [--reps 3] [--threads 2] [--size 4096] [--chunk 512]
+ *
+ * Needs Debian's chromium (or PARZARR_CHROMIUM). Results also go to .bench-data/browser-results.json.
+ */
+import { build } from "esbuild";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import puppeteer from "puppeteer-core";
+import { createArray } from "../src/index.js";
+import { startStaticServer } from "../src/cli/static-server.js";
+import { buildBrowser } from "../tools/build-browser.js";
+import { median, randomWalk, scratchFolder } from "./pool-data.js";
+import type { BenchArray, Timing } from "./browser/page.js";
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: "string", default: "3" },
+    threads: { type: "string", default: "2" },
+    size: { type: "string", default: "4096" },
+    chunk: { type: "string", default: "512" },
+  },
+});
+const reps = Number(values.reps);
+const threads = Number(values.threads);
+const size = Number(values.size);
+const chunk = Number(values.chunk);
+const CHROMIUM = process.env.PARZARR_CHROMIUM ?? "/usr/bin/chromium";
+if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}`);
+
+const root = new URL("../", import.meta.url).pathname;
+const work = scratchFolder("browser");
+const data = join(work, "data");
+const site = join(work, "site");
+mkdirSync(site, { recursive: true });
+
+// The data: random walks along rows (compressible like measurements), two compressors.
+const shape = [size, size];
+const values32 = randomWalk(shape, 7);
+const compressors = {
+  "blosc-lz4": { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 },
+  zstd: { id: "zstd", level: 1 },
+} as const;
+const arrays: BenchArray[] = [];
+const grid = Math.ceil(size / chunk);
+for (const [name, compressor] of Object.entries(compressors)) {
+  const a = await createArray(join(data, `${name}.zarr`), { shape, chunks: [chunk, chunk], dtype: "<f4", zarrFormat: 2, compressor });
+  await a.set(null, { data: values32, shape }, { threads: 0 });
+  const keys: string[] = [];
+  for (let i = 0; i < grid; i++) for (let j = 0; j < grid; j++) keys.push(`${i}.${j}`);
+  arrays.push({ name, url: `/data/${name}.zarr`, keys, bytes: size * size * 4 });
+}
+
+// The page: parzarr's build (library and worker), the bench page with zarrita and fizarrita, and
+// fizarrita's own codec worker, each one self-contained file.
+await buildBrowser(join(site, "lib"), { minify: true });
+const common = { bundle: true, platform: "browser" as const, format: "esm" as const, target: "es2022", minify: true, absWorkingDir: root, logLevel: "silent" as const };
+await build({ ...common, entryPoints: [join(root, "bench/browser/page.ts")], outfile: join(site, "page.js") });
+await build({ ...common, entryPoints: [join(root, "node_modules/@fideus-labs/fizarrita/dist/codec-worker.js")], outfile: join(site, "fiz-worker.js") });
+writeFileSync(join(site, "index.html"), `<!doctype html><meta charset="utf-8"><title>parzarr browser bench</title><script type="module" src="./page.js"></script>`);
+
+const server = await startStaticServer({ mounts: { "/": site, "/data/": data }, isolated: () => true });
+const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+try {
+  const page = await browser.newPage();
+  await page.goto(`${server.origin}/index.html`);
+  await page.waitForFunction(() => "runBench" in globalThis);
+  const opts = {
+    arrays: arrays.map((a) => ({ ...a, url: server.origin + a.url })),
+    parzarrWorker: `${server.origin}/lib/parzarr-worker.js`,
+    fizWorker: `${server.origin}/fiz-worker.js`,
+    reps,
+    threads,
+  };
+  const result = (await page.evaluate(`globalThis.runBench(${JSON.stringify(opts)})`)) as { isolated: boolean; timings: Timing[] };
+  const version = await browser.version();
+  writeFileSync(join(root, ".bench-data", "browser-results.json"), JSON.stringify({ version, size, chunk, threads, reps, ...result }, null, 1));
+  console.log(`${version}, page cross-origin isolated: ${result.isolated}; ${size}x${size} float32, ${chunk}x${chunk} chunks (${arrays[0].keys.length}), ${threads} workers, median of ${reps}`);
+  for (const a of arrays) {
+    const rows = new Map<string, Timing[]>();
+    for (const t of result.timings.filter((t) => t.array === a.name)) rows.set(t.reader, [...(rows.get(t.reader) ?? []), t]);
+    const med = (r: string): number => median(rows.get(r)!.map((t) => t.ms));
+    console.log(`\n${a.name}`);
+    console.log(`  ${"reader".padEnd(48)} ${"ms".padStart(8)} ${"max gap ms".padStart(11)}  checksum`);
+    for (const [reader, ts] of rows) {
+      console.log(`  ${reader.padEnd(48)} ${med(reader).toFixed(0).padStart(8)} ${median(ts.map((t) => t.maxGapMs)).toFixed(0).padStart(11)}  ${ts[0].checksum}`);
+    }
+    const pz = med(`parzarr ${threads} Web Workers`);
+    console.log(`  parzarr workers vs fizarrita: ${(med(`fizarrita ${threads} workers`) / pz).toFixed(2)}x faster (target >= 1.5)`);
+    console.log(`  parzarr workers vs zarrita main thread: ${(med("zarrita.js main thread") / pz).toFixed(2)}x faster`);
+    console.log(`  parzarr workers / fetch only: ${(pz / med("fetch only (all chunks at once)")).toFixed(2)} (target <= 1.3)`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
