@@ -42,11 +42,17 @@ function placeOf(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Uint8Ar
  * store straight into their place. Returns false, having done nothing, when that does not apply
  * or the chunk is missing (the caller then fills it).
  */
-export async function readRawIntoPlace(meta: ArrayMetadata, store: Store, item: ChunkItem, out: TaskBuffer): Promise<boolean> {
+export async function readRawIntoPlace(
+  meta: ArrayMetadata,
+  store: Store,
+  item: ChunkItem,
+  out: TaskBuffer,
+  signal?: AbortSignal,
+): Promise<boolean> {
   if (!store.readInto || !pipelineFor(meta).storesRawBytes) return false;
   const dest = placeOf(meta, item, out);
   if (dest === null) return false;
-  const size = await store.readInto(item.key, dest);
+  const size = await store.readInto(item.key, dest, { signal });
   if (size === undefined) return false;
   if (size !== dest.length) {
     throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);

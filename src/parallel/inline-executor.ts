@@ -22,7 +22,7 @@ export async function runTasksInline(tasks: ChunkTask[], store: Store, options: 
       if (signal?.aborted) throw new AbortError();
       const task = tasks[next++];
       try {
-        await runChunkTask(task, store);
+        await runChunkTask(task, store, signal);
       } catch (err) {
         failed = true;
         throw err;
