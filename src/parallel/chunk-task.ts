@@ -161,8 +161,10 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
     return;
   }
-  if (await readRawIntoPlace(meta, store, item, out, signal)) return;
-  const bytes = await store.get(item.key, { signal });
+  const raw = await readRawIntoPlace(meta, store, item, out, signal);
+  if (raw === "read") return;
+  // A missing chunk reads as the fill value; readInto already found it missing.
+  const bytes = raw === "missing" ? undefined : await store.get(item.key, { signal });
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
     return;
