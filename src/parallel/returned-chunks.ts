@@ -23,11 +23,11 @@ export function withoutOutput(task: ReadTask): ReadTask {
 }
 
 /** Worker side: reads one item into a fresh buffer of its own. */
-export async function readItemAlone(task: ReadTask, item: ChunkItem, index: number): Promise<ReturnedChunk> {
+export async function readItemAlone(task: ReadTask, item: ChunkItem, index: number, signal?: AbortSignal): Promise<ReturnedChunk> {
   const counts = item.chunkSel.map((r) => r.count);
   const out: TaskBuffer = { data: allocElements(task.meta.dtype, product(counts)), strides: contiguousStrides(counts) };
   const alone: ChunkItem = { ...item, outStart: counts.map(() => 0) };
-  await runChunkTask({ ...task, items: [alone], out });
+  await runChunkTask({ ...task, items: [alone], out }, undefined, signal);
   return { index, data: out.data as TypedArray };
 }
 
