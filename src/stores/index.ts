@@ -1,3 +1,6 @@
+// A barrel of every store, the Node-only ones included: it stands on the Node platform, which
+// also lets paths and the file-system and zip descriptors resolve.
+import "../platform/node.js";
 export * from "./types.js";
 export { validateKey, validatePrefix, joinKey, validateRange, rangeBounds, sliceRange, childrenOf } from "./keys.js";
 export { MemoryStore, getMemoryStore } from "./memory.js";
