@@ -196,7 +196,9 @@ export class ZipStore implements WritableStore {
     if (m.method === 0) out = raw;
     else if (m.method === 8) {
       try {
-        const b = inflateRawSync(raw);
+        // The directory's size is a hard cap: a member that inflates past it (a zip bomb, or a
+        // lying entry) stops there instead of filling memory.
+        const b = inflateRawSync(raw, { maxOutputLength: Math.max(1, m.size) });
         out = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       } catch (err) {
         this.fail(`member "${key}" does not inflate: ${err instanceof Error ? err.message : String(err)}`, err);
