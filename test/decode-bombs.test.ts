@@ -10,13 +10,14 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CorruptChunkError, ZarrError, createArray, openArray } from "../src/index.js";
+import type { JsonObject } from "../src/metadata/json.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const skip = zarrPythonSkip();
 
 /** A 4 KiB-chunk array with `compressor`, whose chunk 0 holds the bytes Python makes of 256 MiB of zeros. */
-async function bombArray(compressor: Record<string, unknown>, pythonExpr: string): Promise<string> {
+async function bombArray(compressor: JsonObject, pythonExpr: string): Promise<string> {
   const root = scratchDir();
   await createArray(root, { shape: [8192], chunks: [4096], dtype: "uint8", zarrFormat: 2, compressor, fillValue: 0 });
   const r = runPython(
