@@ -19,6 +19,28 @@ import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
  */
 const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
 
+/** The parts of a temporary file's name: the writer's process id. */
+const TEMP_PID = /^\..+\.(\d+)\.[0-9a-f]+\.tmp~?$/;
+
+/**
+ * A temporary file older than this is a leftover whatever its process id says (the writer may be
+ * on another host sharing the folder, where its pid means nothing here).
+ */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+/** A temporary file younger than this is never removed: its writer may be mid-rename. */
+const FRESH_TEMP_MS = 10 * 1000;
+
+/** Whether a process with this id runs on this host (EPERM: it does, as another user). */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errno(err) === "EPERM";
+  }
+}
+
 /** How many times `set` re-creates a parent folder that a concurrent `delete` pruned. */
 const SET_ATTEMPTS = 10;
 
@@ -60,6 +82,8 @@ export class FileSystemStore implements WritableStore {
   /** The root's real path (the root may itself be a link: the user chose it), once it exists. */
   private realRoot: string | undefined;
   private readonly checkedDirs = new Set<string>();
+  /** Folders this store has swept of stale temporary files (once each: see sweepTemps). */
+  private readonly sweptDirs = new Set<string>();
 
   constructor(root: string, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root);
@@ -319,6 +343,32 @@ export class FileSystemStore implements WritableStore {
     if (this.readOnly) throw new ReadOnlyError(`the store at ${this.root} is open read-only`);
   }
 
+  /**
+   * Removes the temporary files that writers killed mid-write left in `dir` (parzarr never lists
+   * them, but zarr-python counts them as keys): those whose process is gone, after a few seconds,
+   * and any older than an hour. Done once per folder per store, on its first write.
+   */
+  private async sweepTemps(dir: string): Promise<void> {
+    if (this.sweptDirs.has(dir)) return;
+    if (this.sweptDirs.size >= CHECKED_DIRS_MAX) this.sweptDirs.clear();
+    this.sweptDirs.add(dir);
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((n) => TEMP.test(n));
+    } catch {
+      return;
+    }
+    const now = Date.now();
+    await Promise.all(
+      names.map(async (name) => {
+        const path = join(dir, name);
+        const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
+        const pid = Number(TEMP_PID.exec(name)?.[1]);
+        if (age > STALE_TEMP_MS || (age > FRESH_TEMP_MS && !processAlive(pid))) await unlink(path).catch(() => undefined);
+      }),
+    );
+  }
+
   async set(key: string, value: Uint8Array): Promise<void> {
     this.writable();
     const p = this.pathOf(key);
@@ -329,6 +379,7 @@ export class FileSystemStore implements WritableStore {
         // The folder may be (or sit under) a link leading out of the store: refuse that.
         await this.checkDir(key, dir);
         await mkdir(dir, { recursive: true });
+        await this.sweepTemps(dir);
         // "wx": a fresh file, never through a link planted at the temporary name.
         await writeFile(tmp, value, { flag: "wx" });
         await rename(tmp, p);
