@@ -22,8 +22,10 @@ import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, normaliseSelection, selectionShape, type Selection } from "../indexing/selection.js";
+import { chunkGridShape, projectPoints, projectSelection, type ChunkProjection } from "../indexing/projection.js";
+import { fullRankShape, selectionShape, type Selection } from "../indexing/selection.js";
+import { planBlocks, planOrthogonal, planPoints, planSelection, type SelectionPlan } from "../indexing/fancy.js";
+import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
@@ -41,6 +43,21 @@ export interface ArrayHandleOptions {
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
   synchronizer?: ProcessSynchronizer;
+}
+
+/** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
+export interface SelectionAccess {
+  get(selection: Selection, options?: OperationOptions & { field?: string }): Promise<NDArray | Scalar>;
+  set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
+}
+
+/** A write value's elements as one C-order buffer of `shape` (a copy only when it is strided). */
+function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]): TaskBuffer {
+  const strides = contiguousStrides(shape);
+  if (shape.every((n, d) => n <= 1 || buffer.strides[d] === strides[d])) return buffer;
+  const data = allocElements(dtype, product(shape));
+  copyElements(dtype, data, { offset: 0, strides }, buffer.data, { offset: 0, strides: buffer.strides }, shape);
+  return { data, strides };
 }
 
 export class ZarrArray {
@@ -145,27 +162,92 @@ export class ZarrArray {
   }
 
   private items(projections: ChunkProjection[]): ChunkItem[] {
-    return projections.map((p) => ({
-      key: this.chunkKey(p.coords),
-      origin: p.coords.map((c, d) => c * this.meta.chunks[d]),
-      chunkSel: p.chunkSel,
-      outStart: p.outStart,
-    }));
+    return projections.map((p) => {
+      const item: ChunkItem = {
+        key: this.chunkKey(p.coords),
+        origin: p.coords.map((c, d) => c * this.meta.chunks[d]),
+        chunkSel: p.chunkSel,
+        outStart: p.outStart,
+      };
+      if (p.outStep) item.outStep = p.outStep;
+      if (p.scatter) item.scatter = p.scatter;
+      return item;
+    });
+  }
+
+  /**
+   * A plan's chunk projections and shapes: `full` is the layout of the output (or value) buffer
+   * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
+   */
+  private layout(plan: SelectionPlan): { projections: ChunkProjection[]; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+    if (plan.kind === "points") {
+      return {
+        projections: projectPoints(plan.coords, plan.count, this.meta.shape, this.meta.chunks),
+        full: [plan.count],
+        shape: plan.shape,
+        dropped: [false],
+        scalar: plan.shape.length === 0,
+      };
+    }
+    const { indexers } = plan;
+    return {
+      projections: projectSelection(indexers, this.meta.chunks),
+      full: fullRankShape(indexers),
+      shape: selectionShape(indexers),
+      dropped: indexers.map((ix) => ix.kind === "int"),
+      scalar: indexers.every((ix) => ix.kind === "int"),
+    };
   }
 
   /**
    * Reads a selection. Returns an NDArray in C order, or a scalar when every dimension is
    * selected by an integer. Missing chunks read as the fill value. Strings come back as
    * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
-   * returns that field's values instead (see `fieldView`).
+   * returns that field's values instead (see `fieldView`). Integer arrays and masks in the
+   * selection work as in zarr-python's `__getitem__` (see `oindex`, `vindex`).
    */
   async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
+    return this.readPlan(planSelection(selection, this.meta.shape), options);
+  }
+
+  /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
+   * takes an integer, a slice, an integer array (any order, repeats, negatives) or a mask. */
+  get oindex(): SelectionAccess {
+    return this.access((sel) => planOrthogonal(sel, this.meta.shape));
+  }
+
+  /** Point selection, as zarr-python's `vindex`: one integer array per dimension broadcast
+   * together, or a mask `{ data, shape }` of the array's shape. Writes of repeated points: last wins. */
+  get vindex(): SelectionAccess {
+    return this.access((sel) => planPoints(sel, this.meta.shape));
+  }
+
+  /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
+   * sharded array) by chunk index and step-1 slices of chunk indices. */
+  get blocks(): SelectionAccess {
+    return this.access((sel) => planBlocks(sel, this.meta.shape, this.meta.chunks));
+  }
+
+  private access(plan: (selection: Selection) => SelectionPlan): SelectionAccess {
+    return {
+      get: async (selection, options = {}) => {
+        pipelineFor(this.meta);
+        return this.readPlan(plan(selection), options);
+      },
+      set: async (selection, value, options = {}) => {
+        this.writableStore();
+        pipelineFor(this.meta);
+        return this.writePlan(plan(selection), value, options);
+      },
+    };
+  }
+
+  private async readPlan(plan: SelectionPlan, options: OperationOptions & { field?: string }): Promise<NDArray | Scalar> {
+    const { projections, full, shape, scalar } = this.layout(plan);
     checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(projections);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
@@ -177,8 +259,6 @@ export class ZarrArray {
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
-    const scalar = indexers.every((ix) => ix.kind === "int");
-    const shape = selectionShape(indexers);
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
@@ -192,13 +272,16 @@ export class ZarrArray {
   /**
    * Writes a selection: a scalar is broadcast, an array must have the selection's shape. Chunks
    * that end up all fill value are deleted unless the array was opened with writeEmptyChunks.
+   * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     this.writableStore();
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
-    const selShape = selectionShape(indexers);
+    return this.writePlan(planSelection(selection, this.meta.shape), value, options);
+  }
+
+  private async writePlan(plan: SelectionPlan, value: WriteInput, options: OperationOptions): Promise<void> {
+    const { projections, full, shape: selShape, dropped } = this.layout(plan);
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
@@ -207,10 +290,12 @@ export class ZarrArray {
       writeValue = { kind: "scalar", value: direct ? value : parseFillValue(value, this.meta.dtype, "value") };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
-      const dropped = indexers.map((ix) => ix.kind === "int");
-      writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
+      let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);
+      // Points address their value by element index, so it must be C-contiguous.
+      if (plan.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
+      writeValue = { kind: "array", buffer };
     }
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(projections);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
