@@ -2,9 +2,9 @@
  * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
  * chunk and hand them to an executor; the array itself never touches chunk bytes.
  */
-import { BadSelectionError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
-import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
+import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
 import {
   allocElements,
   isObjectType,
@@ -23,7 +23,7 @@ import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
 import { chunkGridShape, projectPoints, projectSelection, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, selectionShape, type Selection } from "../indexing/selection.js";
+import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
 import { planBlocks, planOrthogonal, planPoints, planSelection, type SelectionPlan } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
@@ -31,10 +31,10 @@ import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type Write
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { toShared } from "../parallel/shared.js";
 import type { OperationOptions } from "../parallel/options.js";
-import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, writeArrayMetadata } from "./node-io.js";
+import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 
 export interface ArrayHandleOptions {
@@ -148,9 +148,13 @@ export class ZarrArray {
     return this.store;
   }
 
+  /** Called before this handle rewrites the array's metadata (consolidated handles go stale). */
+  protected metadataWillChange(): void {}
+
   /** Replaces the attributes. */
   async setAttrs(attributes: JsonObject): Promise<void> {
     const store = this.writableStore();
+    this.metadataWillChange();
     const meta = { ...this.meta, attributes: structuredClone(attributes) };
     await writeArrayMetadata(store, this.path, meta);
     this.meta = meta;
@@ -319,6 +323,90 @@ export class ZarrArray {
       lock,
     });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+  }
+
+  /**
+   * Changes the shape, as zarr-python's `resize`: any dimension may grow or shrink. The metadata is
+   * written first (one document, replaced atomically by the store), then the chunks wholly
+   * outside the new shape are deleted; edge chunks keep their stored bytes, so elements beyond
+   * the new edge that come back into the shape by a later growth read what was stored there, as
+   * in zarr-python.
+   */
+  async resize(shape: readonly number[]): Promise<void> {
+    this.writableStore();
+    if (!Array.isArray(shape) || shape.length !== this.ndim || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+      throw new InvalidArgumentError(`resize: the new shape must be ${this.ndim} non-negative integers, got ${JSON.stringify(shape)}`);
+    }
+    await this.changeShape(() => [...shape]);
+  }
+
+  /**
+   * Appends `value` along `axis` (zarr-python's `append`): the array grows by the value's length
+   * on that axis, every other dimension must match. Returns the new shape. The shape change is
+   * made under the lock of the metadata key (the ProcessSynchronizer's too, when the array has
+   * one) starting from the metadata the store holds, so concurrent appends get disjoint regions.
+   */
+  async append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
+    this.writableStore();
+    const ax = axis < 0 ? axis + this.ndim : axis;
+    if (!Number.isInteger(ax) || ax < 0 || ax >= this.ndim) {
+      throw new InvalidArgumentError(`append: axis ${axis} is out of range for ${this.ndim} dimensions`);
+    }
+    const vshape = this.valueShape(value);
+    let start = 0;
+    const shape = await this.changeShape((current) => {
+      if (vshape.length !== current.length || vshape.some((n, d) => d !== ax && n !== current[d])) {
+        throw new ShapeMismatchError(`append: a value of shape [${vshape}] does not fit an array of shape [${current}] along axis ${ax}`);
+      }
+      start = current[ax];
+      return current.map((n, d) => (d === ax ? n + vshape[ax] : n));
+    });
+    await this.set(
+      shape.map((n, d) => (d === ax ? slice(start, n) : null)),
+      value,
+      options,
+    );
+    return shape;
+  }
+
+  /** The shape of an append value: `{ data, shape }`, or a flat list for a 1-d array. */
+  private valueShape(value: WriteInput): number[] {
+    if (typeof value === "object" && value !== null && "shape" in value && "data" in value) return [...value.shape];
+    if ((ArrayBuffer.isView(value) || Array.isArray(value)) && this.ndim === 1) {
+      const per = isTypedArray(value) ? componentsPerElement(this.meta.dtype) : 1;
+      return [(value as ArrayLike<unknown>).length / per];
+    }
+    throw new ShapeMismatchError(`append: the value needs a shape: pass { data, shape } for a ${this.ndim}-d array`);
+  }
+
+  /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
+  private async changeShape(next: (current: number[]) => number[]): Promise<number[]> {
+    const store = this.writableStore();
+    const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
+    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
+    return withChunkLock(lock, metaKey, async () => {
+      // Another handle or process may have resized or appended since this one was opened.
+      const stored = await readNode(store, this.path, this.meta.zarrFormat);
+      const base: ArrayMetadata = stored?.nodeType === "array" ? (({ nodeType: _n, ...m }) => m)(stored) : this.meta;
+      const shape = next([...base.shape]);
+      const meta: ArrayMetadata = { ...base, shape };
+      this.metadataWillChange();
+      await writeArrayMetadata(store, this.path, meta);
+      this.meta = meta;
+      await this.deleteChunksOutside(shape);
+      return shape;
+    });
+  }
+
+  private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
+    const store = this.writableStore();
+    const grid = chunkGridShape(shape, this.meta.chunks);
+    const prefix = this.path === "" ? "" : `${this.path}/`;
+    const outside = (await store.list(prefix)).filter((key) => {
+      const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
+      return coords !== null && coords.some((c, d) => c >= grid[d]);
+    });
+    for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
   }
 
   /** Bytes of one decoded chunk in memory. */
