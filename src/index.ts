@@ -8,6 +8,8 @@ export { ZarrArray } from "./hierarchy/array.js";
 export type { SelectionAccess } from "./hierarchy/array.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
+export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";
+export type { CreationOptions } from "./hierarchy/creation.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";
 export type { Slice, Selection, SelectionItem, DimSelection, IndexArray, DimMask, MaskArray } from "./indexing/selection.js";
 export type { NDArray, AnyNDArray, WriteInput } from "./indexing/ndarray.js";
