@@ -6,6 +6,7 @@ export { openArray, createArray, openGroup, createGroup, open } from "./hierarch
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { SelectionAccess } from "./hierarchy/array.js";
+export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";

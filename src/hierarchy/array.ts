@@ -36,6 +36,7 @@ import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
+import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -416,6 +417,20 @@ export class ZarrArray {
     // coordinator only needs an estimate, so count a reference each.
     if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  }
+
+  /** The grid coordinates of the stored chunks (shards, when sharded), in C order. */
+  chunkCoords(): Promise<number[][]> {
+    return storedChunkCoords(this);
+  }
+
+  /**
+   * The stored chunks (or with `all`, every chunk of the grid) one at a time, each as its
+   * coordinates, its region and its values: `ahead` chunks (default 2) are read ahead, on the
+   * pool when `threads`/`pool` ask for it, so memory stays bounded for streaming jobs.
+   */
+  iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
+    return iterChunks(this, options);
   }
 
   /** How many chunks of the grid are stored. */
