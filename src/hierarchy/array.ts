@@ -22,9 +22,9 @@ import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, projectPoints, projectSelection, type ChunkProjection } from "../indexing/projection.js";
+import { chunkGridShape, mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
 import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
-import { planBlocks, planOrthogonal, planPoints, planSelection, type SelectionPlan } from "../indexing/fancy.js";
+import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
@@ -166,11 +166,13 @@ export class ZarrArray {
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
-  private items(projections: ChunkProjection[]): ChunkItem[] {
-    return projections.map((p) => {
+  /** The chunk items of a plan, made lazily as the coordinator takes them. */
+  private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
+    const chunks = this.meta.chunks;
+    return mapPlan(plan, (p) => {
       const item: ChunkItem = {
         key: this.chunkKey(p.coords),
-        origin: p.coords.map((c, d) => c * this.meta.chunks[d]),
+        origin: p.coords.map((c, d) => c * chunks[d]),
         chunkSel: p.chunkSel,
         outStart: p.outStart,
       };
@@ -181,22 +183,22 @@ export class ZarrArray {
   }
 
   /**
-   * A plan's chunk projections and shapes: `full` is the layout of the output (or value) buffer
+   * A selection's chunk plan and shapes: `full` is the layout of the output (or value) buffer
    * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
    */
-  private layout(plan: SelectionPlan): { projections: ChunkProjection[]; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
-    if (plan.kind === "points") {
+  private layout(sel: ResolvedSelection): { plan: ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+    if (sel.kind === "points") {
       return {
-        projections: projectPoints(plan.coords, plan.count, this.meta.shape, this.meta.chunks),
-        full: [plan.count],
-        shape: plan.shape,
+        plan: planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
+        full: [sel.count],
+        shape: sel.shape,
         dropped: [false],
-        scalar: plan.shape.length === 0,
+        scalar: sel.shape.length === 0,
       };
     }
-    const { indexers } = plan;
+    const { indexers } = sel;
     return {
-      projections: projectSelection(indexers, this.meta.chunks),
+      plan: planSelection(indexers, this.meta.chunks),
       full: fullRankShape(indexers),
       shape: selectionShape(indexers),
       dropped: indexers.map((ix) => ix.kind === "int"),
@@ -214,50 +216,50 @@ export class ZarrArray {
   async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
-    return this.readPlan(planSelection(selection, this.meta.shape), options);
+    return this.readPlan(resolveSelection(selection, this.meta.shape), options);
   }
 
   /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
    * takes an integer, a slice, an integer array (any order, repeats, negatives) or a mask. */
   get oindex(): SelectionAccess {
-    return this.access((sel) => planOrthogonal(sel, this.meta.shape));
+    return this.access((sel) => resolveOrthogonal(sel, this.meta.shape));
   }
 
   /** Point selection, as zarr-python's `vindex`: one integer array per dimension broadcast
    * together, or a mask `{ data, shape }` of the array's shape. Writes of repeated points: last wins. */
   get vindex(): SelectionAccess {
-    return this.access((sel) => planPoints(sel, this.meta.shape));
+    return this.access((sel) => resolvePoints(sel, this.meta.shape));
   }
 
   /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
    * sharded array) by chunk index and step-1 slices of chunk indices. */
   get blocks(): SelectionAccess {
-    return this.access((sel) => planBlocks(sel, this.meta.shape, this.meta.chunks));
+    return this.access((sel) => resolveBlocks(sel, this.meta.shape, this.meta.chunks));
   }
 
-  private access(plan: (selection: Selection) => SelectionPlan): SelectionAccess {
+  private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
     return {
       get: async (selection, options = {}) => {
         pipelineFor(this.meta);
-        return this.readPlan(plan(selection), options);
+        return this.readPlan(resolve(selection), options);
       },
       set: async (selection, value, options = {}) => {
         this.writableStore();
         pipelineFor(this.meta);
-        return this.writePlan(plan(selection), value, options);
+        return this.writePlan(resolve(selection), value, options);
       },
     };
   }
 
-  private async readPlan(plan: SelectionPlan, options: OperationOptions & { field?: string }): Promise<NDArray | Scalar> {
-    const { projections, full, shape, scalar } = this.layout(plan);
+  private async readPlan(resolved: ResolvedSelection, options: OperationOptions & { field?: string }): Promise<NDArray | Scalar> {
+    const { plan: chunkPlan, full, shape, scalar } = this.layout(resolved);
     checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(projections);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };
@@ -282,11 +284,11 @@ export class ZarrArray {
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     this.writableStore();
     pipelineFor(this.meta);
-    return this.writePlan(planSelection(selection, this.meta.shape), value, options);
+    return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
   }
 
-  private async writePlan(plan: SelectionPlan, value: WriteInput, options: OperationOptions): Promise<void> {
-    const { projections, full, shape: selShape, dropped } = this.layout(plan);
+  private async writePlan(resolved: ResolvedSelection, value: WriteInput, options: OperationOptions): Promise<void> {
+    const { plan: chunkPlan, full, shape: selShape, dropped } = this.layout(resolved);
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
@@ -297,14 +299,14 @@ export class ZarrArray {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
       let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);
       // Points address their value by element index, so it must be C-contiguous.
-      if (plan.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
+      if (resolved.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
       writeValue = { kind: "array", buffer };
     }
-    const items = this.items(projections);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "write", data }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
     if (placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data)) {
       // One copy into shared memory (none when it already is) so that workers read it in place.
       writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };

@@ -4,7 +4,7 @@
  * - points (`vindex`): integer arrays broadcast together into points, or one boolean mask of the
  *   array's shape (`get_coordinate_selection` / `get_mask_selection`);
  * - blocks (`blocks`): whole chunks by chunk index (`get_block_selection`).
- * `planSelection` decides as zarr-python's `__getitem__` does which kind a `get`/`set` selection is.
+ * `resolveSelection` decides as zarr-python's `__getitem__` does which kind a `get`/`set` selection is.
  */
 import { BadSelectionError } from "../errors.js";
 import {
@@ -22,7 +22,7 @@ import {
   type SelectionItem,
 } from "./selection.js";
 
-export type SelectionPlan =
+export type ResolvedSelection =
   | { kind: "orthogonal"; indexers: DimIndexer[] }
   /** `coords[d][k]`: point k's index along dimension d; `shape`: the result's shape. */
   | { kind: "points"; coords: number[][]; count: number; shape: number[] };
@@ -38,7 +38,7 @@ function rawItems(selection: Selection): readonly SelectionItem[] | null {
  * array among slices and integers is orthogonal; more than one array among slices is refused
  * (numpy and zarr-python disagree on it) with a hint at oindex/vindex.
  */
-export function planSelection(selection: Selection, shape: readonly number[]): SelectionPlan {
+export function resolveSelection(selection: Selection, shape: readonly number[]): ResolvedSelection {
   if (isMaskArray(selection)) return maskPoints(selection, shape);
   const items = rawItems(selection);
   const arrays = items ? items.filter(isArrayItem).length : 0;
@@ -52,16 +52,16 @@ export function planSelection(selection: Selection, shape: readonly number[]): S
 }
 
 /** `oindex`: every dimension independently (integers, slices, integer arrays, masks). */
-export function planOrthogonal(selection: Selection, shape: readonly number[]): SelectionPlan {
+export function resolveOrthogonal(selection: Selection, shape: readonly number[]): ResolvedSelection {
   return { kind: "orthogonal", indexers: normaliseSelection(selection, shape) };
 }
 
 /** `vindex`: points from integer arrays broadcast together, or from a mask of the array's shape. */
-export function planPoints(selection: Selection, shape: readonly number[]): SelectionPlan {
+export function resolvePoints(selection: Selection, shape: readonly number[]): ResolvedSelection {
   return isMaskArray(selection) ? maskPoints(selection, shape) : coordinatePoints(selection, shape);
 }
 
-function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }, shape: readonly number[]): SelectionPlan {
+function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }, shape: readonly number[]): ResolvedSelection {
   if (mask.shape.length !== shape.length || mask.shape.some((n, d) => n !== shape[d])) {
     throw new BadSelectionError(`a mask of shape [${mask.shape}] for an array of shape [${shape}]`);
   }
@@ -81,7 +81,7 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
   return { kind: "points", coords, count, shape: [count] };
 }
 
-function coordinatePoints(selection: Selection, shape: readonly number[]): SelectionPlan {
+function coordinatePoints(selection: Selection, shape: readonly number[]): ResolvedSelection {
   const items = rawItems(selection) ?? (typeof selection === "number" || typeof selection === "bigint" ? [selection] : null);
   if (!items || items.length !== shape.length) {
     throw new BadSelectionError(`a point selection needs one integer array (or integer) per dimension: ${shape.length} for shape [${shape}]`);
@@ -108,7 +108,7 @@ function coordinatePoints(selection: Selection, shape: readonly number[]): Selec
  * `blocks`: integers and step-1 slices of chunk indices, each selecting whole chunks (an integer
  * keeps its dimension, as zarr-python's `get_block_selection`); `chunks` is the chunk grid's shape.
  */
-export function planBlocks(selection: Selection, shape: readonly number[], chunks: readonly number[]): SelectionPlan {
+export function resolveBlocks(selection: Selection, shape: readonly number[], chunks: readonly number[]): ResolvedSelection {
   if (isMaskArray(selection)) throw new BadSelectionError("a block selection takes chunk indices and slices, not a mask");
   const indexers = expandItems(selection, shape.length).map((item, axis): DimIndexer => {
     const n = shape[axis];

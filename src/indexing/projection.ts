@@ -111,36 +111,83 @@ function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
   }));
 }
 
-/** Every chunk an orthogonal selection touches, in C order of chunk coordinates. */
-export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
+/**
+ * A selection's chunk plan: how many chunks it touches, and the projections themselves, made one
+ * at a time as they are consumed. A read of a million tiny chunks never holds a million plan
+ * objects: the coordinator takes them in bounded batches (see parallel/coordinator.ts). Every
+ * selection kind plans through this shape: per-dimension parts, combined in C order (points
+ * group theirs by chunk first: that list is as long as the user's own point list).
+ */
+export interface ChunkPlan<T> {
+  /** Number of chunks the iterator yields. */
+  readonly count: number;
+  /** Yields the chunks in C order of chunk coordinates; each call starts a fresh pass. */
+  [Symbol.iterator](): Iterator<T>;
+}
+
+/** The plan of an orthogonal selection: one projection per touched chunk, made lazily. */
+export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
+  // The per-dimension parts are small (their sum over dimensions, not their product).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
-  if (perDim.some((p) => p.length === 0)) return [];
-  const out: ChunkProjection[] = [];
-  const idx = new Array<number>(perDim.length).fill(0);
+  const count = perDim.reduce((n, p) => n * p.length, 1);
+  return { count, [Symbol.iterator]: () => combineParts(perDim, count) };
+}
+
+/** The C-order product of per-dimension parts, one projection at a time. */
+function* combineParts(perDim: readonly DimPart[][], count: number): Generator<ChunkProjection> {
+  if (count === 0) return;
+  const rank = perDim.length;
+  const idx = new Array<number>(rank).fill(0);
   for (;;) {
-    const parts = perDim.map((p, d) => p[idx[d]]);
-    const projection: ChunkProjection = {
-      coords: parts.map((p) => p.chunk),
-      chunkSel: parts.map((p) => p.chunkSel),
-      outStart: parts.map((p) => p.outStart),
-    };
-    if (parts.some((p) => p.outStep !== 1)) projection.outStep = parts.map((p) => p.outStep);
-    if (parts.some((p) => p.map)) projection.scatter = { kind: "orthogonal", maps: parts.map((p) => p.map ?? null) };
-    out.push(projection);
-    let k = perDim.length - 1;
+    const coords = new Array<number>(rank);
+    const chunkSel = new Array<DimRun>(rank);
+    const outStart = new Array<number>(rank);
+    let backward = false;
+    let mapped = false;
+    for (let d = 0; d < rank; d++) {
+      const part = perDim[d][idx[d]];
+      coords[d] = part.chunk;
+      chunkSel[d] = part.chunkSel;
+      outStart[d] = part.outStart;
+      if (part.outStep !== 1) backward = true;
+      if (part.map) mapped = true;
+    }
+    const projection: ChunkProjection = { coords, chunkSel, outStart };
+    if (backward) projection.outStep = perDim.map((p, d) => p[idx[d]].outStep);
+    if (mapped) projection.scatter = { kind: "orthogonal", maps: perDim.map((p, d) => p[idx[d]].map ?? null) };
+    yield projection;
+    let k = rank - 1;
     for (; k >= 0; k--) {
       if (++idx[k] < perDim[k].length) break;
       idx[k] = 0;
     }
-    if (k < 0) return out;
+    if (k < 0) return;
   }
+}
+
+/** A plan whose items are `map` of another plan's, made lazily too. */
+export function mapPlan<A, B>(plan: ChunkPlan<A>, map: (a: A) => B): ChunkPlan<B> {
+  return {
+    count: plan.count,
+    *[Symbol.iterator]() {
+      for (const a of plan) yield map(a);
+    },
+  };
+}
+
+/**
+ * Every chunk the selection touches, in C order of chunk coordinates, as one array: for small
+ * grids (a shard's inner chunks); operations on whole arrays use `planSelection`.
+ */
+export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
+  return Array.from(planSelection(indexers, chunks));
 }
 
 /**
  * Every chunk a point selection touches, in C order of chunk coordinates: `coords[d][k]` is point
  * k's (in-bounds) index along dimension d. Each chunk's points keep their selection order.
  */
-export function projectPoints(coords: readonly (readonly number[])[], count: number, shape: readonly number[], chunks: readonly number[]): ChunkProjection[] {
+export function planPoints(coords: readonly (readonly number[])[], count: number, shape: readonly number[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
   const nd = chunks.length;
   const grid = chunkGridShape(shape, chunks);
   // Chunks are keyed by their linear index in the grid.
@@ -155,9 +202,9 @@ export function projectPoints(coords: readonly (readonly number[])[], count: num
     if (!ks) byChunk.set(linear, (ks = []));
     ks.push(k);
   }
-  return [...byChunk.keys()]
-    .sort((a, b) => a - b)
-    .map((linear) => {
+  const order = [...byChunk.keys()].sort((a, b) => a - b);
+  // Each chunk's projection (its bounds and positions) is made when the coordinator takes it.
+  const project = (linear: number): ChunkProjection => {
       const ks = byChunk.get(linear)!;
       const chunkCoords = new Array<number>(nd);
       for (let d = nd - 1, rest = linear; d >= 0; d--) {
@@ -182,7 +229,13 @@ export function projectPoints(coords: readonly (readonly number[])[], count: num
         outStart: new Array<number>(nd).fill(0),
         scatter: { kind: "points" as const, sel, out: ks },
       };
-    });
+  };
+  return {
+    count: order.length,
+    *[Symbol.iterator]() {
+      for (const linear of order) yield project(linear);
+    },
+  };
 }
 
 /** Number of chunks along each dimension of the grid. */
