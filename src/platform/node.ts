@@ -52,7 +52,7 @@ export const nodePlatform: Platform = {
 };
 
 registerStoreKind("filesystem", {
-  open: (d) => new FileSystemStore(d.root, { readOnly: d.readOnly }),
+  open: (d) => new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks }),
   workerCanOpen: () => true,
 });
 registerStoreKind("zip", {
