@@ -68,9 +68,10 @@ await build({ ...common, entryPoints: [join(root, "node_modules/@fideus-labs/fiz
 writeFileSync(join(site, "index.html"), `<!doctype html><meta charset="utf-8"><title>parzarr browser bench</title><script type="module" src="./page.js"></script>`);
 
 const server = await startStaticServer({ mounts: { "/": site, "/data/": data }, isolated: () => true });
-const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"], protocolTimeout: 0 });
 try {
   const page = await browser.newPage();
+  page.on("console", (m) => console.error(`  page: ${m.text()}`));
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => "runBench" in globalThis);
   const opts = {

@@ -104,6 +104,7 @@ export async function runBench(opts: { arrays: BenchArray[]; parzarrWorker: stri
       for (const [reader, fn] of readers) {
         const t = await timed(() => fn(a));
         timings.push({ array: a.name, reader, ...t });
+        console.log(`${a.name} ${reader}: ${t.ms.toFixed(0)} ms, longest gap ${t.maxGapMs.toFixed(0)} ms`);
       }
     }
   }
