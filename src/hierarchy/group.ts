@@ -7,6 +7,7 @@ import type { NodeMetadata } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { deleteNode, describePath, normalisePath, parentPaths, readNode, writeGroupMetadata } from "./node-io.js";
 import { parseDataType } from "../metadata/dtype.js";
+import { groupInfo, type GroupInfo } from "./info.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
 
 export class Group {
@@ -110,6 +111,11 @@ export class Group {
 
   async groups(): Promise<[string, Group][]> {
     return (await this.members()).filter((m): m is [string, Group] => m[1] instanceof Group);
+  }
+
+  /** What zarr-python's group `.info` reports: store, direct members (`formatInfo` prints it). */
+  async info(): Promise<GroupInfo> {
+    return groupInfo(this);
   }
 
   /** The names of the child arrays, sorted (zarr-python's `array_keys`). */
