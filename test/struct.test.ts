@@ -47,8 +47,8 @@ test("a record type written to v3 is a struct with the spec's layout (13 bytes f
   assert.deepEqual(stored!.subarray(13, 26), rec);
   const back = await openArray(store);
   const all = (await back.get()) as NDArray<Uint8Array[]>;
-  assert.deepEqual(Array.from(fieldView(all, back.dataType, "value").data as Float64Array), [0.5, 3.25, 0.5]);
-  assert.deepEqual(Array.from(fieldView(all, back.dataType, "id").data as Int32Array), [7, -5, 7]);
+  assert.deepEqual(Array.from(fieldView(all, back.dataType as StructuredDataType, "value").data as Float64Array), [0.5, 3.25, 0.5]);
+  assert.deepEqual(Array.from(fieldView(all, back.dataType as StructuredDataType, "id").data as Int32Array), [7, -5, 7]);
 });
 
 test("nested structs parse and round-trip; forms v3 cannot hold are refused by name", async () => {
