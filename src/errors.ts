@@ -19,7 +19,8 @@ export type ZarrErrorCode =
   | "LOCK_TIMEOUT"
   | "POOL_CLOSED"
   | "INVALID_ARGUMENT"
-  | "TOO_LARGE";
+  | "TOO_LARGE"
+  | "ACCESS_DENIED";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -111,6 +112,22 @@ export class InvalidKeyError extends ZarrError {
 export class StoreError extends ZarrError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("STORE_ERROR", message, options);
+  }
+}
+
+/**
+ * The server refused the credentials (HTTP 401 or 403). Not a missing key: reading it as one
+ * would silently give fill values.
+ */
+export class AccessDeniedError extends ZarrError {
+  /** The store key asked for ("" for a listing). */
+  readonly key: string;
+  /** The HTTP status: 401 or 403. */
+  readonly status: number;
+  constructor(message: string, key: string, status: number) {
+    super("ACCESS_DENIED", message);
+    this.key = key;
+    this.status = status;
   }
 }
 

@@ -22,6 +22,9 @@ export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk
 export { MemoryStore } from "./stores/memory.js";
 export { FileSystemStore } from "./stores/filesystem.js";
 export { FetchStore } from "./stores/fetch.js";
+export { S3Store } from "./stores/s3.js";
+export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
+export type { HttpOptions } from "./stores/http.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
 export { resolveStore, workerCanOpen } from "./stores/open.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";

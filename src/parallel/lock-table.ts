@@ -96,6 +96,10 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `url:${d.url}`;
     case "memory":
       return `memory:${d.id}`;
+    // The bucket and prefix name the data wherever it is reached from (endpoints and credentials
+    // may differ between machines sharing it).
+    case "s3":
+      return `s3:${d.bucket}/${d.prefix}`;
     case "zip":
       return `zip:${d.path}`;
   }
