@@ -30,7 +30,7 @@ import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { toShared } from "../parallel/shared.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
-import type { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
@@ -40,7 +40,7 @@ export interface ArrayHandleOptions {
   /** Store chunks whose values all equal the fill value (by default they are deleted). */
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
-  synchronizer?: ProcessSynchronizer;
+  synchronizer?: Synchronizer;
 }
 
 export class ZarrArray {
