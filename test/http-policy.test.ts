@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AbortError, AccessDeniedError, StoreError, ZarrError } from "../src/errors.js";
 import { FetchStore, storeFromDescriptor } from "../src/stores/index.js";
+import { openArray, WorkerPool } from "../src/index.js";
 import { backoffDelay, httpPolicy, retryAfterMs, retryableStatus } from "../src/stores/http.js";
 import { startFaultServer, type FaultServer } from "./helpers/fault-server.js";
 
@@ -182,6 +183,32 @@ describe("HTTP policy against a fault-injecting server", () => {
     assert.equal(srv.count("/d.zarr/wait"), 1);
     const already = AbortSignal.abort();
     assert.ok((await rejection(store().get("a", { signal: already }))) instanceof AbortError);
+  });
+
+  test("a 403 on a worker thread arrives as an AccessDeniedError naming the chunk, not as fill values", async () => {
+    const meta = {
+      zarr_format: 3,
+      node_type: "array",
+      shape: [4],
+      data_type: "uint8",
+      chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
+      chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+      fill_value: 0,
+      codecs: [{ name: "bytes" }],
+    };
+    srv.script("/arr.zarr/zarr.json", [{ status: 200, body: JSON.stringify(meta) }]);
+    srv.script("/arr.zarr/c/0", [{ status: 200, body: new Uint8Array([1, 2]) }]);
+    srv.script("/arr.zarr/c/1", [{ status: 403, body: "<Error><Code>AccessDenied</Code></Error>" }]);
+    const pool = new WorkerPool({ threads: 2 });
+    try {
+      const a = await openArray(new FetchStore(`${srv.base}/arr.zarr`, { http: FAST }), { mode: "r" });
+      const err = await rejection(a.get(null, { pool, threads: 2 }));
+      assert.ok(err instanceof AccessDeniedError, `${err.name}: ${err.message}`);
+      assert.equal(err.key, "c/1");
+      assert.equal(err.status, 403);
+    } finally {
+      await pool.close();
+    }
   });
 
   test("the policy travels in the descriptor, so a worker's store retries alike", async () => {

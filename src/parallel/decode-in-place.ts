@@ -14,6 +14,8 @@ import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
 /** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
 function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {
   const chunks = meta.chunks;
+  // A backward slice places its run backwards: never one forward run.
+  if (item.outStep?.some((s, d) => s !== 1 && item.chunkSel[d].count > 1)) return -1;
   let expected = 1;
   for (let d = chunks.length - 1; d >= 0; d--) {
     const r = item.chunkSel[d];
@@ -39,19 +41,25 @@ function placeOf(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Uint8Ar
 
 /**
  * Raw chunks (no codec changes their bytes) from a store that can read into a buffer go from the
- * store straight into their place. Returns false, having done nothing, when that does not apply
- * or the chunk is missing (the caller then fills it).
+ * store straight into their place. Returns "read" when done, "missing" when the store has no such
+ * key (the caller fills it, without asking the store again), "n/a" when this path does not apply.
  */
-export async function readRawIntoPlace(meta: ArrayMetadata, store: Store, item: ChunkItem, out: TaskBuffer): Promise<boolean> {
-  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return false;
+export async function readRawIntoPlace(
+  meta: ArrayMetadata,
+  store: Store,
+  item: ChunkItem,
+  out: TaskBuffer,
+  signal?: AbortSignal,
+): Promise<"read" | "missing" | "n/a"> {
+  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return "n/a";
   const dest = placeOf(meta, item, out);
-  if (dest === null) return false;
-  const size = await store.readInto(item.key, dest);
-  if (size === undefined) return false;
+  if (dest === null) return "n/a";
+  const size = await store.readInto(item.key, dest, { signal });
+  if (size === undefined) return "missing";
   if (size !== dest.length) {
     throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);
   }
-  return true;
+  return "read";
 }
 
 /**

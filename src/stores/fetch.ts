@@ -8,7 +8,7 @@ import { StoreError } from "../errors.js";
 import { httpPolicy, httpRequest, serverDetail, statusLine, type HttpOptions, type HttpPolicy, type HttpReply } from "./http.js";
 import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
 import { validateKey, validateRange } from "./keys.js";
-import type { RangeRequest, ReadableStore, StoreDescriptor } from "./types.js";
+import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
 
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
@@ -20,11 +20,6 @@ export interface FetchStoreOptions {
 }
 
 type Method = "GET" | "HEAD";
-
-/** Options of one read: `signal` cancels it, retries and backoff waits included. */
-interface ReadOptions {
-  signal?: AbortSignal;
-}
 
 export class FetchStore implements ReadableStore {
   readonly readOnly = true;
@@ -83,11 +78,11 @@ export class FetchStore implements ReadableStore {
     return reply;
   }
 
-  async get(key: string, opts: ReadOptions = {}): Promise<Uint8Array | undefined> {
+  async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     return (await this.request(key, "GET", {}, [], opts.signal))?.body;
   }
 
-  async getRange(key: string, range: RangeRequest, opts: ReadOptions = {}): Promise<Uint8Array | undefined> {
+  async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     validateKey(key);
     validateRange(range);
     // "bytes=5-4" is not a range HTTP can express; an empty range only needs to know the key exists.

@@ -11,7 +11,7 @@ import { ZipStore, getOpenZipStore } from "./zip.js";
 export function storeFromDescriptor(d: StoreDescriptor): Store {
   switch (d.kind) {
     case "filesystem":
-      return new FileSystemStore(d.root, { readOnly: d.readOnly });
+      return new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks });
     case "fetch":
       return new FetchStore(d.url, { headers: d.headers, http: d.http });
     case "s3":

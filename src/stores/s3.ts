@@ -24,7 +24,7 @@ import { httpPolicy, httpRequest, statusLine, serverDetail, type HttpOptions, ty
 import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
 import { validateKey, validatePrefix, validateRange } from "./keys.js";
 import { parseListPage } from "./s3-xml.js";
-import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -202,7 +202,7 @@ export class S3Store implements WritableStore {
     if (this.readOnly) throw new StoreError(`${this.url} was opened read-only`);
   }
 
-  async get(key: string, opts: { signal?: AbortSignal } = {}): Promise<Uint8Array | undefined> {
+  async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     const url = this.objectUrl(key);
     const reply = await this.request("GET", url, key, { signal: opts.signal });
     if (reply.status === 404) return undefined;
@@ -210,7 +210,7 @@ export class S3Store implements WritableStore {
     return reply.body;
   }
 
-  async getRange(key: string, range: RangeRequest, opts: { signal?: AbortSignal } = {}): Promise<Uint8Array | undefined> {
+  async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     validateRange(range);
     const url = this.objectUrl(key);
     if (range.length === 0) return (await this.has(key)) ? new Uint8Array(0) : undefined;
