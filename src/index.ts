@@ -7,6 +7,8 @@ export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/op
 export { ZarrArray } from "./hierarchy/array.js";
 export type { SelectionAccess } from "./hierarchy/array.js";
 export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
+export { formatInfo } from "./hierarchy/info.js";
+export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";
