@@ -4,7 +4,8 @@
  */
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
-export { ZarrArray } from "./hierarchy/array.js";
+export { ZarrArray, type GetOptions } from "./hierarchy/array.js";
+export type { ReadOutput } from "./indexing/read-into.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";

@@ -2,7 +2,7 @@
  * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
  * chunk and hand them to an executor; the array itself never touches chunk bytes.
  */
-import { BadSelectionError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import {
@@ -27,8 +27,9 @@ import { fullRankShape, normaliseSelection, selectionShape, type Selection } fro
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
-import { toShared } from "../parallel/shared.js";
-import type { OperationOptions } from "../parallel/options.js";
+import { isShared, toShared } from "../parallel/shared.js";
+import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
+import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -42,6 +43,16 @@ export interface ArrayHandleOptions {
   /** Lock files for partial-chunk writes shared with other processes. */
   synchronizer?: ProcessSynchronizer;
 }
+
+/** Options of `get`: those of every operation, a record field, and the buffer to read into. */
+export interface GetOptions extends OperationOptions {
+  /** Of a record array: read this field's values. */
+  field?: string;
+  /** Read into this buffer (see `get`). */
+  out?: ReadOutput;
+}
+
+const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, "field", "out"];
 
 export class ZarrArray {
   /** @internal use openArray/createArray. */
@@ -158,27 +169,46 @@ export class ZarrArray {
    * selected by an integer. Missing chunks read as the fill value. Strings come back as
    * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
    * returns that field's values instead (see `fieldView`).
+   *
+   * With `out` (a typed array of the selection's size in C order, or an NDArray of its shape, of
+   * the class `get` would return) the values are read into it and the result is an NDArray over
+   * `out`'s own memory. Workers write into an `out` on a SharedArrayBuffer directly; any other
+   * `out` is filled on this thread (asking for threads then is an INVALID_ARGUMENT).
    */
-  async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
+  async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
+    checkOptionNames(options, GET_OPTION_NAMES, "get");
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
-    checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
+    const shape = selectionShape(indexers);
+    const into =
+      options.out === undefined ? null : prepareReadOutput(options.out, this.meta.dtype, full, indexers.map((ix) => ix.kind === "int"), shape);
+    if (into !== null && options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
+    if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
     const items = this.items(projectSelection(indexers, this.meta.chunks));
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
+    let placeOptions: OperationOptions = options;
+    if (into !== null && !isShared(into.data)) {
+      // Workers can only write into shared memory; copying through a shared buffer would cost
+      // the fresh memory `out` exists to avoid, so a private `out` is filled on this thread.
+      if (options.threads !== undefined && options.threads !== 0) {
+        throw new InvalidArgumentError(`get: threads ${options.threads} needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
+      }
+      placeOptions = { ...options, threads: 0 };
+    }
+    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, placeOptions);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
-    const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
-    const out: TaskBuffer = { data, strides: contiguousStrides(full) };
+    const data = into?.data ?? allocElements(this.meta.dtype, product(full), placement.where === "pool");
+    const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    if (into !== null) return into.result;
     const scalar = indexers.every((ix) => ix.kind === "int");
-    const shape = selectionShape(indexers);
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
@@ -194,6 +224,7 @@ export class ZarrArray {
    * that end up all fill value are deleted unless the array was opened with writeEmptyChunks.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
+    checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
     pipelineFor(this.meta);
     const indexers = normaliseSelection(selection, this.meta.shape);

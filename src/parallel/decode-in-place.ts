@@ -6,7 +6,10 @@
 import { CorruptChunkError } from "../errors.js";
 import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { componentsPerElement, isTypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/dtype.js";
+import type { ChunkView } from "../codecs/types.js";
+import { contiguousView } from "../codecs/view.js";
+import { takeScratch } from "../scratch.js";
 import { product } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
@@ -68,4 +71,45 @@ export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, byte
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }
+}
+
+/**
+ * A chunk's stored bytes, read into a scratch buffer (pushed onto `held`; the caller gives it
+ * back) when the store can read into a buffer, else from `get`. Undefined when it is missing.
+ */
+export async function readChunkBytes(store: Store, key: string, expected: number, held: Uint8Array[]): Promise<Uint8Array | undefined> {
+  if (!store.readInto) return store.get(key);
+  let want = expected;
+  // A value longer than the buffer is read again into one of its size; twice is the most a value
+  // that keeps growing under a concurrent writer gets before it is read as a whole.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const buf = takeScratch(want);
+    held.push(buf);
+    const size = await store.readInto(key, buf);
+    if (size === undefined) return undefined;
+    if (size <= buf.length) return buf.subarray(0, size);
+    want = size;
+  }
+  return store.get(key);
+}
+
+/**
+ * Decodes a whole chunk into a scratch buffer (pushed onto `held`) when the chain can decode into
+ * a destination, and returns it as a C-order view; null when the chain cannot, or the output is
+ * not a typed array. Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoScratch(meta: ArrayMetadata, key: string, bytes: Uint8Array, held: Uint8Array[]): Promise<ChunkView | null> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoPlace || isObjectType(meta.dtype)) return null;
+  const count = product(meta.chunks);
+  const length = count * componentsPerElement(meta.dtype);
+  const nbytes = length * memoryBytesPerComponent(meta.dtype);
+  const buf = takeScratch(nbytes);
+  held.push(buf);
+  try {
+    await pipeline.decodeInto(bytes, buf.subarray(0, nbytes));
+  } catch (err) {
+    throw asCorruptChunk(key, err);
+  }
+  return contiguousView(typedArrayOver(meta.dtype, buf.buffer, 0, length), meta.chunks);
 }

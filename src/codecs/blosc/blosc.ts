@@ -26,6 +26,7 @@ import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress } from "./zstd.js";
+import { giveScratch, takeScratch } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
 
@@ -117,26 +118,6 @@ export function bloscHeader(src: Uint8Array): BloscHeader {
 export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; blocksize: number } {
   const h = bloscHeader(src);
   return { nbytes: h.nbytes, cbytes: h.cbytes, blocksize: h.blocksize };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Scratch buffers. Each call takes the spare buffer (or makes one) and gives it back at the end,
-// so interleaved async calls never share one.
-
-let spare: Uint8Array | null = null;
-
-function takeScratch(n: number): Uint8Array {
-  const s = spare;
-  if (s !== null && s.length >= n) {
-    spare = null;
-    return s;
-  }
-  return new Uint8Array(n);
-}
-
-function giveScratch(s: Uint8Array | null): void {
-  // Keep at most one, and not an outsized one (16 MiB) for the rest of the process.
-  if (s !== null && s.length <= 16 << 20 && (spare === null || spare.length < s.length)) spare = s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -282,7 +263,7 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
       else if (bitshuffleBlock) bitUnshuffle(target, destBlock, typesize);
     }
   } finally {
-    giveScratch(tmp);
+    if (tmp !== null) giveScratch(tmp);
   }
   return out;
 }
@@ -536,7 +517,7 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
       }
     }
   } finally {
-    giveScratch(tmp);
+    if (tmp !== null) giveScratch(tmp);
   }
   if (!fits) return memcpyed();
   writeHeader(out, flags, ntbytes);
