@@ -22,8 +22,8 @@ import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, normaliseSelection, selectionShape, type Selection } from "../indexing/selection.js";
+import { chunkGridShape, mapPlan, planSelection, type ChunkPlan } from "../indexing/projection.js";
+import { fullRankShape, normaliseSelection, selectionShape, type DimIndexer, type Selection } from "../indexing/selection.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
@@ -52,7 +52,9 @@ export interface GetOptions extends OperationOptions {
   out?: ReadOutput;
 }
 
-const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, "field", "out"];
+/** Checked by the compiler like OPERATION_OPTION_NAMES: a new get option must be listed here. */
+const GET_ONLY_KEYS: Record<Exclude<keyof GetOptions, keyof OperationOptions>, true> = { field: true, out: true };
+const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEYS)];
 
 export class ZarrArray {
   /** @internal use openArray/createArray. */
@@ -155,10 +157,12 @@ export class ZarrArray {
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
-  private items(projections: ChunkProjection[]): ChunkItem[] {
-    return projections.map((p) => ({
+  /** The chunk items of a selection, made lazily as the coordinator takes them. */
+  private items(indexers: readonly DimIndexer[]): ChunkPlan<ChunkItem> {
+    const chunks = this.meta.chunks;
+    return mapPlan(planSelection(indexers, chunks), (p) => ({
       key: this.chunkKey(p.coords),
-      origin: p.coords.map((c, d) => c * this.meta.chunks[d]),
+      origin: p.coords.map((c, d) => c * chunks[d]),
       chunkSel: p.chunkSel,
       outStart: p.outStart,
     }));
@@ -186,7 +190,7 @@ export class ZarrArray {
       options.out === undefined ? null : prepareReadOutput(options.out, this.meta.dtype, full, indexers.map((ix) => ix.kind === "int"), shape);
     if (into !== null && options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(indexers);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
@@ -200,7 +204,7 @@ export class ZarrArray {
       }
       placeOptions = { ...options, threads: 0 };
     }
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, placeOptions);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = into?.data ?? allocElements(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
@@ -241,11 +245,11 @@ export class ZarrArray {
       const dropped = indexers.map((ix) => ix.kind === "int");
       writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
     }
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(indexers);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "write", data }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
     if (placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data)) {
       // One copy into shared memory (none when it already is) so that workers read it in place.
       writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };

@@ -42,19 +42,25 @@ function placeOf(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Uint8Ar
 
 /**
  * Raw chunks (no codec changes their bytes) from a store that can read into a buffer go from the
- * store straight into their place. Returns false, having done nothing, when that does not apply
- * or the chunk is missing (the caller then fills it).
+ * store straight into their place. Returns "read" when done, "missing" when the store has no such
+ * key (the caller fills it, without asking the store again), "n/a" when this path does not apply.
  */
-export async function readRawIntoPlace(meta: ArrayMetadata, store: Store, item: ChunkItem, out: TaskBuffer): Promise<boolean> {
-  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return false;
+export async function readRawIntoPlace(
+  meta: ArrayMetadata,
+  store: Store,
+  item: ChunkItem,
+  out: TaskBuffer,
+  signal?: AbortSignal,
+): Promise<"read" | "missing" | "n/a"> {
+  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return "n/a";
   const dest = placeOf(meta, item, out);
-  if (dest === null) return false;
-  const size = await store.readInto(item.key, dest);
-  if (size === undefined) return false;
+  if (dest === null) return "n/a";
+  const size = await store.readInto(item.key, dest, { signal });
+  if (size === undefined) return "missing";
   if (size !== dest.length) {
     throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);
   }
-  return true;
+  return "read";
 }
 
 /**
@@ -77,20 +83,26 @@ export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, byte
  * A chunk's stored bytes, read into a scratch buffer (pushed onto `held`; the caller gives it
  * back) when the store can read into a buffer, else from `get`. Undefined when it is missing.
  */
-export async function readChunkBytes(store: Store, key: string, expected: number, held: Uint8Array[]): Promise<Uint8Array | undefined> {
-  if (!store.readInto) return store.get(key);
+export async function readChunkBytes(
+  store: Store,
+  key: string,
+  expected: number,
+  held: Uint8Array[],
+  signal?: AbortSignal,
+): Promise<Uint8Array | undefined> {
+  if (!store.readInto) return store.get(key, { signal });
   let want = expected;
   // A value longer than the buffer is read again into one of its size; twice is the most a value
   // that keeps growing under a concurrent writer gets before it is read as a whole.
   for (let attempt = 0; attempt < 2; attempt++) {
     const buf = takeScratch(want);
     held.push(buf);
-    const size = await store.readInto(key, buf);
+    const size = await store.readInto(key, buf, { signal });
     if (size === undefined) return undefined;
     if (size <= buf.length) return buf.subarray(0, size);
     want = size;
   }
-  return store.get(key);
+  return store.get(key, { signal });
 }
 
 /**

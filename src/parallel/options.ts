@@ -17,8 +17,12 @@ export interface OperationOptions {
   pool?: WorkerPool;
 }
 
-/** The option names every read and write takes. */
-export const OPERATION_OPTION_NAMES = ["signal", "onProgress", "threads", "pool"] as const;
+/**
+ * The option names every read and write takes. A record over `keyof OperationOptions`, so that a
+ * new option added above and not here is a compile error rather than an option refused at run time.
+ */
+const OPERATION_OPTION_KEYS: Record<keyof OperationOptions, true> = { signal: true, onProgress: true, threads: true, pool: true };
+export const OPERATION_OPTION_NAMES: readonly string[] = Object.keys(OPERATION_OPTION_KEYS);
 
 /**
  * Refuses option names that `what` does not take, so that a typo (`{ thread: 0 }`) is an
