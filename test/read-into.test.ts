@@ -171,3 +171,27 @@ test("repeated reads into out allocate no new scratch memory (inline, compressed
     assert.deepEqual(out, await pythonValues(name, ":, :"));
   }
 });
+
+test("blosc chunks decode block by block straight into the output's rows: every shuffle, blocks that straddle rows, raw-stored frames", { skip }, async () => {
+  const root = scratchDir();
+  // Rows of 37 float32 (148 bytes) against 256- and 4096-byte blocks; clevel 0 stores frames raw.
+  const configs = ["'lz4', 5, shuffle=1, blocksize=256", "'lz4', 5, shuffle=0, blocksize=256", "'zstd', 3, shuffle=2, blocksize=4096", "'blosclz', 0, shuffle=1", "'zlib', 1, shuffle=1, blocksize=256"];
+  const r = runPython(
+    `import sys, zarr, numcodecs, numpy as np
+d = (np.arange(50 * 74, dtype="<f4").reshape(50, 74) * 1.5 - 7).astype("<f4")
+for k, conf in enumerate(sys.argv[2:]):
+    zarr.open_array(f"{sys.argv[1]}/{k}.zarr", mode="w", shape=d.shape, chunks=(16, 37), dtype="<f4", compressor=eval("numcodecs.Blosc(" + conf + ")"))[:] = d`,
+    root,
+    ...configs,
+  );
+  assert.equal(r.status, 0, r.stderr);
+  const want = Float32Array.from({ length: 50 * 74 }, (_, i) => Math.fround(i * 1.5 - 7));
+  for (let k = 0; k < configs.length; k++) {
+    const a = await openArray(join(root, `${k}.zarr`), { mode: "r" });
+    const fresh = (await a.get(null, { threads: 0 })) as NDArray<Float32Array>;
+    assert.deepEqual(fresh.data, want, configs[k]);
+    const shared = new Float32Array(new SharedArrayBuffer(want.byteLength));
+    await a.get(null, { out: shared, pool, threads: 2 });
+    assert.deepEqual(new Float32Array(shared), want, `${configs[k]} on the pool`);
+  }
+});

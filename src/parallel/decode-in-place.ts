@@ -7,7 +7,7 @@ import { CorruptChunkError } from "../errors.js";
 import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/dtype.js";
-import type { ChunkView } from "../codecs/types.js";
+import type { ByteScatter, ChunkView } from "../codecs/types.js";
 import { contiguousView } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";
 import { product } from "../indexing/strided.js";
@@ -124,4 +124,66 @@ export async function decodeIntoScratch(meta: ArrayMetadata, key: string, bytes:
     throw asCorruptChunk(key, err);
   }
   return contiguousView(typedArrayOver(meta.dtype, buf.buffer, 0, length), meta.chunks);
+}
+
+/**
+ * A whole chunk inside the array, read into an output whose innermost dimension is contiguous:
+ * each of the chunk's rows is then a run of the output (every interior chunk of a C-order read).
+ * Returns the scatter that puts decoded bytes into those runs, or null when that does not apply.
+ */
+function rowScatter(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): ByteScatter | null {
+  const data = out.data;
+  const chunks = meta.chunks;
+  const nd = chunks.length;
+  if (!isTypedArray(data) || nd < 2 || out.strides[nd - 1] !== 1) return null;
+  for (let d = 0; d < nd; d++) {
+    const r = item.chunkSel[d];
+    if (r.start !== 0 || r.count !== chunks[d] || (r.step !== 1 && r.count !== 1)) return null;
+  }
+  const elementBytes = componentsPerElement(meta.dtype) * data.BYTES_PER_ELEMENT;
+  const rowBytes = chunks[nd - 1] * elementBytes;
+  const rows = product(chunks.slice(0, nd - 1));
+  // Byte offset in the output of each row, in the chunk's C order (an odometer over the outer dims).
+  const offsets = new Float64Array(rows);
+  const idx = new Array<number>(nd - 1).fill(0);
+  let base = 0;
+  for (let d = 0; d < nd; d++) base += item.outStart[d] * out.strides[d];
+  for (let i = 0; i < rows; i++) {
+    let e = base;
+    for (let d = 0; d < nd - 1; d++) e += idx[d] * out.strides[d];
+    offsets[i] = e * elementBytes;
+    for (let d = nd - 2; d >= 0 && ++idx[d] === chunks[d]; d--) idx[d] = 0;
+  }
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const length = rows * rowBytes;
+  return {
+    length,
+    put(at: number, src: Uint8Array): void {
+      if (at < 0 || at + src.length > length) throw new CorruptChunkError(`decoded bytes [${at}, ${at + src.length}) overrun the ${length}-byte chunk`);
+      let row = Math.floor(at / rowBytes);
+      let within = at - row * rowBytes;
+      for (let i = 0; i < src.length; row++, within = 0) {
+        const n = Math.min(rowBytes - within, src.length - i);
+        target.set(src.subarray(i, i + n), offsets[row] + within);
+        i += n;
+      }
+    },
+  };
+}
+
+/**
+ * Decodes a whole chunk whose rows are runs of the output straight into them (blosc block by
+ * block, raw bytes row by row); false, having written nothing, when the layout or the codec chain
+ * does not allow it. Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoRows(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer): Promise<boolean> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoPlace) return false;
+  const scatter = rowScatter(meta, item, out);
+  if (scatter === null) return false;
+  try {
+    return await pipeline.decodeScatter(bytes, scatter);
+  } catch (err) {
+    throw asCorruptChunk(item.key, err);
+  }
 }
