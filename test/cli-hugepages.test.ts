@@ -4,7 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { hugeTlbEnv } from "../src/cli/hugepages.js";
 
@@ -50,5 +52,30 @@ test("the command runs once more with the tunable, exactly once, and keeps its o
     const plain = run(["--version"], env);
     assert.equal(plain.status, 0);
     assert.doesNotMatch(plain.stderr, /running again/);
+  }
+});
+
+test("a signal to the command reaches the re-run, and the command ends by that signal", { skip: reruns ? false : "not glibc >= 2.35 Linux" }, async () => {
+  // A server that accepts and never answers: the re-run's `info` waits on it until signalled.
+  let requests = 0;
+  const server = createServer(() => void requests++);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const { GLIBC_TUNABLES: _drop, ...base } = process.env;
+    const main = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", main, "info", `http://127.0.0.1:${port}/a.zarr`], { env: { ...base, PARZARR_DEBUG: "1" } });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
+    // Wait until the re-run is waiting on the server, then signal the command (the parent).
+    while (requests === 0) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGTERM");
+    const end = await ended;
+    assert.equal(end.signal, "SIGTERM", `${JSON.stringify(end)} ${stderr}`);
+    assert.match(stderr, /running again/);
+  } finally {
+    server.closeAllConnections();
+    server.close();
   }
 });

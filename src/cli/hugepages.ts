@@ -41,11 +41,14 @@ function glibcVersion(): string | undefined {
   return header?.glibcVersionRuntime;
 }
 
+/** How the re-run ended: its exit code, or the signal that ended it. */
+export type RerunEnd = { code: number; signal: null } | { code: null; signal: NodeJS.Signals };
+
 /**
  * Runs this command again with huge pages when `hugeTlbEnv` says so, forwarding stdio and
- * signals, and resolves with its exit code; resolves null (having done nothing) otherwise.
+ * signals, and resolves with how it ended; resolves null (having done nothing) otherwise.
  */
-export async function reexecWithHugePages(debug: (line: string) => void): Promise<number | null> {
+export async function reexecWithHugePages(debug: (line: string) => void): Promise<RerunEnd | null> {
   if (process.platform !== "linux") return null;
   const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env });
   if (env === null) return null;
@@ -58,8 +61,24 @@ export async function reexecWithHugePages(debug: (line: string) => void): Promis
     child.on("error", reject);
     child.on("exit", (code, signal) => {
       for (const [s, h] of handlers) process.off(s, h);
-      // A child ended by a signal: the shell convention, 128 + its number.
-      resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+      resolve(signal !== null ? { code: null, signal } : { code: code ?? 1, signal: null });
     });
   });
+}
+
+/**
+ * Ends this process as the re-run ended: with its exit code, or by the same signal (so that a
+ * caller waiting on `parzarr` sees a killed command as killed, as without the re-run).
+ */
+export function endAsRerun(end: RerunEnd): number {
+  if (end.signal !== null) {
+    // With listeners (signal-exit, from proper-lockfile, keeps one) the signal would only be
+    // queued for them while this process exits normally first; this process did nothing but
+    // wait, so none of them has anything to clean up: the default action, at once.
+    process.removeAllListeners(end.signal);
+    process.kill(process.pid, end.signal);
+    // A signal this process ignores or handles: the shell convention, 128 + its number.
+    return 128 + (constants.signals[end.signal] ?? 0);
+  }
+  return end.code;
 }

@@ -12,7 +12,7 @@ import { benchCommand, consolidateCommand, zomCommand } from "./library-commands
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
 import { cpCommand } from "./cp.js";
-import { reexecWithHugePages } from "./hugepages.js";
+import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
 import { getCommand } from "./get.js";
 import { infoCommand } from "./info.js";
 import { treeCommand } from "./tree.js";
@@ -96,7 +96,7 @@ async function runEntry(): Promise<number> {
     const rerun = await reexecWithHugePages((line) => {
       if (process.env.PARZARR_DEBUG === "1") process.stderr.write(`${line}\n`);
     });
-    if (rerun !== null) return rerun;
+    if (rerun !== null) return endAsRerun(rerun);
   } catch {
     // The re-run could not start (no execPath to spawn?): go on in this process, without huge pages.
   }
