@@ -4,7 +4,7 @@
  */
 import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
-import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
+import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
 import {
   allocElements,
   isObjectType,
@@ -22,19 +22,22 @@ import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, mapPlan, planSelection, type ChunkPlan } from "../indexing/projection.js";
-import { fullRankShape, normaliseSelection, selectionShape, type DimIndexer, type Selection } from "../indexing/selection.js";
+import { chunkGridShape, mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
+import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
+import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
+import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { isShared, toShared } from "../parallel/shared.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
-import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, writeArrayMetadata } from "./node-io.js";
+import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
+import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -55,6 +58,21 @@ export interface GetOptions extends OperationOptions {
 /** Checked by the compiler like OPERATION_OPTION_NAMES: a new get option must be listed here. */
 const GET_ONLY_KEYS: Record<Exclude<keyof GetOptions, keyof OperationOptions>, true> = { field: true, out: true };
 const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEYS)];
+
+/** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
+export interface SelectionAccess {
+  get(selection: Selection, options?: GetOptions): Promise<NDArray | Scalar>;
+  set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
+}
+
+/** A write value's elements as one C-order buffer of `shape` (a copy only when it is strided). */
+function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]): TaskBuffer {
+  const strides = contiguousStrides(shape);
+  if (shape.every((n, d) => n <= 1 || buffer.strides[d] === strides[d])) return buffer;
+  const data = allocElements(dtype, product(shape));
+  copyElements(dtype, data, { offset: 0, strides }, buffer.data, { offset: 0, strides: buffer.strides }, shape);
+  return { data, strides };
+}
 
 export class ZarrArray {
   /** @internal use openArray/createArray. */
@@ -144,9 +162,13 @@ export class ZarrArray {
     return this.store;
   }
 
+  /** Called before this handle rewrites the array's metadata (consolidated handles go stale). */
+  protected metadataWillChange(): void {}
+
   /** Replaces the attributes. */
   async setAttrs(attributes: JsonObject): Promise<void> {
     const store = this.writableStore();
+    this.metadataWillChange();
     const meta = { ...this.meta, attributes: structuredClone(attributes) };
     await writeArrayMetadata(store, this.path, meta);
     this.meta = meta;
@@ -157,22 +179,52 @@ export class ZarrArray {
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
-  /** The chunk items of a selection, made lazily as the coordinator takes them. */
-  private items(indexers: readonly DimIndexer[]): ChunkPlan<ChunkItem> {
+  /** The chunk items of a plan, made lazily as the coordinator takes them. */
+  private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
     const chunks = this.meta.chunks;
-    return mapPlan(planSelection(indexers, chunks), (p) => ({
-      key: this.chunkKey(p.coords),
-      origin: p.coords.map((c, d) => c * chunks[d]),
-      chunkSel: p.chunkSel,
-      outStart: p.outStart,
-    }));
+    return mapPlan(plan, (p) => {
+      const item: ChunkItem = {
+        key: this.chunkKey(p.coords),
+        origin: p.coords.map((c, d) => c * chunks[d]),
+        chunkSel: p.chunkSel,
+        outStart: p.outStart,
+      };
+      if (p.outStep) item.outStep = p.outStep;
+      if (p.scatter) item.scatter = p.scatter;
+      return item;
+    });
+  }
+
+  /**
+   * A selection's chunk plan and shapes: `full` is the layout of the output (or value) buffer
+   * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
+   */
+  private layout(sel: ResolvedSelection): { plan: ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+    if (sel.kind === "points") {
+      return {
+        plan: planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
+        full: [sel.count],
+        shape: sel.shape,
+        dropped: [false],
+        scalar: sel.shape.length === 0,
+      };
+    }
+    const { indexers } = sel;
+    return {
+      plan: planSelection(indexers, this.meta.chunks),
+      full: fullRankShape(indexers),
+      shape: selectionShape(indexers),
+      dropped: indexers.map((ix) => ix.kind === "int"),
+      scalar: indexers.every((ix) => ix.kind === "int"),
+    };
   }
 
   /**
    * Reads a selection. Returns an NDArray in C order, or a scalar when every dimension is
    * selected by an integer. Missing chunks read as the fill value. Strings come back as
    * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
-   * returns that field's values instead (see `fieldView`).
+   * returns that field's values instead (see `fieldView`). Integer arrays and masks in the
+   * selection work as in zarr-python's `__getitem__` (see `oindex`, `vindex`).
    *
    * With `out` (a typed array of the selection's size in C order, or an NDArray of its shape, of
    * the class `get` would return) the values are read into it and the result is an NDArray over
@@ -183,14 +235,48 @@ export class ZarrArray {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
-    const shape = selectionShape(indexers);
-    const into =
-      options.out === undefined ? null : prepareReadOutput(options.out, this.meta.dtype, full, indexers.map((ix) => ix.kind === "int"), shape);
-    if (into !== null && options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
+    return this.readPlan(resolveSelection(selection, this.meta.shape), options);
+  }
+
+  /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
+   * takes an integer, a slice, an integer array (any order, repeats, negatives) or a mask. */
+  get oindex(): SelectionAccess {
+    return this.access((sel) => resolveOrthogonal(sel, this.meta.shape));
+  }
+
+  /** Point selection, as zarr-python's `vindex`: one integer array per dimension broadcast
+   * together, or a mask `{ data, shape }` of the array's shape. Writes of repeated points: last wins. */
+  get vindex(): SelectionAccess {
+    return this.access((sel) => resolvePoints(sel, this.meta.shape));
+  }
+
+  /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
+   * sharded array) by chunk index and step-1 slices of chunk indices. */
+  get blocks(): SelectionAccess {
+    return this.access((sel) => resolveBlocks(sel, this.meta.shape, this.meta.chunks));
+  }
+
+  private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
+    return {
+      get: async (selection, options = {}) => {
+        checkOptionNames(options, GET_OPTION_NAMES, "get");
+        pipelineFor(this.meta);
+        return this.readPlan(resolve(selection), options);
+      },
+      set: async (selection, value, options = {}) => {
+        checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
+        this.writableStore();
+        pipelineFor(this.meta);
+        return this.writePlan(resolve(selection), value, options);
+      },
+    };
+  }
+
+  private async readPlan(resolved: ResolvedSelection, options: GetOptions): Promise<NDArray | Scalar> {
+    const { plan: chunkPlan, full, shape, dropped, scalar } = this.layout(resolved);
+    const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(indexers);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
@@ -212,7 +298,6 @@ export class ZarrArray {
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
     if (into !== null) return into.result;
-    const scalar = indexers.every((ix) => ix.kind === "int");
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
@@ -223,17 +308,33 @@ export class ZarrArray {
     return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
   }
 
+  /** Checks `options.out` against the selection (see prepareReadOutput); nothing is read yet. */
+  private readOutput(resolved: ResolvedSelection, options: GetOptions, full: number[], dropped: boolean[], shape: number[]) {
+    if (options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
+    if (resolved.kind !== "points") return prepareReadOutput(options.out, this.meta.dtype, full, dropped, shape);
+    // Points address their output by element index (full is [count]): out must be C-contiguous.
+    const into = prepareReadOutput(options.out, this.meta.dtype, shape, shape.map(() => false), shape);
+    const c = contiguousStrides(shape);
+    if (!shape.every((n, d) => n <= 1 || into.strides[d] === c[d])) {
+      throw new InvalidArgumentError("get: a point selection (vindex) reads only into a C-contiguous out");
+    }
+    return { ...into, strides: [1] };
+  }
+
   /**
    * Writes a selection: a scalar is broadcast, an array must have the selection's shape. Chunks
    * that end up all fill value are deleted unless the array was opened with writeEmptyChunks.
+   * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
-    const selShape = selectionShape(indexers);
+    return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
+  }
+
+  private async writePlan(resolved: ResolvedSelection, value: WriteInput, options: OperationOptions): Promise<void> {
+    const { plan: chunkPlan, full, shape: selShape, dropped } = this.layout(resolved);
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
@@ -242,10 +343,12 @@ export class ZarrArray {
       writeValue = { kind: "scalar", value: direct ? value : parseFillValue(value, this.meta.dtype, "value") };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
-      const dropped = indexers.map((ix) => ix.kind === "int");
-      writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
+      let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);
+      // Points address their value by element index, so it must be C-contiguous.
+      if (resolved.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
+      writeValue = { kind: "array", buffer };
     }
-    const items = this.items(indexers);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
@@ -271,6 +374,90 @@ export class ZarrArray {
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
   }
 
+  /**
+   * Changes the shape, as zarr-python's `resize`: any dimension may grow or shrink. The metadata is
+   * written first (one document, replaced atomically by the store), then the chunks wholly
+   * outside the new shape are deleted; edge chunks keep their stored bytes, so elements beyond
+   * the new edge that come back into the shape by a later growth read what was stored there, as
+   * in zarr-python.
+   */
+  async resize(shape: readonly number[]): Promise<void> {
+    this.writableStore();
+    if (!Array.isArray(shape) || shape.length !== this.ndim || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+      throw new InvalidArgumentError(`resize: the new shape must be ${this.ndim} non-negative integers, got ${JSON.stringify(shape)}`);
+    }
+    await this.changeShape(() => [...shape]);
+  }
+
+  /**
+   * Appends `value` along `axis` (zarr-python's `append`): the array grows by the value's length
+   * on that axis, every other dimension must match. Returns the new shape. The shape change is
+   * made under the lock of the metadata key (the ProcessSynchronizer's too, when the array has
+   * one) starting from the metadata the store holds, so concurrent appends get disjoint regions.
+   */
+  async append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
+    this.writableStore();
+    const ax = axis < 0 ? axis + this.ndim : axis;
+    if (!Number.isInteger(ax) || ax < 0 || ax >= this.ndim) {
+      throw new InvalidArgumentError(`append: axis ${axis} is out of range for ${this.ndim} dimensions`);
+    }
+    const vshape = this.valueShape(value);
+    let start = 0;
+    const shape = await this.changeShape((current) => {
+      if (vshape.length !== current.length || vshape.some((n, d) => d !== ax && n !== current[d])) {
+        throw new ShapeMismatchError(`append: a value of shape [${vshape}] does not fit an array of shape [${current}] along axis ${ax}`);
+      }
+      start = current[ax];
+      return current.map((n, d) => (d === ax ? n + vshape[ax] : n));
+    });
+    await this.set(
+      shape.map((n, d) => (d === ax ? slice(start, n) : null)),
+      value,
+      options,
+    );
+    return shape;
+  }
+
+  /** The shape of an append value: `{ data, shape }`, or a flat list for a 1-d array. */
+  private valueShape(value: WriteInput): number[] {
+    if (typeof value === "object" && value !== null && "shape" in value && "data" in value) return [...value.shape];
+    if ((ArrayBuffer.isView(value) || Array.isArray(value)) && this.ndim === 1) {
+      const per = isTypedArray(value) ? componentsPerElement(this.meta.dtype) : 1;
+      return [(value as ArrayLike<unknown>).length / per];
+    }
+    throw new ShapeMismatchError(`append: the value needs a shape: pass { data, shape } for a ${this.ndim}-d array`);
+  }
+
+  /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
+  private async changeShape(next: (current: number[]) => number[]): Promise<number[]> {
+    const store = this.writableStore();
+    const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
+    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
+    return withChunkLock(lock, metaKey, async () => {
+      // Another handle or process may have resized or appended since this one was opened.
+      const stored = await readNode(store, this.path, this.meta.zarrFormat);
+      const base: ArrayMetadata = stored?.nodeType === "array" ? (({ nodeType: _n, ...m }) => m)(stored) : this.meta;
+      const shape = next([...base.shape]);
+      const meta: ArrayMetadata = { ...base, shape };
+      this.metadataWillChange();
+      await writeArrayMetadata(store, this.path, meta);
+      this.meta = meta;
+      await this.deleteChunksOutside(shape);
+      return shape;
+    });
+  }
+
+  private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
+    const store = this.writableStore();
+    const grid = chunkGridShape(shape, this.meta.chunks);
+    const prefix = this.path === "" ? "" : `${this.path}/`;
+    const outside = (await store.list(prefix)).filter((key) => {
+      const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
+      return coords !== null && coords.some((c, d) => c >= grid[d]);
+    });
+    for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
+  }
+
   /** Bytes of one decoded chunk in memory. */
   private chunkBytes(): number {
     const dt = this.meta.dtype;
@@ -278,6 +465,20 @@ export class ZarrArray {
     // coordinator only needs an estimate, so count a reference each.
     if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  }
+
+  /** The grid coordinates of the stored chunks (shards, when sharded), in C order. */
+  chunkCoords(): Promise<number[][]> {
+    return storedChunkCoords(this);
+  }
+
+  /**
+   * The stored chunks (or with `all`, every chunk of the grid) one at a time, each as its
+   * coordinates, its region and its values: `ahead` chunks (default 2) are read ahead, on the
+   * pool when `threads`/`pool` ask for it, so memory stays bounded for streaming jobs.
+   */
+  iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
+    return iterChunks(this, options);
   }
 
   /** How many chunks of the grid are stored. */
