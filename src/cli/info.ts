@@ -2,9 +2,13 @@
 import { Group, type Store, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
-import { describeCodec, formatBytes, scalarJson, tuple } from "./format.js";
+import { describeCodec, formatBytes, tuple } from "./format.js";
 import { layoutOf } from "./layout.js";
 import { openNode, walk } from "./nodes.js";
+import { arrayInfo, type ArrayInfo } from "../hierarchy/info.js";
+
+// One function gives the library's `arr.info()` and this command's array facts.
+export { arrayInfo, type ArrayInfo };
 
 const HELP = `Usage: parzarr info PATH[#inner/path] [--json]
 
@@ -17,26 +21,6 @@ PATH is a folder (data.zarr), a zip file or an http(s) URL; #inner/path names a 
 Options:
   --json      print one JSON object instead of a table
   -h, --help  show this help`;
-
-export interface ArrayInfo {
-  path: string;
-  nodeType: "array";
-  zarrFormat: 2 | 3;
-  shape: number[];
-  chunks: number[];
-  shards: number[] | null;
-  dtype: string;
-  numpyDtype: string;
-  order: "C" | "F" | null;
-  codecs: unknown[];
-  fillValue: unknown;
-  nbytes: number;
-  nbytesStored: number | null;
-  compressionRatio: number | null;
-  chunksInitialized: number | null;
-  chunksTotal: number;
-  attributes: unknown;
-}
 
 export interface GroupInfo {
   path: string;
@@ -51,32 +35,6 @@ export interface GroupInfo {
 /** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
 async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
   return store.descriptor().kind === "fetch" ? null : f();
-}
-
-export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
-  const layout = layoutOf(arr);
-  const nbytes = arr.size * arr.dataType.itemSize;
-  const stored = await orNull(arr.store, () => arr.nbytesStored());
-  const v2 = arr.metadata.v2;
-  return {
-    path: arr.name,
-    nodeType: "array",
-    zarrFormat: arr.zarrFormat,
-    shape: arr.shape,
-    chunks: layout.chunks,
-    shards: layout.shards,
-    dtype: arr.dtype,
-    numpyDtype: arr.numpyDtype,
-    order: v2 ? v2.order : null,
-    codecs: arr.codecs,
-    fillValue: scalarJson(arr.fillValue),
-    nbytes,
-    nbytesStored: stored,
-    compressionRatio: stored ? nbytes / stored : null,
-    chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
-    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
-    attributes: arr.attrs,
-  };
 }
 
 export async function groupInfo(group: Group): Promise<GroupInfo> {

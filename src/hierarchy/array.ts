@@ -38,6 +38,7 @@ import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
+import { arrayInfo, type ArrayInfo } from "./info.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -465,6 +466,15 @@ export class ZarrArray {
     // coordinator only needs an estimate, so count a reference each.
     if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  }
+
+  /**
+   * What zarr-python's `.info` reports: type, shape, chunks, shards, order, compressor/codecs,
+   * fill value, store, bytes and bytes stored, storage ratio, chunks initialised (`formatInfo`
+   * prints it as zarr-python does; `parzarr info` shows the same facts).
+   */
+  info(): Promise<ArrayInfo> {
+    return arrayInfo(this);
   }
 
   /** The grid coordinates of the stored chunks (shards, when sharded), in C order. */
