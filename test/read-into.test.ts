@@ -195,3 +195,23 @@ for k, conf in enumerate(sys.argv[2:]):
     assert.deepEqual(new Float32Array(shared), want, `${configs[k]} on the pool`);
   }
 });
+
+test("out works with orthogonal, point and block selections; a point selection needs a C-contiguous out", async () => {
+  const a = await createArray(new MemoryStore(), { shape: [9, 7], chunks: [4, 3], dtype: "int32", fillValue: 0 });
+  const data = Int32Array.from({ length: 63 }, (_, i) => i * 10 + 1);
+  await a.set(null, { data, shape: [9, 7] });
+  const at = (i: number, j: number) => data[i * 7 + j];
+  const o = new Int32Array(2 * 3);
+  const ro = (await a.oindex.get([[8, 1], [6, 0, 3]], { out: o })) as NDArray<Int32Array>;
+  assert.equal(ro.data, o);
+  assert.deepEqual(Array.from(o), [at(8, 6), at(8, 0), at(8, 3), at(1, 6), at(1, 0), at(1, 3)]);
+  const p = new Int32Array(3);
+  await a.vindex.get([[0, 5, 8], [6, 2, 1]], { out: p });
+  assert.deepEqual(Array.from(p), [at(0, 6), at(5, 2), at(8, 1)]);
+  await assert.rejects(a.vindex.get([[0, 5, 8], [6, 2, 1]], { out: { data: new Int32Array(6), shape: [3], stride: [2] } }), InvalidArgumentError);
+  // Block (1, 2): rows 4..7 of the last column chunk, which holds column 6 only.
+  const b = new Int32Array(4);
+  await a.blocks.get([1, 2], { out: b });
+  assert.deepEqual(Array.from(b), [at(4, 6), at(5, 6), at(6, 6), at(7, 6)]);
+  await assert.rejects(a.oindex.get([[1], null], { out: new Int32Array(7), thread: 0 } as never), InvalidArgumentError);
+});
