@@ -5,7 +5,8 @@
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
-export type { SelectionAccess } from "./hierarchy/array.js";
+export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
+export type { ReadOutput } from "./indexing/read-into.js";
 export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
 export { formatInfo } from "./hierarchy/info.js";
 export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
