@@ -5,7 +5,8 @@
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
-export type { SelectionAccess } from "./hierarchy/array.js";
+export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
+export type { ReadOutput } from "./indexing/read-into.js";
 export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
 export { formatInfo } from "./hierarchy/info.js";
 export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
@@ -89,3 +90,7 @@ export type {
   NamedConfigJson,
 } from "./metadata/zom-types.js";
 export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";
+export { S3Store } from "./stores/s3.js";
+export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
+export type { HttpOptions } from "./stores/http.js";
+export type { Synchronizer, SyncDescriptor } from "./parallel/synchronizer.js";

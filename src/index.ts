@@ -12,3 +12,5 @@ export { ProcessSynchronizer } from "./parallel/process-sync.js";
 export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/process-sync.js";
 export { FileSystemStore } from "./stores/filesystem.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
+export { RedisSynchronizer } from "./parallel/redis-sync.js";
+export type { RedisSynchronizerOptions, RedisSyncDescriptor } from "./parallel/redis-sync.js";

@@ -12,16 +12,19 @@ import { benchCommand, consolidateCommand, zomCommand } from "./library-commands
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
 import { cpCommand } from "./cp.js";
+import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
 import { getCommand } from "./get.js";
 import { infoCommand } from "./info.js";
 import { treeCommand } from "./tree.js";
 import { viewCommand } from "./view.js";
+import { workerCommand } from "./worker.js";
 
 export const COMMANDS: readonly Command[] = [
   infoCommand,
   treeCommand,
   getCommand,
   cpCommand,
+  workerCommand,
   consolidateCommand,
   zomCommand,
   benchCommand,
@@ -38,7 +41,8 @@ function mainHelp(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     "",
-    "Paths are folders (data.zarr), zip files or http(s) URLs; PATH#a/b names a node inside.",
+    "Paths are folders (data.zarr), zip files, http(s) URLs or s3://bucket/prefix (configured by",
+    "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); PATH#a/b names a node inside.",
     "Run `parzarr COMMAND --help` for a command's options.",
   ].join("\n");
 }
@@ -92,12 +96,23 @@ function isEntry(): boolean {
   }
 }
 
-if (isEntry()) {
+async function runEntry(): Promise<number> {
+  try {
+    const rerun = await reexecWithHugePages((line) => {
+      if (process.env.PARZARR_DEBUG === "1") process.stderr.write(`${line}\n`);
+    });
+    if (rerun !== null) return endAsRerun(rerun);
+  } catch {
+    // The re-run could not start (no execPath to spawn?): go on in this process, without huge pages.
+  }
   // A closed pipe (`parzarr get ... | head`) is not an error worth a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
   });
-  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  return main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+}
+
+if (isEntry()) {
   // exitCode rather than exit(): pending stdout writes to a pipe are flushed first.
-  process.exitCode = code;
+  process.exitCode = await runEntry();
 }

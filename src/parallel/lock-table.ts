@@ -9,7 +9,8 @@
  * the very same memory as the main thread and every other worker.
  *
  * Level 3, several processes: after the slot, the task takes a lock file through the task's
- * ProcessSynchronizer (process-sync.ts). The slot is taken first: it is cheap, and it means one
+ * ProcessSynchronizer (process-sync.ts), or a lease in Redis through a RedisSynchronizer
+ * (redis-sync.ts) when the writers are on several machines. The slot is taken first: it is cheap, and it means one
  * process never asks the file system for a lock that one of its own threads already holds.
  *
  * Shards: the API takes a store key and nothing more. A sharded array locks the key of the
@@ -33,11 +34,11 @@
  */
 import { UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";
-import type { ProcessSyncDescriptor } from "./process-sync.js";
+import type { SyncDescriptor } from "./synchronizer.js";
 import type { StoreDescriptor } from "../stores/types.js";
 
 /** What runs `fn` under a cross-process lock file: process-sync.ts, which registers itself (Node only). */
-type FileLocker = (d: ProcessSyncDescriptor, scope: string, key: string, fn: () => Promise<unknown>) => Promise<unknown>;
+type FileLocker = (d: SyncDescriptor, scope: string, key: string, fn: () => Promise<unknown>) => Promise<unknown>;
 let fileLocker: FileLocker | null = null;
 
 /** @internal process-sync.ts hands over its lock files here as it loads, keeping it out of browser bundles. */
@@ -45,7 +46,7 @@ export function registerFileLocker(locker: FileLocker): void {
   fileLocker = locker;
 }
 
-function withFileLock<T>(d: ProcessSyncDescriptor, scope: string, key: string, fn: () => Promise<T>): Promise<T> {
+function withFileLock<T>(d: SyncDescriptor, scope: string, key: string, fn: () => Promise<T>): Promise<T> {
   if (fileLocker === null) throw new UnsupportedError("a ProcessSynchronizer's lock files need Node (parzarr's Node entry)");
   return fileLocker(d, scope, key, fn) as Promise<T>;
 }
@@ -60,8 +61,8 @@ export interface ChunkLockRef {
   table: SharedArrayBuffer | ArrayBuffer | null;
   /** What tells this array's locks from another array's with the same key (store and path). */
   scope: string;
-  /** Lock files shared with other processes. */
-  files?: ProcessSyncDescriptor;
+  /** Locks shared with other processes: lock files, or leases in Redis shared across machines. */
+  files?: SyncDescriptor;
 }
 
 /** Slots in the table: 16 KiB of shared memory; collisions among unrelated busy chunks are rare. */
@@ -98,7 +99,7 @@ export function setChunkLockingForBenchmark(enabled: boolean): void {
 }
 
 /** The lock reference a `set` puts in its write tasks. */
-export function chunkLockRef(scope: string, files?: ProcessSyncDescriptor): ChunkLockRef {
+export function chunkLockRef(scope: string, files?: SyncDescriptor): ChunkLockRef {
   const table = lockingEnabled ? processLockTable() : null;
   return files ? { table, scope, files } : { table, scope };
 }
@@ -116,6 +117,10 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `url:${d.url}`;
     case "memory":
       return `memory:${d.id}`;
+    // The bucket and prefix name the data wherever it is reached from (endpoints and credentials
+    // may differ between machines sharing it).
+    case "s3":
+      return `s3:${d.bucket}/${d.prefix}`;
     case "zip":
       return `zip:${d.path}`;
     case "opfs":

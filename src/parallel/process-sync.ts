@@ -13,7 +13,6 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
 import { LockTimeoutError, StoreError } from "../errors.js";
-import { registerFileLocker } from "./lock-table.js";
 
 export interface ProcessSynchronizerOptions {
   /**
@@ -145,7 +144,3 @@ export function fileLockFor(d: ProcessSyncDescriptor): ProcessSynchronizer {
   }
   return s;
 }
-
-// Write tasks that name lock files reach them through the lock table, which does not import this
-// module (a browser bundle must not): loading it, as the Node platform does, registers them.
-registerFileLocker((d, scope, key, fn) => fileLockFor(d).withLock(scope, key, fn));

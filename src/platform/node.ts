@@ -14,7 +14,7 @@ import { nodeComlinkWorkers } from "../parallel/comlink-node-workers.js";
 import { webWorkers } from "../parallel/comlink-web-workers.js";
 import { PiscinaExecutor } from "../parallel/piscina-executor.js";
 // Loading it registers its lock files with the lock table, for write tasks that name them.
-import "../parallel/process-sync.js";
+import "../parallel/synchronizer.js";
 import { FileSystemStore } from "../stores/filesystem.js";
 import { registerStoreKind } from "../stores/open.js";
 import type { Store } from "../stores/types.js";

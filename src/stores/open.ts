@@ -8,6 +8,7 @@
 import { StoreError, UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";
 import { FetchStore } from "./fetch.js";
+import { S3Store } from "./s3.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
 
@@ -32,7 +33,8 @@ function kindOf(d: StoreDescriptor): StoreKind<never> {
   return k;
 }
 
-registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers }), workerCanOpen: () => true });
+registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers, http: d.http }), workerCanOpen: () => true });
+registerStoreKind("s3", { open: (d) => S3Store.fromDescriptor(d), workerCanOpen: () => true });
 registerStoreKind("memory", {
   open(d) {
     const s = getMemoryStore(d.id);
