@@ -16,12 +16,14 @@ import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
 import { getCommand } from "./get.js";
 import { infoCommand } from "./info.js";
 import { treeCommand } from "./tree.js";
+import { workerCommand } from "./worker.js";
 
 export const COMMANDS: readonly Command[] = [
   infoCommand,
   treeCommand,
   getCommand,
   cpCommand,
+  workerCommand,
   consolidateCommand,
   zomCommand,
   benchCommand,
@@ -37,7 +39,8 @@ function mainHelp(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     "",
-    "Paths are folders (data.zarr), zip files or http(s) URLs; PATH#a/b names a node inside.",
+    "Paths are folders (data.zarr), zip files, http(s) URLs or s3://bucket/prefix (configured by",
+    "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); PATH#a/b names a node inside.",
     "Run `parzarr COMMAND --help` for a command's options.",
   ].join("\n");
 }

@@ -3,7 +3,7 @@ import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
 import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
-import type { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
@@ -15,7 +15,7 @@ export interface NodeOpenOptions {
   writeEmptyChunks?: boolean;
   /** The consolidated metadata the handle was opened through, shared with its children. */
   consolidated?: ConsolidatedView;
-  synchronizer?: ProcessSynchronizer;
+  synchronizer?: Synchronizer;
 }
 
 /** An array opened through consolidated metadata: changing its metadata makes that stale. */
