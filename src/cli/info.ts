@@ -83,14 +83,16 @@ export async function groupInfo(group: Group): Promise<GroupInfo> {
   let arrays = 0;
   let groups = 0;
   let unreadable = 0;
-  const counted = await orNull(group.store, async () => {
+  // Consolidated metadata lists the hierarchy where the store cannot (plain HTTP).
+  const count = async () => {
     for await (const e of walk(group)) {
       if (e.kind === "array") arrays++;
       else if (e.kind === "group") groups++;
       else unreadable++;
     }
     return true;
-  });
+  };
+  const counted = group.consolidated ? await count() : await orNull(group.store, count);
   return {
     path: group.name,
     nodeType: "group",
