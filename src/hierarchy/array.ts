@@ -11,7 +11,6 @@ import {
   isTypedArray,
   memoryBytesPerComponent,
   componentsPerElement,
-  parseFillValue,
   storedToScalar,
   toNumpyTypestr,
   v2DtypeJson,
@@ -20,6 +19,7 @@ import {
 } from "../metadata/dtype.js";
 import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
+import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
 import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
@@ -204,7 +204,8 @@ export class ZarrArray {
       // Validates the scalar against the type once, before any chunk is touched.
       // Strings and byte strings are values as they are, not the JSON forms fill values use.
       const direct = typeof value === "string" || value instanceof Uint8Array;
-      writeValue = { kind: "scalar", value: direct ? value : parseFillValue(value, this.meta.dtype, "value") };
+      // Numbers follow the casting rule of indexing/cast.ts, as the elements of an array do.
+      writeValue = { kind: "scalar", value: direct ? value : castScalar(value, this.meta.dtype) };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
       const dropped = indexers.map((ix) => ix.kind === "int");
