@@ -19,7 +19,8 @@ export type ZarrErrorCode =
   | "LOCK_TIMEOUT"
   | "POOL_CLOSED"
   | "INVALID_ARGUMENT"
-  | "TOO_LARGE";
+  | "TOO_LARGE"
+  | "WORKER_EXITED";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -152,5 +153,19 @@ export class LockTimeoutError extends ZarrError {
 export class TooLargeError extends ZarrError {
   constructor(message: string) {
     super("TOO_LARGE", message);
+  }
+}
+
+/**
+ * A worker thread died (crashed, ran out of memory, was terminated) while running chunks. The
+ * operation fails with this error; chunk locks the worker held are released, so later writers of
+ * those chunks go on. Each chunk it was writing holds its old value or its new one.
+ */
+export class WorkerExitError extends ZarrError {
+  /** The store keys of the chunks of the task the worker was running. */
+  readonly keys: string[];
+  constructor(message: string, keys: string[], options?: { cause?: unknown }) {
+    super("WORKER_EXITED", message, options);
+    this.keys = keys;
   }
 }

@@ -26,7 +26,7 @@ import {
   type ZarrArray,
 } from "../src/index.js";
 import { allocTypedArray } from "../src/metadata/dtype.js";
-import { INLINE_BELOW_BYTES, INLINE_BELOW_BYTES_RAW, batchItems, placeOperation } from "../src/parallel/coordinator.js";
+import { INLINE_BELOW_BYTES, INLINE_BELOW_BYTES_RAW, batchSize, inBatches, placeOperation } from "../src/parallel/coordinator.js";
 import { toShared } from "../src/parallel/shared.js";
 import { scratchDir } from "./helpers/paths.js";
 
@@ -346,9 +346,11 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   assert.equal(place(1000, { data: null }), "pool", "a scalar write");
   // Batches: at least one task per lane; small chunks share a message.
   const items = Array.from({ length: 100 }, (_, i) => ({ key: String(i), origin: [i], chunkSel: [], outStart: [i] }));
-  assert.equal(batchItems(items, 1024, 4).length, 4);
-  assert.equal(batchItems(items, 4 << 20, 4).length, 100);
-  assert.deepEqual(batchItems(items, 1024, 4).flat(), items, "every item once, in order");
+  const batches = (chunkBytes: number, lanes: number) => [...inBatches(items, batchSize(items.length, chunkBytes, lanes))];
+  assert.equal(batches(1024, 4).length, 4);
+  assert.equal(batches(4 << 20, 4).length, 100);
+  assert.deepEqual(batches(1024, 4).flat(), items, "every item once, in order");
+  assert.deepEqual(batches(1024, 3).map((b) => b.length), [34, 34, 32]);
 });
 
 test("a write value on a SharedArrayBuffer is used as it is; others are copied once", () => {

@@ -22,8 +22,8 @@ import { toUserData } from "../indexing/values.js";
 import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, projectSelection, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, normaliseSelection, selectionShape, type Selection } from "../indexing/selection.js";
+import { chunkGridShape, mapPlan, planSelection, type ChunkPlan } from "../indexing/projection.js";
+import { fullRankShape, normaliseSelection, selectionShape, type DimIndexer, type Selection } from "../indexing/selection.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
@@ -144,10 +144,12 @@ export class ZarrArray {
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
-  private items(projections: ChunkProjection[]): ChunkItem[] {
-    return projections.map((p) => ({
+  /** The chunk items of a selection, made lazily as the coordinator takes them. */
+  private items(indexers: readonly DimIndexer[]): ChunkPlan<ChunkItem> {
+    const chunks = this.meta.chunks;
+    return mapPlan(planSelection(indexers, chunks), (p) => ({
       key: this.chunkKey(p.coords),
-      origin: p.coords.map((c, d) => c * this.meta.chunks[d]),
+      origin: p.coords.map((c, d) => c * chunks[d]),
       chunkSel: p.chunkSel,
       outStart: p.outStart,
     }));
@@ -165,12 +167,12 @@ export class ZarrArray {
     const indexers = normaliseSelection(selection, this.meta.shape);
     const full = fullRankShape(indexers);
     checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(indexers);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "read", data: probe }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, options);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
     const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
     const out: TaskBuffer = { data, strides: contiguousStrides(full) };
@@ -211,11 +213,11 @@ export class ZarrArray {
       const dropped = indexers.map((ix) => ix.kind === "int");
       writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
     }
-    const items = this.items(projectSelection(indexers, this.meta.chunks));
+    const items = this.items(indexers);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.length, chunkBytes, raw, op: "write", data }, options);
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
     if (placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data)) {
       // One copy into shared memory (none when it already is) so that workers read it in place.
       writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };

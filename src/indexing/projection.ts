@@ -46,26 +46,68 @@ function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
   return parts;
 }
 
-/** Every chunk the selection touches, in C order of chunk coordinates. */
-export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
+/**
+ * A selection's chunk plan: how many chunks it touches, and the projections themselves, made one
+ * at a time as they are consumed. A read of a million tiny chunks never holds a million plan
+ * objects: the coordinator takes them in bounded batches (see parallel/coordinator.ts). Every
+ * selection kind plans through this shape: per-dimension parts, combined in C order.
+ */
+export interface ChunkPlan<T> {
+  /** Number of chunks the iterator yields. */
+  readonly count: number;
+  /** Yields the chunks in C order of chunk coordinates; each call starts a fresh pass. */
+  [Symbol.iterator](): Iterator<T>;
+}
+
+/** The plan of a selection: one projection per touched chunk, made lazily. */
+export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
+  // The per-dimension parts are small (their sum over dimensions, not their product).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
-  if (perDim.some((p) => p.length === 0)) return [];
-  const out: ChunkProjection[] = [];
-  const idx = new Array<number>(perDim.length).fill(0);
+  const count = perDim.reduce((n, p) => n * p.length, 1);
+  return { count, [Symbol.iterator]: () => combineParts(perDim, count) };
+}
+
+/** The C-order product of per-dimension parts, one projection at a time. */
+function* combineParts(perDim: readonly DimPart[][], count: number): Generator<ChunkProjection> {
+  if (count === 0) return;
+  const rank = perDim.length;
+  const idx = new Array<number>(rank).fill(0);
   for (;;) {
-    const parts = perDim.map((p, d) => p[idx[d]]);
-    out.push({
-      coords: parts.map((p) => p.chunk),
-      chunkSel: parts.map((p) => p.chunkSel),
-      outStart: parts.map((p) => p.outStart),
-    });
-    let k = perDim.length - 1;
+    const coords = new Array<number>(rank);
+    const chunkSel = new Array<DimRun>(rank);
+    const outStart = new Array<number>(rank);
+    for (let d = 0; d < rank; d++) {
+      const part = perDim[d][idx[d]];
+      coords[d] = part.chunk;
+      chunkSel[d] = part.chunkSel;
+      outStart[d] = part.outStart;
+    }
+    yield { coords, chunkSel, outStart };
+    let k = rank - 1;
     for (; k >= 0; k--) {
       if (++idx[k] < perDim[k].length) break;
       idx[k] = 0;
     }
-    if (k < 0) return out;
+    if (k < 0) return;
   }
+}
+
+/** A plan whose items are `map` of another plan's, made lazily too. */
+export function mapPlan<A, B>(plan: ChunkPlan<A>, map: (a: A) => B): ChunkPlan<B> {
+  return {
+    count: plan.count,
+    *[Symbol.iterator]() {
+      for (const a of plan) yield map(a);
+    },
+  };
+}
+
+/**
+ * Every chunk the selection touches, in C order of chunk coordinates, as one array: for small
+ * grids (a shard's inner chunks); operations on whole arrays use `planSelection`.
+ */
+export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
+  return Array.from(planSelection(indexers, chunks));
 }
 
 /** Number of chunks along each dimension of the grid. */

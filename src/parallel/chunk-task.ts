@@ -137,12 +137,12 @@ export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8
  * A read of part of a chunk whose codec can decode part of its bytes (a shard): the codec fetches
  * the ranges it needs itself. Failures become a CorruptChunkError naming the key.
  */
-async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<ChunkView | undefined> {
+async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkView | undefined> {
   const key = item.key;
   const source = {
     cacheKey: shardScope(JSON.stringify(task.store), key),
-    get: () => store.get(key),
-    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range),
+    get: () => store.get(key, { signal }),
+    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range, { signal }),
   };
   try {
     return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
@@ -151,18 +151,20 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem): Promise<
   }
 }
 
-async function readItem(task: ReadTask, store: Store, item: ChunkItem): Promise<void> {
+async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
   const outRegion = regionAt(item.outStart, null, out.strides);
   if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
-    const part = await readPart(task, store, item);
+    const part = await readPart(task, store, item, signal);
     if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
     else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
     return;
   }
-  if (await readRawIntoPlace(meta, store, item, out)) return;
-  const bytes = await store.get(item.key);
+  const raw = await readRawIntoPlace(meta, store, item, out, signal);
+  if (raw === "read") return;
+  // A missing chunk reads as the fill value; readInto already found it missing.
+  const bytes = raw === "missing" ? undefined : await store.get(item.key, { signal });
   if (bytes === undefined) {
     fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
     return;
@@ -186,13 +188,19 @@ function coversChunk(meta: ArrayMetadata, item: ChunkItem): boolean {
   });
 }
 
-async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem): Promise<void> {
+async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   // Whole-chunk writes are last-writer-wins; a partial one reads, merges and writes under a lock.
-  if (coversChunk(task.meta, item)) return mergeAndStore(task, store, item, true);
-  return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false));
+  if (coversChunk(task.meta, item)) return mergeAndStore(task, store, item, true, signal);
+  return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false, signal));
 }
 
-async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkItem, whole: boolean): Promise<void> {
+async function mergeAndStore(
+  task: WriteTask,
+  store: WritableStore,
+  item: ChunkItem,
+  whole: boolean,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const { meta, value } = task;
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
@@ -213,7 +221,7 @@ async function mergeAndStore(task: WriteTask, store: WritableStore, item: ChunkI
     // its part beyond the array holds the fill value, as zarr-python writes it.
     if (edge) fillElements(chunk, full, chunkShape, comps);
   } else {
-    previous = await store.get(item.key);
+    previous = await store.get(item.key, { signal });
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
       const view = await decodeChunk(meta, item.key, previous);
@@ -270,12 +278,13 @@ async function encodeAndStore(
  * Runs one task: every chunk item in it, one after another. Store I/O inside is async, so an
  * executor overlaps several tasks to hide latency. A worker opens the store from the task's
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
+ * `signal` reaches every store read, so a slow fetch stops when the operation is cancelled.
  */
-export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store)): Promise<void> {
+export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<void> {
   if (task.kind === "read") {
-    for (const item of task.items) await readItem(task, store, item);
+    for (const item of task.items) await readItem(task, store, item, signal);
     return;
   }
   if (!isWritable(store)) throw new ReadOnlyError("the store is read-only");
-  for (const item of task.items) await writeItem(task, store, item);
+  for (const item of task.items) await writeItem(task, store, item, signal);
 }

@@ -6,12 +6,18 @@
 import type { Remote } from "comlink";
 import type { BrowserWorkerApi } from "../../workers/browser-worker.js";
 import type { Executor } from "./executor.js";
+import { releaseLocksOfExitedThread } from "./lock-table.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 
 export interface ComlinkWorker {
   api: Remote<BrowserWorkerApi>;
-  /** Called with the error when the worker dies (a Node worker's "error" event). */
+  /**
+   * Called with an error when the worker dies: an uncaught error, or an exit that nobody asked for
+   * (a Node worker's "error" and "exit" events). May be called more than once for one death.
+   */
   onFailure(listener: (err: Error) => void): void;
+  /** Node only: the worker's thread id, whose chunk locks are released when it dies. */
+  readonly threadId?: number;
   terminate(): Promise<unknown> | void;
   /** Node only: whether the worker may keep the process alive (only while it has work). */
   ref?(): void;
@@ -32,6 +38,7 @@ export class ComlinkExecutor implements Executor {
   private readonly queue: Job[] = [];
   private readonly running = new Map<ComlinkWorker, Job>();
   private readonly drainWaiters: (() => void)[] = [];
+  private closed = false;
 
   constructor(
     readonly threads: number,
@@ -50,9 +57,12 @@ export class ComlinkExecutor implements Executor {
     this.workers.push(w);
     w.onFailure((err) => {
       // A dead worker fails its task and leaves the set; the next task starts a fresh one.
+      const at = this.workers.indexOf(w);
+      if (at < 0 || this.closed) return; // already handled ("error" is followed by "exit")
+      this.workers.splice(at, 1);
+      if (w.threadId !== undefined) releaseLocksOfExitedThread(w.threadId);
       const job = this.running.get(w);
       this.running.delete(w);
-      this.workers.splice(this.workers.indexOf(w), 1);
       const idleAt = this.idle.indexOf(w);
       if (idleAt >= 0) this.idle.splice(idleAt, 1);
       job?.reject(err);
@@ -67,7 +77,15 @@ export class ComlinkExecutor implements Executor {
       let w = this.idle.pop();
       if (!w) {
         if (this.workers.length >= this.threads) return;
-        w = this.start();
+        try {
+          w = this.start();
+        } catch (err) {
+          // No worker can be had (a bad script URL, a CSP refusal): fail the job rather than
+          // leave it queued, where close() would wait on it forever.
+          this.queue.shift()!.reject(err);
+          this.notifyIfDrained();
+          continue;
+        }
       }
       const job = this.queue.shift()!;
       const worker = w;
@@ -100,6 +118,7 @@ export class ComlinkExecutor implements Executor {
     if (this.queue.length > 0 || this.running.size > 0) {
       await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
     }
+    this.closed = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
     this.workers.length = 0;
     this.idle.length = 0;

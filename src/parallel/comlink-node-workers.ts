@@ -13,9 +13,18 @@ export const nodeComlinkWorkers: ComlinkWorkerFactory = (): ComlinkWorker => {
   const worker = new Worker(workerUrl("browser-worker"));
   worker.unref();
   const api = wrap<BrowserWorkerApi>(nodeEndpoint(worker as unknown as Parameters<typeof nodeEndpoint>[0]));
+  // Read now: a Worker's threadId is -1 once it has exited.
+  const threadId = worker.threadId;
   return {
     api,
-    onFailure: (listener) => worker.on("error", listener),
+    threadId,
+    onFailure: (listener) => {
+      worker.on("error", listener);
+      // An exit we did not ask for (terminate from elsewhere, process.exit in the worker, out of
+      // memory) leaves comlink's pending call unanswered: report it as a failure too.
+      // The executor ignores the exits of its own close().
+      worker.on("exit", (code) => listener(new Error(`worker exited with code ${code}`)));
+    },
     terminate: () => worker.terminate(),
     ref: () => worker.ref(),
     unref: () => worker.unref(),

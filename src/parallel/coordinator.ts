@@ -7,6 +7,7 @@ import { AbortError, InvalidArgumentError, PoolClosedError } from "../errors.js"
 import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
+import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
 import type { ChunkItem, ChunkTask } from "./chunk-task.js";
 import { defaultPool } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
@@ -79,47 +80,68 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
 }
 
 /**
- * Groups items into tasks: about one per BATCH_TARGET_BYTES of chunk data, and at least one per
- * lane so that every worker has work and a next task waiting. Each message costs a few hundred
- * microseconds, as much as decoding a few hundred KiB, so small chunks travel many to a message.
+ * How many items go into one task: about one task per BATCH_TARGET_BYTES of chunk data, and at
+ * least one per lane so that every worker has work and a next task waiting. Each message costs a
+ * few hundred microseconds, as much as decoding a few hundred KiB, so small chunks travel many to
+ * a message.
  */
-export function batchItems(items: ChunkItem[], chunkBytes: number, lanes: number): ChunkItem[][] {
-  const bySize = Math.ceil((items.length * chunkBytes) / BATCH_TARGET_BYTES);
-  const tasks = Math.min(items.length, Math.max(lanes, bySize));
-  const size = Math.ceil(items.length / tasks);
-  const batches: ChunkItem[][] = [];
-  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
-  return batches;
+export function batchSize(count: number, chunkBytes: number, lanes: number): number {
+  if (count === 0) return 1;
+  const bySize = Math.ceil((count * chunkBytes) / BATCH_TARGET_BYTES);
+  const tasks = Math.min(count, Math.max(lanes, bySize));
+  return Math.ceil(count / tasks);
+}
+
+/** Groups items, as they come, into arrays of `size` (the last may be shorter). */
+export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> {
+  let batch: T[] = [];
+  for (const item of items) {
+    batch.push(item);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**
- * Runs an operation's items: inline, one item per task; on a pool, batched. `makeTask` builds
- * the task for a group of items (everything else in the task is the same for all of them).
+ * Runs an operation's items: inline, one item per task; on a pool, batched. Items come from a
+ * lazy plan and tasks are made only as runners take them, so memory stays bounded by the tasks
+ * in flight however many chunks the operation touches. `makeTask` builds the task for a group of
+ * items (everything else in the task is the same for all of them).
  */
 export async function runOperation(
   placement: Placement,
-  items: ChunkItem[],
+  plan: ChunkPlan<ChunkItem>,
   chunkBytes: number,
   makeTask: (items: ChunkItem[]) => ChunkTask,
   store: Store,
   options: OperationOptions,
 ): Promise<void> {
   if (placement.where === "inline") {
-    await runTasksInline(items.map((item) => makeTask([item])), store, options);
+    await runTasksInline(mapPlan(plan, (item) => makeTask([item])), store, options);
     return;
   }
-  const tasks = batchItems(items, chunkBytes, placement.lanes).map(makeTask);
   const { pool, lanes } = placement;
-  await pool.operation(() => runOnPool(pool, lanes, tasks, items.length, options));
+  const size = batchSize(plan.count, chunkBytes, lanes);
+  const tasks = mapPlan({ count: Math.ceil(plan.count / size), [Symbol.iterator]: () => inBatches(plan, size) }, makeTask);
+  await pool.operation(() => runOnPool(pool, lanes, tasks, plan.count, options));
 }
 
-async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], total: number, options: OperationOptions): Promise<void> {
+async function runOnPool(
+  pool: WorkerPool,
+  lanes: number,
+  tasks: ChunkPlan<ChunkTask>,
+  total: number,
+  options: OperationOptions,
+): Promise<void> {
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new AbortError();
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   let failure: Error | null = null;
   let aborted = false;
-  let next = 0;
+  const queue = tasks[Symbol.iterator]();
   let done = 0;
   const stop = (): void => void Atomics.store(cancel, 0, 1);
   const onAbort = (): void => {
@@ -128,8 +150,10 @@ async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], to
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   const lane = async (): Promise<void> => {
-    while (next < tasks.length && failure === null && !aborted) {
-      const task = tasks[next++];
+    while (failure === null && !aborted) {
+      const nextTask = queue.next();
+      if (nextTask.done) return;
+      const task = nextTask.value;
       try {
         const outcome = await pool.run({ task, cancel });
         done += outcome.chunks;
@@ -148,7 +172,7 @@ async function runOnPool(pool: WorkerPool, lanes: number, tasks: ChunkTask[], to
   try {
     // Every lane returns only when its task has finished, so on return no worker is still busy
     // with this operation: an abort or failure leaves the pool idle.
-    await Promise.all(Array.from({ length: Math.min(lanes, tasks.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(lanes, tasks.count) }, lane));
   } finally {
     signal?.removeEventListener("abort", onAbort);
   }

@@ -39,19 +39,25 @@ function placeOf(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Uint8Ar
 
 /**
  * Raw chunks (no codec changes their bytes) from a store that can read into a buffer go from the
- * store straight into their place. Returns false, having done nothing, when that does not apply
- * or the chunk is missing (the caller then fills it).
+ * store straight into their place. Returns "read" when done, "missing" when the store has no such
+ * key (the caller fills it, without asking the store again), "n/a" when this path does not apply.
  */
-export async function readRawIntoPlace(meta: ArrayMetadata, store: Store, item: ChunkItem, out: TaskBuffer): Promise<boolean> {
-  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return false;
+export async function readRawIntoPlace(
+  meta: ArrayMetadata,
+  store: Store,
+  item: ChunkItem,
+  out: TaskBuffer,
+  signal?: AbortSignal,
+): Promise<"read" | "missing" | "n/a"> {
+  if (!store.readInto || !pipelineFor(meta).storesRawBytes) return "n/a";
   const dest = placeOf(meta, item, out);
-  if (dest === null) return false;
-  const size = await store.readInto(item.key, dest);
-  if (size === undefined) return false;
+  if (dest === null) return "n/a";
+  const size = await store.readInto(item.key, dest, { signal });
+  if (size === undefined) return "missing";
   if (size !== dest.length) {
     throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);
   }
-  return true;
+  return "read";
 }
 
 /**

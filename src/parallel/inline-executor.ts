@@ -6,23 +6,31 @@ import { AbortError } from "../errors.js";
 import { runChunkTask, type ChunkTask } from "./chunk-task.js";
 import type { OperationOptions } from "./options.js";
 import type { Store } from "../stores/types.js";
+import type { ChunkPlan } from "../indexing/projection.js";
 
 const IN_FLIGHT = 8;
 
-export async function runTasksInline(tasks: ChunkTask[], store: Store, options: OperationOptions = {}): Promise<void> {
+/**
+ * Runs tasks taken one at a time from a lazy plan (made as they are taken, so a plan of a million
+ * chunks holds only the tasks in flight). `tasks.count` counts chunk items for progress when each
+ * task holds one item, as the coordinator makes them inline.
+ */
+export async function runTasksInline(tasks: ChunkPlan<ChunkTask>, store: Store, options: OperationOptions = {}): Promise<void> {
   const { signal, onProgress } = options;
-  const total = tasks.reduce((n, t) => n + t.items.length, 0);
+  const total = tasks.count;
+  const queue = tasks[Symbol.iterator]();
   let done = 0;
-  let next = 0;
   let failed = false;
   if (signal?.aborted) throw new AbortError();
   const worker = async (): Promise<void> => {
     // The first failure stops the rest: no runner starts a new task after it.
-    while (next < tasks.length && !failed) {
+    while (!failed) {
       if (signal?.aborted) throw new AbortError();
-      const task = tasks[next++];
+      const next = queue.next();
+      if (next.done) return;
+      const task = next.value;
       try {
-        await runChunkTask(task, store);
+        await runChunkTask(task, store, signal);
       } catch (err) {
         failed = true;
         throw err;
@@ -31,7 +39,7 @@ export async function runTasksInline(tasks: ChunkTask[], store: Store, options: 
       onProgress?.(done, total);
     }
   };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, tasks.length) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, tasks.count) }, worker));
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (rejected) throw rejected.reason;
 }

@@ -223,6 +223,15 @@ export function releaseThreadLocks(table: SharedArrayBuffer, deadThreadId: numbe
 }
 
 /**
+ * What an executor calls when one of its worker threads has exited: frees the slots that thread
+ * held in this process's table (the table every write task planned here carries).
+ */
+export function releaseLocksOfExitedThread(deadThreadId: number): number {
+  if (deadThreadId < 0) return 0;
+  return releaseThreadLocks(processLockTable(), deadThreadId);
+}
+
+/**
  * Runs `fn` holding the lock of one store key: the in-process slot, then the lock file when the
  * reference names a synchronizer. `ref` undefined means the process-wide table of this thread
  * (right inline; a worker always receives the main thread's table in its task).

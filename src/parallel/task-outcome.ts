@@ -11,14 +11,17 @@ import {
   InvalidArgumentError,
   InvalidKeyError,
   InvalidMetadataError,
+  LockTimeoutError,
   NodeTypeError,
   NotFoundError,
   PoolClosedError,
   ReadOnlyError,
   ShapeMismatchError,
   StoreError,
+  TooLargeError,
   UnknownCodecError,
   UnsupportedError,
+  WorkerExitError,
   ZarrError,
   type ZarrErrorCode,
 } from "../errors.js";
@@ -39,6 +42,10 @@ export interface SerialisedError {
   code: ZarrErrorCode | null;
   name: string;
   message: string;
+  /** The chunk key of a LockTimeoutError. */
+  key?: string;
+  /** The chunk keys of a WorkerExitError. */
+  keys?: string[];
 }
 
 export type TaskOutcome =
@@ -47,35 +54,49 @@ export type TaskOutcome =
   | { status: "failed"; chunks: number; error: SerialisedError };
 
 export function serialiseError(err: unknown): SerialisedError {
-  if (err instanceof ZarrError) return { code: err.code, name: err.name, message: err.message };
+  if (err instanceof ZarrError) {
+    const out: SerialisedError = { code: err.code, name: err.name, message: err.message };
+    if (err instanceof LockTimeoutError) out.key = err.key;
+    if (err instanceof WorkerExitError) out.keys = [...err.keys];
+    return out;
+  }
   if (err instanceof Error) return { code: null, name: err.name, message: err.message };
   return { code: null, name: "Error", message: String(err) };
 }
 
+/**
+ * One constructor per code. The mapped type makes the compiler insist on an entry for every
+ * code, so a ZarrError subclass added later cannot lose its class on the way back from a worker.
+ */
+const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrError } = {
+  NOT_FOUND: (m) => new NotFoundError(m),
+  ALREADY_EXISTS: (m) => new AlreadyExistsError(m),
+  NODE_TYPE_MISMATCH: (m) => new NodeTypeError(m),
+  INVALID_METADATA: (m) => new InvalidMetadataError(m),
+  UNKNOWN_CODEC: (m) => new UnknownCodecError(m),
+  UNSUPPORTED: (m) => new UnsupportedError(m),
+  CORRUPT_CHUNK: (m) => new CorruptChunkError(m),
+  BAD_SELECTION: (m) => new BadSelectionError(m),
+  SHAPE_MISMATCH: (m) => new ShapeMismatchError(m),
+  READ_ONLY: (m) => new ReadOnlyError(m),
+  INVALID_KEY: (m) => new InvalidKeyError(m),
+  STORE_ERROR: (m) => new StoreError(m),
+  ABORTED: (m) => new AbortError(m),
+  LOCK_TIMEOUT: (m, e) => new LockTimeoutError(m, e.key ?? ""),
+  POOL_CLOSED: (m) => new PoolClosedError(m),
+  INVALID_ARGUMENT: (m) => new InvalidArgumentError(m),
+  TOO_LARGE: (m) => new TooLargeError(m),
+  WORKER_EXITED: (m, e) => new WorkerExitError(m, e.keys ?? []),
+};
+
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */
 export function reviveError(e: SerialisedError): Error {
-  const m = e.message;
-  switch (e.code) {
-    case "NOT_FOUND": return new NotFoundError(m);
-    case "ALREADY_EXISTS": return new AlreadyExistsError(m);
-    case "NODE_TYPE_MISMATCH": return new NodeTypeError(m);
-    case "INVALID_METADATA": return new InvalidMetadataError(m);
-    case "UNKNOWN_CODEC": return new UnknownCodecError(m);
-    case "UNSUPPORTED": return new UnsupportedError(m);
-    case "CORRUPT_CHUNK": return new CorruptChunkError(m);
-    case "BAD_SELECTION": return new BadSelectionError(m);
-    case "SHAPE_MISMATCH": return new ShapeMismatchError(m);
-    case "READ_ONLY": return new ReadOnlyError(m);
-    case "INVALID_KEY": return new InvalidKeyError(m);
-    case "STORE_ERROR": return new StoreError(m);
-    case "ABORTED": return new AbortError(m);
-    case "POOL_CLOSED": return new PoolClosedError(m);
-    case "INVALID_ARGUMENT": return new InvalidArgumentError(m);
-    case null: {
-      const err = new Error(m);
-      err.name = e.name;
-      return err;
-    }
-    default: return new ZarrError(e.code, m);
+  if (e.code !== null) {
+    const revive = REVIVERS[e.code] as ((m: string, e: SerialisedError) => ZarrError) | undefined;
+    // A code this thread does not know (a newer worker bundle): keep the code at least.
+    return revive ? revive(e.message, e) : new ZarrError(e.code, e.message);
   }
+  const err = new Error(e.message);
+  err.name = e.name;
+  return err;
 }

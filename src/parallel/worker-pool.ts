@@ -4,7 +4,7 @@
  * and refuses work once closed.
  */
 import { availableParallelism } from "node:os";
-import { InvalidArgumentError, PoolClosedError } from "../errors.js";
+import { InvalidArgumentError, PoolClosedError, WorkerExitError, ZarrError } from "../errors.js";
 import { ComlinkExecutor } from "./comlink-executor.js";
 import { nodeComlinkWorkers } from "./comlink-node-workers.js";
 import type { Executor } from "./executor.js";
@@ -70,6 +70,9 @@ export class WorkerPool {
     this.inFlight++;
     try {
       return await this.executor.run(message);
+    } catch (err) {
+      // Chunk failures come back as outcomes; a rejection means the worker itself went away.
+      throw err instanceof ZarrError ? err : workerExit(message, err);
     } finally {
       this.inFlight--;
     }
@@ -86,6 +89,22 @@ export class WorkerPool {
     })();
     return this.closing;
   }
+}
+
+/** How many chunk keys a WorkerExitError message names before "and N more". */
+const KEYS_IN_MESSAGE = 8;
+
+/** A worker that died mid-task, as a typed error naming the chunks of that task. */
+function workerExit(message: TaskMessage, err: unknown): WorkerExitError {
+  const keys = message.task.items.map((item) => item.key);
+  const named = keys.slice(0, KEYS_IN_MESSAGE).map((k) => JSON.stringify(k)).join(", ");
+  const more = keys.length > KEYS_IN_MESSAGE ? ` and ${keys.length - KEYS_IN_MESSAGE} more` : "";
+  const reason = err instanceof Error ? err.message : String(err);
+  return new WorkerExitError(
+    `a worker thread died (${reason}) while ${message.task.kind === "write" ? "writing" : "reading"} chunks ${named}${more}`,
+    keys,
+    { cause: err },
+  );
 }
 
 function closedError(): PoolClosedError {

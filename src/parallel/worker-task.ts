@@ -11,12 +11,33 @@ import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcom
 /** Chunks of one read task in flight in a worker. */
 const READ_IN_FLIGHT = 4;
 
+/** How often a running task looks at the cancel flag to abort store reads already waiting. */
+const CANCEL_POLL_MS = 20;
+
+/**
+ * An AbortSignal that fires once the operation's cancel flag is set. An AbortSignal cannot cross
+ * threads and a SharedArrayBuffer has no change event, so a timer looks at the flag while the
+ * task runs: a fetch stuck on a slow server is aborted within a poll, not when it answers.
+ */
+function signalOf(cancel: Int32Array): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const timer = setInterval(() => {
+    if (Atomics.load(cancel, 0) !== 0) {
+      controller.abort();
+      clearInterval(timer);
+    }
+  }, CANCEL_POLL_MS);
+  timer.unref?.();
+  return { signal: controller.signal, stop: () => clearInterval(timer) };
+}
+
 export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome> {
   const { task, cancel } = message;
   let chunks = 0;
   let next = 0;
   let error: SerialisedError | null = null;
   let cancelled = false;
+  const { signal, stop } = signalOf(cancel);
   const runner = async (): Promise<void> => {
     while (next < task.items.length && error === null && !cancelled) {
       if (Atomics.load(cancel, 0) !== 0) {
@@ -26,15 +47,21 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       const item = task.items[next++];
       try {
         // A copy of the task with one item: every other field (a lock table, say) stays as sent.
-        await runChunkTask({ ...task, items: [item] });
+        await runChunkTask({ ...task, items: [item] }, undefined, signal);
         chunks++;
       } catch (err) {
-        error ??= serialiseError(err);
+        // A read aborted because the operation was cancelled is not a failure of its own.
+        if (signal.aborted) cancelled = true;
+        else error ??= serialiseError(err);
       }
     }
   };
   const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
-  await Promise.all(Array.from({ length: Math.min(inFlight, task.items.length) }, runner));
+  try {
+    await Promise.all(Array.from({ length: Math.min(inFlight, task.items.length) }, runner));
+  } finally {
+    stop();
+  }
   if (error !== null) return { status: "failed", chunks, error };
   return cancelled ? { status: "cancelled", chunks } : { status: "done", chunks };
 }

@@ -2,9 +2,9 @@
  * FetchStore: a read-only store over HTTP(S). `get` is a GET, `getRange` a GET with a Range
  * header; 404 (and 403, which S3 answers for missing keys without list rights) means missing.
  */
-import { StoreError } from "../errors.js";
+import { AbortError, StoreError } from "../errors.js";
 import { rangeBounds, sliceRange, validateKey, validateRange } from "./keys.js";
-import type { RangeRequest, ReadableStore, StoreDescriptor } from "./types.js";
+import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
 
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
@@ -55,12 +55,16 @@ export class FetchStore implements ReadableStore {
     method: Method,
     extra: Record<string, string> = {},
     accept: number[] = [],
+    signal?: AbortSignal,
   ): Promise<Response | undefined> {
     const url = this.urlOf(key);
     let res: Response;
     try {
-      res = await this.doFetch(url, { method, headers: { ...this.headers, ...extra } });
+      if (signal?.aborted) throw new AbortError();
+      res = await this.doFetch(url, { method, headers: { ...this.headers, ...extra }, signal });
     } catch (err) {
+      // The caller's own cancellation is an AbortError, not a store failure.
+      if (signal?.aborted) throw new AbortError(`${method} ${url} was aborted`);
       const reason = err instanceof Error ? err.message : String(err);
       throw new StoreError(`${method} ${url} failed: ${reason}`, { cause: err });
     }
@@ -75,21 +79,22 @@ export class FetchStore implements ReadableStore {
     return res;
   }
 
-  private async body(res: Response, key: string): Promise<Uint8Array> {
+  private async body(res: Response, key: string, signal?: AbortSignal): Promise<Uint8Array> {
     try {
       return new Uint8Array(await res.arrayBuffer());
     } catch (err) {
+      if (signal?.aborted) throw new AbortError(`reading the body of ${this.urlOf(key)} was aborted`);
       const reason = err instanceof Error ? err.message : String(err);
       throw new StoreError(`reading the body of ${this.urlOf(key)} failed: ${reason}`, { cause: err });
     }
   }
 
-  async get(key: string): Promise<Uint8Array | undefined> {
-    const res = await this.request(key, "GET");
-    return res && this.body(res, key);
+  async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
+    const res = await this.request(key, "GET", {}, [], opts.signal);
+    return res && this.body(res, key, opts.signal);
   }
 
-  async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
+  async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     validateKey(key);
     validateRange(range);
     // "bytes=5-4" is not a range HTTP can express; an empty range only needs to know the key exists.
@@ -99,14 +104,14 @@ export class FetchStore implements ReadableStore {
         ? `bytes=${range.offset}`
         : `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`;
     // Ranges count encoded bytes, so ask for the bytes as stored, not gzip-compressed in transit.
-    const res = await this.request(key, "GET", { Range: header, "Accept-Encoding": "identity" }, [416]);
+    const res = await this.request(key, "GET", { Range: header, "Accept-Encoding": "identity" }, [416], opts.signal);
     if (!res) return undefined;
     if (res.status === 416) {
       // The key exists but the range starts past its end: empty, as the other stores answer.
       await discard(res);
       return new Uint8Array(0);
     }
-    const body = await this.body(res, key);
+    const body = await this.body(res, key, opts.signal);
     // A server that ignores Range answers 200 with everything: cut the range out ourselves.
     if (res.status !== 206) return sliceRange(body, range);
     return this.fromPartial(key, res, body, range);

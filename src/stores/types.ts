@@ -27,11 +27,20 @@ export interface RangeRequest {
   length?: number;
 }
 
+/**
+ * Options of one read. `signal` cancels it: a store that waits on something slow (the network)
+ * passes it on and rejects with an AbortError once it fires; a store whose reads are quick may
+ * ignore it, since the chunk loop checks the signal between chunks anyway.
+ */
+export interface StoreReadOptions {
+  signal?: AbortSignal;
+}
+
 export interface ReadableStore {
   /** The whole value, or undefined when the key does not exist. */
-  get(key: string): Promise<Uint8Array | undefined>;
+  get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined>;
   /** A byte range of the value, or undefined when the key does not exist. */
-  getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined>;
+  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined>;
   has(key: string): Promise<boolean>;
   /**
    * The size in bytes of a value without reading it, or undefined when the key does not exist.
@@ -42,7 +51,7 @@ export interface ReadableStore {
    * Optional: reads the value into `dest` (at most its length) and returns the value's full size,
    * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
    */
-  readInto?(key: string, dest: Uint8Array): Promise<number | undefined>;
+  readInto?(key: string, dest: Uint8Array, opts?: StoreReadOptions): Promise<number | undefined>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */
