@@ -5,6 +5,7 @@
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
+export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";

@@ -2,7 +2,7 @@
  * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
  * chunk and hand them to an executor; the array itself never touches chunk bytes.
  */
-import { BadSelectionError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import {
@@ -10,11 +10,13 @@ import {
   isObjectType,
   isTypedArray,
   memoryBytesPerComponent,
+  parseDataType,
   componentsPerElement,
   storedToScalar,
   toNumpyTypestr,
   v2DtypeJson,
   type DataType,
+  type ElementArray,
   type Scalar,
 } from "../metadata/dtype.js";
 import { fieldView } from "../indexing/records.js";
@@ -34,6 +36,7 @@ import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
+import type { ArrayOf, GetResult } from "./array-types.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -43,7 +46,12 @@ export interface ArrayHandleOptions {
   synchronizer?: ProcessSynchronizer;
 }
 
-export class ZarrArray {
+/**
+ * `A` and `V` are the types of `get`'s NDArray data and scalars. A handle knows them when its data
+ * type is known (`createArray({ dtype: "int32" })`, `openArray<"int32">`, `arr.typed("int32")`
+ * give an `ArrayOf<"int32">`: Int32Array and number); otherwise they are every form.
+ */
+export class ZarrArray<out A extends ElementArray = ElementArray, out V extends Scalar = Scalar> {
   /** @internal use openArray/createArray. */
   constructor(
     readonly store: Store,
@@ -114,6 +122,24 @@ export class ZarrArray {
     return this.path === "" ? "/" : `/${this.path}`;
   }
 
+  /**
+   * This handle with its data type in its type, checked: `(await openArray(p)).typed("float32")`
+   * gives a `ZarrArray<"float32">` whose `get` returns Float32Array data, or throws
+   * INVALID_ARGUMENT when the array holds another type. Takes v3 names and numpy type strings.
+   */
+  typed<T extends string>(dtype: T): ArrayOf<T> {
+    let want: string;
+    try {
+      want = parseDataType(dtype).name;
+    } catch {
+      throw new InvalidArgumentError(`typed(${JSON.stringify(dtype)}): not a data type`);
+    }
+    if (want !== this.meta.dtype.name) {
+      throw new InvalidArgumentError(`array ${describePath(this.path)} holds ${this.meta.dtype.name}, not ${dtype}`);
+    }
+    return this as unknown as ArrayOf<T>;
+  }
+
   /** Number of chunks in the grid along each dimension. */
   get chunkGrid(): number[] {
     return chunkGridShape(this.meta.shape, this.meta.chunks);
@@ -157,10 +183,17 @@ export class ZarrArray {
 
   /**
    * Reads a selection. Returns an NDArray in C order, or a scalar when every dimension is
-   * selected by an integer. Missing chunks read as the fill value. Strings come back as
-   * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
+   * selected by an integer; no selection (null, undefined) is the whole array, an NDArray even
+   * for a 0-d array (numpy's `a[...]`). Missing chunks read as the fill value. Strings come back
+   * as `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
    * returns that field's values instead (see `fieldView`).
+   *
+   * The result's type follows the call (see array-types.ts): an NDArray when the selection
+   * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
+   * handle's data type when known (`ZarrArray<"float32">` gives a Float32Array).
    */
+  async get(selection: Selection, options: OperationOptions & { field: string }): Promise<NDArray | Scalar>;
+  async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
@@ -179,7 +212,7 @@ export class ZarrArray {
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
-    const scalar = indexers.every((ix) => ix.kind === "int");
+    const scalar = selection !== null && selection !== undefined && indexers.every((ix) => ix.kind === "int");
     const shape = selectionShape(indexers);
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
