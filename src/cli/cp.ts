@@ -92,7 +92,6 @@ function debugHooks(io: CliIO, memory: number, hooks: CopyHooks): () => void {
 
 export const cpCommand: Command = {
   name: "cp",
-  summary: "copy, rechunk, recompress or convert arrays and hierarchies within a memory budget",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, {

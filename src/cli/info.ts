@@ -162,7 +162,6 @@ export async function runInfo(target: Target, json: boolean, io: CliIO): Promise
 
 export const infoCommand: Command = {
   name: "info",
-  summary: "show an array's or group's metadata, sizes and attributes",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, { json: { type: "boolean" } });
