@@ -6,10 +6,14 @@ export { openArray, createArray, openGroup, createGroup, open } from "./hierarch
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";
+export type { SelectionAccess } from "./hierarchy/array.js";
+export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
+export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";
+export type { CreationOptions } from "./hierarchy/creation.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";
-export type { Slice, Selection, SelectionItem, DimSelection } from "./indexing/selection.js";
+export type { Slice, Selection, SelectionItem, DimSelection, IndexArray, DimMask, MaskArray } from "./indexing/selection.js";
 export type { NDArray, AnyNDArray, WriteInput } from "./indexing/ndarray.js";
 export { fieldView } from "./indexing/records.js";
 export type { OperationOptions } from "./parallel/options.js";

@@ -381,7 +381,7 @@ describe("parzarr info, tree and get on the fixtures", () => {
 describe("errors are clean, with stable exit codes", { concurrency: 4 }, () => {
   const cases: [string, string[], number, RegExp][] = [
     ["a missing path", ["info", "/nonexistent/data.zarr"], 1, /^parzarr info: NOT_FOUND: nothing at \/nonexistent\/data\.zarr/],
-    ["an out-of-range selection", ["get", `${HIER}#dtypes/le_i4`, "0:99"], 1, /BAD_SELECTION: axis 0: slice stop 99 is out of bounds/],
+    ["an out-of-range index", ["get", `${HIER}#dtypes/le_i4`, "99"], 1, /BAD_SELECTION: axis 0: index 99 is out of bounds/],
     ["a malformed selection", ["get", `${HIER}#dtypes/le_i4`, "a:b"], 1, /BAD_SELECTION/],
     ["get on a group", ["get", HIER], 1, /NODE_TYPE_MISMATCH: .* is a group/],
     ["an unknown command", ["frobnicate"], 2, /unknown command "frobnicate"/],

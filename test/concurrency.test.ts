@@ -89,6 +89,36 @@ for (const threads of [0, 2]) {
   });
 }
 
+for (const threads of [0, 2]) {
+  it(`concurrent vindex, oindex and backward-slice writes into shared chunks lose nothing (threads: ${threads})`, async () => {
+    // 12 writers, each owning the columns c with c % 12 == i, all writing into the same chunks at
+    // once through the three new write paths (points, integer lists, backward strided runs).
+    const n = 48;
+    const writers = 12;
+    const a = await createArray(new FileSystemStore(fresh("fancy")), { shape: [6, n], chunks: [4, 16], dtype: "int32", fillValue: 0 });
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < writers; i++) {
+      const cols = Array.from({ length: n / writers }, (_, k) => i + k * writers);
+      const value = i + 1;
+      if (i % 3 === 0) {
+        const rows = cols.flatMap(() => [0, 1, 2, 3, 4, 5]);
+        writes.push(a.vindex.set([rows, cols.flatMap((c) => [c, c, c, c, c, c])], value, { threads }));
+      } else if (i % 3 === 1) {
+        writes.push(a.oindex.set([null, cols.reverse()], value, { threads }));
+      } else {
+        // i, i+12, i+24, i+36 backwards: a step of -12 from the last.
+        writes.push(a.set([null, slice(i + n - writers, null, -writers)], value, { threads }));
+      }
+    }
+    await Promise.all(writes);
+    const got = (await a.get(null, { threads })) as NDArray;
+    const data = got.data as Int32Array;
+    let lost = 0;
+    for (let r = 0; r < 6; r++) for (let c = 0; c < n; c++) if (data[r * n + c] !== (c % writers) + 1) lost++;
+    assert.equal(lost, 0, "elements lost");
+  });
+}
+
 describe("the lock table", () => {
   it("spreads keys over the slots and tells arrays apart", () => {
     const seen = new Set<number>();

@@ -29,8 +29,43 @@ test("normalisation: negatives, steps, ellipsis, missing dimensions", () => {
 
 test("out-of-range and malformed selections are BAD_SELECTION errors", () => {
   const shape = [10, 20];
-  for (const sel of [[10], [-11], [slice(0, 11)], [slice(-11, 5)], [0, 0, 0], [slice(0, 5, 0)], [slice(0, 5, -1)], ["...", "..."], [1.5]]) {
-    assert.throws(() => normaliseSelection(sel as never, shape), (e: unknown) => e instanceof BadSelectionError && e.code === "BAD_SELECTION", JSON.stringify(sel));
+  for (const sel of [[10], [-11], [[0, 10]], [[true]], [0, 0, 0], [slice(0, 5, 0)], [slice(0, 5, 1.5)], ["...", "..."], [1.5], [2n ** 64n]]) {
+    assert.throws(() => normaliseSelection(sel as never, shape), (e: unknown) => e instanceof BadSelectionError && e.code === "BAD_SELECTION", String(sel));
+  }
+});
+
+test("slices resolve as Python's slice.indices: bounds clamp, negative steps run backwards", () => {
+  // Expected values from CPython: slice(start, stop, step).indices(10) and len(range(...)).
+  const cases: [number | null, number | null, number | null, number, number, number][] = [
+    [0, 5000, null, 0, 1, 10],
+    [-100, 3, null, 0, 1, 3],
+    [50, 60, null, 0, 1, 0],
+    [null, null, -1, 9, -1, 10],
+    [null, null, -3, 9, -3, 4],
+    [8, 2, -2, 8, -2, 3],
+    [100, -100, -4, 9, -4, 3],
+    [3, 8, -1, 0, -1, 0],
+  ];
+  for (const [start, stop, step, s0, st, count] of cases) {
+    const [ix] = normaliseSelection([slice(start, stop, step)], [10]);
+    assert.deepEqual(ix, { kind: "range", start: count === 0 ? 0 : s0, step: st, count }, `${start}:${stop}:${step}`);
+  }
+});
+
+test("backward slices and integer lists project to every selected element exactly once, in output order", () => {
+  for (const [n, chunk] of [[23, 4], [10, 10], [9, 1]]) {
+    for (const sel of [slice(null, null, -1), slice(-2, 1, -3), [5 % n, 0, n - 1, 5 % n, 2 % n]]) {
+      const ixs = normaliseSelection([sel as never], [n]);
+      const expected = ixs[0].kind === "list" ? [...ixs[0].indices] : Array.from({ length: (ixs[0] as { count: number }).count }, (_, k) => (ixs[0] as { start: number }).start + k * (ixs[0] as { step: number }).step);
+      const got = new Array<number>(expected.length).fill(-1);
+      for (const p of projectSelection(ixs, [chunk])) {
+        const r = p.chunkSel[0];
+        const map = p.scatter?.kind === "orthogonal" ? p.scatter.maps[0] : null;
+        const pairs = map ? map.sel.map((k, i) => [k, map.out[i]]) : Array.from({ length: r.count }, (_, k) => [k, p.outStart[0] + k * (p.outStep?.[0] ?? 1)]);
+        for (const [k, o] of pairs) got[o] = p.coords[0] * chunk + r.start + k * r.step;
+      }
+      assert.deepEqual(got, expected, `${n}/${chunk} ${JSON.stringify(sel)}`);
+    }
   }
 });
 

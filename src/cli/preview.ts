@@ -25,6 +25,8 @@ export async function readPreview(
   options: { threads?: number },
 ): Promise<Preview | null> {
   const indexers = normaliseSelection(selection, arr.shape);
+  // Integer arrays are the user's own list: printed whole, like any selection under the threshold.
+  if (indexers.some((ix) => ix.kind === "list")) return null;
   const size = indexers.reduce((n, ix) => n * (ix.kind === "range" ? ix.count : 1), 1);
   if (size <= threshold) return null;
   const kept = indexers.filter((ix): ix is Range => ix.kind === "range");
@@ -47,9 +49,12 @@ export async function readPreview(
     let k = 0;
     const sel = indexers.map((ix) => {
       if (ix.kind === "int") return ix.index;
+      if (ix.kind === "list") throw new Error("unreachable: lists are read whole");
       const p = combo[k++];
       const start = ix.start + p.from * ix.step;
-      return slice(start, start + (p.count - 1) * ix.step + 1, ix.step);
+      // One past the last item; a backward slice ending at 0 has no stop (-1 would mean the end).
+      const stop = start + p.count * ix.step;
+      return slice(start, stop < 0 ? null : stop, ix.step);
     });
     const box = (await arr.get(sel, options)) as NDArray;
     // Copy the box into its place in the output, element by element (boxes are tiny).

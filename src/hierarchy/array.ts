@@ -4,7 +4,7 @@
  */
 import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
-import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
+import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
 import {
   allocElements,
   isObjectType,
@@ -24,19 +24,22 @@ import { toUserData } from "../indexing/values.js";
 import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, mapPlan, planSelection, type ChunkPlan } from "../indexing/projection.js";
-import { fullRankShape, normaliseSelection, selectionShape, type DimIndexer, type Selection } from "../indexing/selection.js";
+import { chunkGridShape, mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
+import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
+import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
+import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { toShared } from "../parallel/shared.js";
 import type { OperationOptions } from "../parallel/options.js";
-import { chunkLockRef, lockScopeOf } from "../parallel/lock-table.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, writeArrayMetadata } from "./node-io.js";
+import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult } from "./array-types.js";
+import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -44,6 +47,21 @@ export interface ArrayHandleOptions {
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
   synchronizer?: ProcessSynchronizer;
+}
+
+/** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
+export interface SelectionAccess {
+  get(selection: Selection, options?: OperationOptions & { field?: string }): Promise<NDArray | Scalar>;
+  set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
+}
+
+/** A write value's elements as one C-order buffer of `shape` (a copy only when it is strided). */
+function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]): TaskBuffer {
+  const strides = contiguousStrides(shape);
+  if (shape.every((n, d) => n <= 1 || buffer.strides[d] === strides[d])) return buffer;
+  const data = allocElements(dtype, product(shape));
+  copyElements(dtype, data, { offset: 0, strides }, buffer.data, { offset: 0, strides: buffer.strides }, shape);
+  return { data, strides };
 }
 
 /**
@@ -157,9 +175,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return this.store;
   }
 
+  /** Called before this handle rewrites the array's metadata (consolidated handles go stale). */
+  protected metadataWillChange(): void {}
+
   /** Replaces the attributes. */
   async setAttrs(attributes: JsonObject): Promise<void> {
     const store = this.writableStore();
+    this.metadataWillChange();
     const meta = { ...this.meta, attributes: structuredClone(attributes) };
     await writeArrayMetadata(store, this.path, meta);
     this.meta = meta;
@@ -170,15 +192,44 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
-  /** The chunk items of a selection, made lazily as the coordinator takes them. */
-  private items(indexers: readonly DimIndexer[]): ChunkPlan<ChunkItem> {
+  /** The chunk items of a plan, made lazily as the coordinator takes them. */
+  private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
     const chunks = this.meta.chunks;
-    return mapPlan(planSelection(indexers, chunks), (p) => ({
-      key: this.chunkKey(p.coords),
-      origin: p.coords.map((c, d) => c * chunks[d]),
-      chunkSel: p.chunkSel,
-      outStart: p.outStart,
-    }));
+    return mapPlan(plan, (p) => {
+      const item: ChunkItem = {
+        key: this.chunkKey(p.coords),
+        origin: p.coords.map((c, d) => c * chunks[d]),
+        chunkSel: p.chunkSel,
+        outStart: p.outStart,
+      };
+      if (p.outStep) item.outStep = p.outStep;
+      if (p.scatter) item.scatter = p.scatter;
+      return item;
+    });
+  }
+
+  /**
+   * A selection's chunk plan and shapes: `full` is the layout of the output (or value) buffer
+   * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
+   */
+  private layout(sel: ResolvedSelection): { plan: ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+    if (sel.kind === "points") {
+      return {
+        plan: planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
+        full: [sel.count],
+        shape: sel.shape,
+        dropped: [false],
+        scalar: sel.shape.length === 0,
+      };
+    }
+    const { indexers } = sel;
+    return {
+      plan: planSelection(indexers, this.meta.chunks),
+      full: fullRankShape(indexers),
+      shape: selectionShape(indexers),
+      dropped: indexers.map((ix) => ix.kind === "int"),
+      scalar: indexers.every((ix) => ix.kind === "int"),
+    };
   }
 
   /**
@@ -186,21 +237,61 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * selected by an integer; no selection (null, undefined) is the whole array, an NDArray even
    * for a 0-d array (numpy's `a[...]`). Missing chunks read as the fill value. Strings come back
    * as `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
-   * returns that field's values instead (see `fieldView`).
+   * returns that field's values instead (see `fieldView`). Integer arrays and masks in the
+   * selection work as in zarr-python's `__getitem__` (see `oindex`, `vindex`).
    *
    * The result's type follows the call (see array-types.ts): an NDArray when the selection
    * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
-   * handle's data type when known (`ZarrArray<"float32">` gives a Float32Array).
+   * handle's data type when known (an `ArrayOf<"float32">` gives a Float32Array).
    */
   async get(selection: Selection, options: OperationOptions & { field: string }): Promise<NDArray | Scalar>;
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
+    const whole = selection === null || selection === undefined;
+    return this.readPlan(resolveSelection(selection, this.meta.shape), options, whole);
+  }
+
+  /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
+   * takes an integer, a slice, an integer array (any order, repeats, negatives) or a mask. */
+  get oindex(): SelectionAccess {
+    return this.access((sel) => resolveOrthogonal(sel, this.meta.shape));
+  }
+
+  /** Point selection, as zarr-python's `vindex`: one integer array per dimension broadcast
+   * together, or a mask `{ data, shape }` of the array's shape. Writes of repeated points: last wins. */
+  get vindex(): SelectionAccess {
+    return this.access((sel) => resolvePoints(sel, this.meta.shape));
+  }
+
+  /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
+   * sharded array) by chunk index and step-1 slices of chunk indices. */
+  get blocks(): SelectionAccess {
+    return this.access((sel) => resolveBlocks(sel, this.meta.shape, this.meta.chunks));
+  }
+
+  private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
+    return {
+      get: async (selection, options = {}) => {
+        pipelineFor(this.meta);
+        return this.readPlan(resolve(selection), options);
+      },
+      set: async (selection, value, options = {}) => {
+        this.writableStore();
+        pipelineFor(this.meta);
+        return this.writePlan(resolve(selection), value, options);
+      },
+    };
+  }
+
+  /** `whole`: the caller named no selection, so even a 0-d array's result is an NDArray. */
+  private async readPlan(resolved: ResolvedSelection, options: OperationOptions & { field?: string }, whole = false): Promise<NDArray | Scalar> {
+    const layout = this.layout(resolved);
+    const { plan: chunkPlan, full, shape } = layout;
+    const scalar = layout.scalar && !whole;
     checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(indexers);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
@@ -212,8 +303,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
-    const scalar = selection !== null && selection !== undefined && indexers.every((ix) => ix.kind === "int");
-    const shape = selectionShape(indexers);
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
@@ -227,13 +316,16 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /**
    * Writes a selection: a scalar is broadcast, an array must have the selection's shape. Chunks
    * that end up all fill value are deleted unless the array was opened with writeEmptyChunks.
+   * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     this.writableStore();
     pipelineFor(this.meta);
-    const indexers = normaliseSelection(selection, this.meta.shape);
-    const full = fullRankShape(indexers);
-    const selShape = selectionShape(indexers);
+    return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
+  }
+
+  private async writePlan(resolved: ResolvedSelection, value: WriteInput, options: OperationOptions): Promise<void> {
+    const { plan: chunkPlan, full, shape: selShape, dropped } = this.layout(resolved);
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
@@ -243,10 +335,12 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       writeValue = { kind: "scalar", value: direct ? value : castScalar(value, this.meta.dtype) };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
-      const dropped = indexers.map((ix) => ix.kind === "int");
-      writeValue = { kind: "array", buffer: prepareWriteValue(value, this.meta.dtype, selShape, full, dropped) };
+      let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);
+      // Points address their value by element index, so it must be C-contiguous.
+      if (resolved.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
+      writeValue = { kind: "array", buffer };
     }
-    const items = this.items(indexers);
+    const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
@@ -272,6 +366,90 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
   }
 
+  /**
+   * Changes the shape, as zarr-python's `resize`: any dimension may grow or shrink. The metadata is
+   * written first (one document, replaced atomically by the store), then the chunks wholly
+   * outside the new shape are deleted; edge chunks keep their stored bytes, so elements beyond
+   * the new edge that come back into the shape by a later growth read what was stored there, as
+   * in zarr-python.
+   */
+  async resize(shape: readonly number[]): Promise<void> {
+    this.writableStore();
+    if (!Array.isArray(shape) || shape.length !== this.ndim || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+      throw new InvalidArgumentError(`resize: the new shape must be ${this.ndim} non-negative integers, got ${JSON.stringify(shape)}`);
+    }
+    await this.changeShape(() => [...shape]);
+  }
+
+  /**
+   * Appends `value` along `axis` (zarr-python's `append`): the array grows by the value's length
+   * on that axis, every other dimension must match. Returns the new shape. The shape change is
+   * made under the lock of the metadata key (the ProcessSynchronizer's too, when the array has
+   * one) starting from the metadata the store holds, so concurrent appends get disjoint regions.
+   */
+  async append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
+    this.writableStore();
+    const ax = axis < 0 ? axis + this.ndim : axis;
+    if (!Number.isInteger(ax) || ax < 0 || ax >= this.ndim) {
+      throw new InvalidArgumentError(`append: axis ${axis} is out of range for ${this.ndim} dimensions`);
+    }
+    const vshape = this.valueShape(value);
+    let start = 0;
+    const shape = await this.changeShape((current) => {
+      if (vshape.length !== current.length || vshape.some((n, d) => d !== ax && n !== current[d])) {
+        throw new ShapeMismatchError(`append: a value of shape [${vshape}] does not fit an array of shape [${current}] along axis ${ax}`);
+      }
+      start = current[ax];
+      return current.map((n, d) => (d === ax ? n + vshape[ax] : n));
+    });
+    await this.set(
+      shape.map((n, d) => (d === ax ? slice(start, n) : null)),
+      value,
+      options,
+    );
+    return shape;
+  }
+
+  /** The shape of an append value: `{ data, shape }`, or a flat list for a 1-d array. */
+  private valueShape(value: WriteInput): number[] {
+    if (typeof value === "object" && value !== null && "shape" in value && "data" in value) return [...value.shape];
+    if ((ArrayBuffer.isView(value) || Array.isArray(value)) && this.ndim === 1) {
+      const per = isTypedArray(value) ? componentsPerElement(this.meta.dtype) : 1;
+      return [(value as ArrayLike<unknown>).length / per];
+    }
+    throw new ShapeMismatchError(`append: the value needs a shape: pass { data, shape } for a ${this.ndim}-d array`);
+  }
+
+  /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
+  private async changeShape(next: (current: number[]) => number[]): Promise<number[]> {
+    const store = this.writableStore();
+    const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
+    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
+    return withChunkLock(lock, metaKey, async () => {
+      // Another handle or process may have resized or appended since this one was opened.
+      const stored = await readNode(store, this.path, this.meta.zarrFormat);
+      const base: ArrayMetadata = stored?.nodeType === "array" ? (({ nodeType: _n, ...m }) => m)(stored) : this.meta;
+      const shape = next([...base.shape]);
+      const meta: ArrayMetadata = { ...base, shape };
+      this.metadataWillChange();
+      await writeArrayMetadata(store, this.path, meta);
+      this.meta = meta;
+      await this.deleteChunksOutside(shape);
+      return shape;
+    });
+  }
+
+  private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
+    const store = this.writableStore();
+    const grid = chunkGridShape(shape, this.meta.chunks);
+    const prefix = this.path === "" ? "" : `${this.path}/`;
+    const outside = (await store.list(prefix)).filter((key) => {
+      const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
+      return coords !== null && coords.some((c, d) => c >= grid[d]);
+    });
+    for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
+  }
+
   /** Bytes of one decoded chunk in memory. */
   private chunkBytes(): number {
     const dt = this.meta.dtype;
@@ -279,6 +457,20 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // coordinator only needs an estimate, so count a reference each.
     if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  }
+
+  /** The grid coordinates of the stored chunks (shards, when sharded), in C order. */
+  chunkCoords(): Promise<number[][]> {
+    return storedChunkCoords(this);
+  }
+
+  /**
+   * The stored chunks (or with `all`, every chunk of the grid) one at a time, each as its
+   * coordinates, its region and its values: `ahead` chunks (default 2) are read ahead, on the
+   * pool when `threads`/`pool` ask for it, so memory stays bounded for streaming jobs.
+   */
+  iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
+    return iterChunks(this, options);
   }
 
   /** How many chunks of the grid are stored. */

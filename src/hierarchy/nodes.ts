@@ -18,15 +18,14 @@ export interface NodeOpenOptions {
   synchronizer?: ProcessSynchronizer;
 }
 
-/** An array opened through consolidated metadata: changing its attributes makes that stale. */
+/** An array opened through consolidated metadata: changing its metadata makes that stale. */
 class ConsolidatedArray extends ZarrArray {
   constructor(store: Store, path: string, meta: ArrayMetadata, options: ArrayHandleOptions, private readonly view: ConsolidatedView) {
     super(store, path, meta, options);
   }
 
-  override async setAttrs(attributes: JsonObject): Promise<void> {
+  protected override metadataWillChange(): void {
     this.view.stale = true;
-    await super.setAttrs(attributes);
   }
 }
 

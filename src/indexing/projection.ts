@@ -1,7 +1,11 @@
 /**
  * Chunk projections: which chunks a selection touches and, for each, the part of the chunk and
- * the part of the output (or value) that correspond.
+ * the part of the output (or value) that correspond. Slices project to strided runs on both
+ * sides; integer arrays, masks and points also carry a `scatter` that says where each selected
+ * element of the chunk's run goes, so a chunk is read (and written) once however many of the
+ * selected elements fall in it.
  */
+import { BadSelectionError } from "../errors.js";
 import type { DimIndexer } from "./selection.js";
 
 /** A strided run along one dimension: `start, start+step, ...` (`count` items). */
@@ -11,28 +15,47 @@ export interface DimRun {
   count: number;
 }
 
+/**
+ * Where the items of one dimension's run go, when not in run order: item `sel[k]` of the run
+ * (0-based within the run) goes to output position `out[k]` (a full-rank output index).
+ */
+export interface DimMap {
+  sel: number[];
+  out: number[];
+}
+
+/**
+ * The element-wise part of a projection.
+ * - orthogonal: per dimension a map, or null where the run goes to `outStart + k * outStep`;
+ * - points: point `k` lies at run positions `sel[k*ndim .. k*ndim+ndim)` and is element `out[k]`
+ *   of the C-contiguous output (or value). Points are kept in selection order, so a write of
+ *   repeated points keeps the last.
+ */
+export type Scatter = { kind: "orthogonal"; maps: (DimMap | null)[] } | { kind: "points"; sel: number[]; out: number[] };
+
 export interface ChunkProjection {
   /** The chunk's grid coordinates. */
   coords: number[];
-  /** Within the chunk. */
+  /** Within the chunk: for scattered projections, the runs that bound the selected elements. */
   chunkSel: DimRun[];
-  /** Within the full-rank output (dropped dimensions have length 1). Always step 1. */
+  /** Within the full-rank output (dropped dimensions have length 1). */
   outStart: number[];
+  /** Per dimension +1 or -1 (a backward slice); absent: all +1. */
+  outStep?: number[];
+  /** Present when the elements do not map run to run (integer arrays, masks, points). */
+  scatter?: Scatter;
 }
 
 interface DimPart {
   chunk: number;
   chunkSel: DimRun;
   outStart: number;
+  outStep: number;
+  map?: DimMap;
 }
 
-function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
-  if (ix.kind === "int") {
-    const chunk = Math.floor(ix.index / chunkLen);
-    return [{ chunk, chunkSel: { start: ix.index - chunk * chunkLen, step: 1, count: 1 }, outStart: 0 }];
-  }
-  if (ix.count === 0) return [];
-  const { start, step, count } = ix;
+/** A forward run of the dimension: the parts of each chunk it crosses. */
+function projectRun(start: number, step: number, count: number, chunkLen: number): DimPart[] {
   const last = start + (count - 1) * step;
   const parts: DimPart[] = [];
   for (let c = Math.floor(start / chunkLen); c <= Math.floor(last / chunkLen); c++) {
@@ -41,16 +64,59 @@ function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
     const first = start >= cs ? start : start + Math.ceil((cs - start) / step) * step;
     if (first > ce) continue; // a step larger than the chunk skips it
     const n = Math.floor((ce - first) / step) + 1;
-    parts.push({ chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step });
+    parts.push({ chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 });
   }
   return parts;
+}
+
+/** Arbitrary indices grouped by chunk (chunks ascending, each keeping the indices' order). */
+function projectList(indices: readonly number[], chunkLen: number): DimPart[] {
+  const byChunk = new Map<number, number[]>();
+  indices.forEach((ix, k) => {
+    const c = Math.floor(ix / chunkLen);
+    let ks = byChunk.get(c);
+    if (!ks) byChunk.set(c, (ks = []));
+    ks.push(k);
+  });
+  return [...byChunk.keys()]
+    .sort((a, b) => a - b)
+    .map((c) => {
+      const ks = byChunk.get(c)!;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const k of ks) {
+        lo = Math.min(lo, indices[k]);
+        hi = Math.max(hi, indices[k]);
+      }
+      const map = { sel: ks.map((k) => indices[k] - lo), out: ks };
+      return { chunk: c, chunkSel: { start: lo - c * chunkLen, step: 1, count: hi - lo + 1 }, outStart: 0, outStep: 1, map };
+    });
+}
+
+function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
+  if (ix.kind === "int") {
+    const chunk = Math.floor(ix.index / chunkLen);
+    return [{ chunk, chunkSel: { start: ix.index - chunk * chunkLen, step: 1, count: 1 }, outStart: 0, outStep: 1 }];
+  }
+  if (ix.kind === "list") return ix.indices.length === 0 ? [] : projectList(ix.indices, chunkLen);
+  if (ix.count === 0) return [];
+  if (ix.step > 0) return projectRun(ix.start, ix.step, ix.count, chunkLen);
+  // A backward slice reads the same elements forwards and places them backwards: forward item j
+  // is output item count-1-j. (Chunks still come in ascending order.)
+  const { start, step, count } = ix;
+  return projectRun(start + (count - 1) * step, -step, count, chunkLen).map((p) => ({
+    ...p,
+    outStart: count - 1 - p.outStart,
+    outStep: p.chunkSel.count > 1 ? -1 : 1,
+  }));
 }
 
 /**
  * A selection's chunk plan: how many chunks it touches, and the projections themselves, made one
  * at a time as they are consumed. A read of a million tiny chunks never holds a million plan
  * objects: the coordinator takes them in bounded batches (see parallel/coordinator.ts). Every
- * selection kind plans through this shape: per-dimension parts, combined in C order.
+ * selection kind plans through this shape: per-dimension parts, combined in C order (points
+ * group theirs by chunk first: that list is as long as the user's own point list).
  */
 export interface ChunkPlan<T> {
   /** Number of chunks the iterator yields. */
@@ -59,7 +125,7 @@ export interface ChunkPlan<T> {
   [Symbol.iterator](): Iterator<T>;
 }
 
-/** The plan of a selection: one projection per touched chunk, made lazily. */
+/** The plan of an orthogonal selection: one projection per touched chunk, made lazily. */
 export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
   // The per-dimension parts are small (their sum over dimensions, not their product).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
@@ -76,13 +142,20 @@ function* combineParts(perDim: readonly DimPart[][], count: number): Generator<C
     const coords = new Array<number>(rank);
     const chunkSel = new Array<DimRun>(rank);
     const outStart = new Array<number>(rank);
+    let backward = false;
+    let mapped = false;
     for (let d = 0; d < rank; d++) {
       const part = perDim[d][idx[d]];
       coords[d] = part.chunk;
       chunkSel[d] = part.chunkSel;
       outStart[d] = part.outStart;
+      if (part.outStep !== 1) backward = true;
+      if (part.map) mapped = true;
     }
-    yield { coords, chunkSel, outStart };
+    const projection: ChunkProjection = { coords, chunkSel, outStart };
+    if (backward) projection.outStep = perDim.map((p, d) => p[idx[d]].outStep);
+    if (mapped) projection.scatter = { kind: "orthogonal", maps: perDim.map((p, d) => p[idx[d]].map ?? null) };
+    yield projection;
     let k = rank - 1;
     for (; k >= 0; k--) {
       if (++idx[k] < perDim[k].length) break;
@@ -108,6 +181,61 @@ export function mapPlan<A, B>(plan: ChunkPlan<A>, map: (a: A) => B): ChunkPlan<B
  */
 export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
   return Array.from(planSelection(indexers, chunks));
+}
+
+/**
+ * Every chunk a point selection touches, in C order of chunk coordinates: `coords[d][k]` is point
+ * k's (in-bounds) index along dimension d. Each chunk's points keep their selection order.
+ */
+export function planPoints(coords: readonly (readonly number[])[], count: number, shape: readonly number[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
+  const nd = chunks.length;
+  const grid = chunkGridShape(shape, chunks);
+  // Chunks are keyed by their linear index in the grid.
+  if (!Number.isSafeInteger(grid.reduce((a, b) => a * b, 1))) {
+    throw new BadSelectionError(`a point selection over a grid of [${grid}] chunks is too large to plan`);
+  }
+  const byChunk = new Map<number, number[]>();
+  for (let k = 0; k < count; k++) {
+    let linear = 0;
+    for (let d = 0; d < nd; d++) linear = linear * grid[d] + Math.floor(coords[d][k] / chunks[d]);
+    let ks = byChunk.get(linear);
+    if (!ks) byChunk.set(linear, (ks = []));
+    ks.push(k);
+  }
+  const order = [...byChunk.keys()].sort((a, b) => a - b);
+  // Each chunk's projection (its bounds and positions) is made when the coordinator takes it.
+  const project = (linear: number): ChunkProjection => {
+      const ks = byChunk.get(linear)!;
+      const chunkCoords = new Array<number>(nd);
+      for (let d = nd - 1, rest = linear; d >= 0; d--) {
+        chunkCoords[d] = rest % grid[d];
+        rest = Math.floor(rest / grid[d]);
+      }
+      const lo = new Array<number>(nd).fill(Infinity);
+      const hi = new Array<number>(nd).fill(-Infinity);
+      for (const k of ks) {
+        for (let d = 0; d < nd; d++) {
+          lo[d] = Math.min(lo[d], coords[d][k]);
+          hi[d] = Math.max(hi[d], coords[d][k]);
+        }
+      }
+      const sel = new Array<number>(ks.length * nd);
+      ks.forEach((k, i) => {
+        for (let d = 0; d < nd; d++) sel[i * nd + d] = coords[d][k] - lo[d];
+      });
+      return {
+        coords: chunkCoords,
+        chunkSel: lo.map((l, d) => ({ start: l - chunkCoords[d] * chunks[d], step: 1, count: hi[d] - l + 1 })),
+        outStart: new Array<number>(nd).fill(0),
+        scatter: { kind: "points" as const, sel, out: ks },
+      };
+  };
+  return {
+    count: order.length,
+    *[Symbol.iterator]() {
+      for (const linear of order) yield project(linear);
+    },
+  };
 }
 
 /** Number of chunks along each dimension of the grid. */

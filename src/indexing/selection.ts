@@ -1,7 +1,10 @@
 /**
- * Selections: per-dimension integers (negative counts from the end), slices with positive steps,
- * `null` for a whole dimension, `"..."` for as many whole dimensions as needed, and the string
- * form `"0:10, ::2, 5"`. They normalise into one indexer per dimension.
+ * Selections, as numpy and zarr-python read them: per-dimension integers (negative counts from
+ * the end; BigInt accepted), slices with any non-zero step (bounds clamp to the dimension, as
+ * Python's `slice.indices`), `null` for a whole dimension, `"..."` for as many whole dimensions as
+ * needed, integer arrays (any order, repeats allowed, negatives from the end) and boolean masks of
+ * the dimension's length, and the string form `"0:10, ::-2, 5"`. They normalise into one indexer
+ * per dimension; `fancy.ts` decides which kind of selection a list of them makes.
  */
 import { BadSelectionError } from "../errors.js";
 
@@ -19,14 +22,44 @@ export function slice(start: number | null = null, stop?: number | null, step: n
   return { kind: "slice", start, stop, step };
 }
 
-export type DimSelection = number | Slice | null;
-export type SelectionItem = DimSelection | "...";
-export type Selection = null | undefined | string | readonly SelectionItem[];
+/** Integer indices along one dimension: a list or any integer typed array (Uint8Array included). */
+export type IndexArray =
+  | readonly number[]
+  | readonly bigint[]
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
 
-/** One dimension of a normalised selection. `range` covers start, start+step, ... (count items). */
+/** A boolean mask of one dimension's length: its true positions are selected, in order. */
+export type DimMask = readonly boolean[];
+
+export type DimSelection = number | bigint | Slice | null | IndexArray | DimMask;
+export type SelectionItem = DimSelection | "...";
+
+/**
+ * A boolean mask of the whole array's shape, C order (`Uint8Array` bytes are true when non-zero):
+ * selects the points where it is true, as zarr-python's `get_mask_selection`.
+ */
+export interface MaskArray {
+  readonly data: readonly boolean[] | Uint8Array;
+  readonly shape: readonly number[];
+}
+
+/** What `get` and `set` take. A bare number, bigint or slice selects along the first dimension. */
+export type Selection = null | undefined | string | number | bigint | Slice | readonly SelectionItem[] | MaskArray;
+
+/** One dimension of a normalised selection. */
 export type DimIndexer =
   | { readonly kind: "int"; readonly index: number }
-  | { readonly kind: "range"; readonly start: number; readonly step: number; readonly count: number };
+  /** `start, start+step, ...` (`count` items); a negative step runs backwards. */
+  | { readonly kind: "range"; readonly start: number; readonly step: number; readonly count: number }
+  /** Arbitrary indices in output order (from an integer array or a mask), already in bounds. */
+  | { readonly kind: "list"; readonly indices: readonly number[] };
 
 function parseIntStrict(text: string, whole: string): number {
   if (!/^[+-]?\d+$/.test(text)) throw new BadSelectionError(`selection "${whole}": "${text}" is not an integer`);
@@ -49,76 +82,149 @@ export function parseSelectionString(text: string): SelectionItem[] {
   });
 }
 
-function isSlice(x: unknown): x is Slice {
+export function isSlice(x: unknown): x is Slice {
   return typeof x === "object" && x !== null && (x as Slice).kind === "slice";
 }
 
-function normaliseIndex(i: number, n: number, axis: number): number {
-  if (!Number.isInteger(i)) throw new BadSelectionError(`axis ${axis}: index ${i} is not an integer`);
-  const j = i < 0 ? i + n : i;
-  if (j < 0 || j >= n) throw new BadSelectionError(`axis ${axis}: index ${i} is out of bounds for size ${n}`);
-  return j;
+/** A whole-array mask object (not a list of per-dimension items). */
+export function isMaskArray(x: unknown): x is MaskArray {
+  return typeof x === "object" && x !== null && !Array.isArray(x) && !ArrayBuffer.isView(x) && "data" in x && "shape" in x;
 }
 
-/**
- * Slice bounds may be negative (from the end) but must lie within the dimension: an
- * out-of-range bound is an error rather than silently clamped, so a typo never reads less data
- * than the caller asked for.
- */
-function sliceBound(v: number, n: number, axis: number, what: string): number {
-  if (!Number.isInteger(v)) throw new BadSelectionError(`axis ${axis}: slice ${what} ${v} is not an integer`);
-  const j = v < 0 ? v + n : v;
-  if (j < 0 || j > n) throw new BadSelectionError(`axis ${axis}: slice ${what} ${v} is out of bounds for size ${n}`);
-  return j;
+/** Whether an item is an integer array or a mask (the items that make a selection "fancy"). */
+export function isArrayItem(x: unknown): x is IndexArray | DimMask {
+  return Array.isArray(x) || (ArrayBuffer.isView(x) && !(x instanceof DataView));
 }
 
-function normaliseSlice(s: Slice, n: number, axis: number): DimIndexer {
-  const step = s.step ?? 1;
-  if (!Number.isInteger(step) || step <= 0) {
-    throw new BadSelectionError(`axis ${axis}: slice step must be a positive integer, got ${s.step}`);
+export function isMaskItem(x: unknown): x is DimMask {
+  return Array.isArray(x) && x.length > 0 && x.every((v) => typeof v === "boolean");
+}
+
+/** An integer index as a number: BigInt is accepted where it is exact. */
+export function toIndexNumber(i: unknown, axis: number): number {
+  if (typeof i === "bigint") {
+    if (i > BigInt(Number.MAX_SAFE_INTEGER) || i < BigInt(Number.MIN_SAFE_INTEGER)) {
+      throw new BadSelectionError(`axis ${axis}: index ${i} is out of range`);
+    }
+    return Number(i);
   }
-  const start = s.start === null ? 0 : sliceBound(s.start, n, axis, "start");
-  const stop = s.stop === null ? n : sliceBound(s.stop, n, axis, "stop");
-  const count = stop > start ? Math.ceil((stop - start) / step) : 0;
-  return { kind: "range", start, step, count };
+  if (typeof i !== "number" || !Number.isInteger(i)) {
+    throw new BadSelectionError(`axis ${axis}: index ${typeof i === "number" ? i : JSON.stringify(i)} is not an integer`);
+  }
+  return i;
 }
 
-/** Normalises any selection against a shape: one indexer per dimension. */
-export function normaliseSelection(selection: Selection, shape: readonly number[]): DimIndexer[] {
+/** An integer index in [0, n): negatives count from the end; out of range is an error. */
+export function normaliseIndex(i: unknown, n: number, axis: number): number {
+  const v = toIndexNumber(i, axis);
+  const j = v < 0 ? v + n : v;
+  if (j < 0 || j >= n) throw new BadSelectionError(`axis ${axis}: index ${v} is out of bounds for size ${n}`);
+  return j;
+}
+
+function sliceValue(v: number, axis: number, what: string): number {
+  if (!Number.isInteger(v)) throw new BadSelectionError(`axis ${axis}: slice ${what} ${v} is not an integer`);
+  return v;
+}
+
+/** A slice as Python's `slice.indices(n)` resolves it: bounds clamp, a negative step runs backwards. */
+export function normaliseSlice(s: Slice, n: number, axis: number): Extract<DimIndexer, { kind: "range" }> {
+  const step = s.step ?? 1;
+  if (!Number.isInteger(step) || step === 0) {
+    throw new BadSelectionError(`axis ${axis}: slice step must be a non-zero integer, got ${s.step}`);
+  }
+  // Clamped to [lo, hi]: [0, n] for a forward slice, [-1, n-1] for a backward one (-1 = before 0).
+  const [lo, hi] = step > 0 ? [0, n] : [-1, n - 1];
+  const bound = (v: number | null, dflt: number, what: string): number => {
+    if (v === null) return dflt;
+    const x = sliceValue(v, axis, what);
+    const j = x < 0 ? x + n : x;
+    return Math.min(Math.max(j, lo), hi);
+  };
+  const start = bound(s.start, step > 0 ? 0 : n - 1, "start");
+  const stop = bound(s.stop, step > 0 ? n : -1, "stop");
+  const count = step > 0 ? (stop > start ? Math.ceil((stop - start) / step) : 0) : start > stop ? Math.ceil((start - stop) / -step) : 0;
+  return { kind: "range", start: count === 0 ? 0 : start, step, count };
+}
+
+/** An integer array or a mask along one dimension, as the in-bounds indices it selects. */
+export function normaliseArrayItem(item: IndexArray | DimMask, n: number, axis: number): number[] {
+  const values = item as ArrayLike<unknown>;
+  if (isMaskItem(item)) {
+    if (item.length !== n) throw new BadSelectionError(`axis ${axis}: a mask of length ${item.length} for a dimension of size ${n}`);
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) if (item[i]) out.push(i);
+    return out;
+  }
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] === "boolean") throw new BadSelectionError(`axis ${axis}: a list mixes booleans and integers`);
+    out[i] = normaliseIndex(values[i], n, axis);
+  }
+  return out;
+}
+
+/** The selection's items, one per dimension ("..." and missing trailing dimensions expanded). */
+export function expandItems(selection: Selection, ndim: number): DimSelection[] {
   let items: readonly SelectionItem[];
   if (selection === null || selection === undefined) items = [];
   else if (typeof selection === "string") items = parseSelectionString(selection);
+  else if (typeof selection === "number" || typeof selection === "bigint" || isSlice(selection)) items = [selection];
   else if (Array.isArray(selection)) items = selection;
-  else throw new BadSelectionError(`a selection must be null, a string or a list, got ${JSON.stringify(selection)}`);
+  else throw new BadSelectionError(`a selection must be null, a number, a string or a list, got ${describe(selection)}`);
 
   const ellipses = items.filter((x) => x === "...").length;
-  if (ellipses > 1) throw new BadSelectionError("a selection may hold at most one \"...\"");
+  if (ellipses > 1) throw new BadSelectionError('a selection may hold at most one "..."');
   const explicit = items.length - ellipses;
-  if (explicit > shape.length) {
-    throw new BadSelectionError(`selection has ${explicit} dimensions but the array has ${shape.length}`);
+  if (explicit > ndim) {
+    throw new BadSelectionError(`selection has ${explicit} dimensions but the array has ${ndim}`);
   }
   const expanded: DimSelection[] = [];
   for (const item of items) {
-    if (item === "...") for (let k = 0; k < shape.length - explicit; k++) expanded.push(null);
+    if (item === "...") for (let k = 0; k < ndim - explicit; k++) expanded.push(null);
     else expanded.push(item);
   }
-  while (expanded.length < shape.length) expanded.push(null);
-
-  return expanded.map((item, axis): DimIndexer => {
-    const n = shape[axis];
-    if (item === null) return { kind: "range", start: 0, step: 1, count: n };
-    if (typeof item === "number") return { kind: "int", index: normaliseIndex(item, n, axis) };
-    if (isSlice(item)) return normaliseSlice(item, n, axis);
-    throw new BadSelectionError(`axis ${axis}: unsupported selection item ${JSON.stringify(item)}`);
-  });
+  while (expanded.length < ndim) expanded.push(null);
+  return expanded;
 }
 
-/** The shape of the result: ranges keep their dimension, integers drop it. */
+function describe(x: unknown): string {
+  try {
+    return JSON.stringify(x, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)) ?? String(x);
+  } catch {
+    return String(x);
+  }
+}
+
+/** One dimension's item as its indexer (integers, slices, integer arrays and masks alike). */
+export function normaliseItem(item: DimSelection, n: number, axis: number): DimIndexer {
+  if (item === null) return { kind: "range", start: 0, step: 1, count: n };
+  if (typeof item === "number" || typeof item === "bigint") return { kind: "int", index: normaliseIndex(item, n, axis) };
+  if (isSlice(item)) return normaliseSlice(item, n, axis);
+  if (isArrayItem(item)) return { kind: "list", indices: normaliseArrayItem(item, n, axis) };
+  throw new BadSelectionError(`axis ${axis}: unsupported selection item ${describe(item)}`);
+}
+
+/**
+ * Normalises a selection against a shape into one indexer per dimension: an orthogonal selection
+ * (each dimension chosen independently). `fancy.ts` routes point selections elsewhere first.
+ */
+export function normaliseSelection(selection: Selection, shape: readonly number[]): DimIndexer[] {
+  if (isMaskArray(selection)) throw new BadSelectionError("a whole-array mask is a point selection: use vindex (or get/set)");
+  return expandItems(selection, shape.length).map((item, axis) => normaliseItem(item, shape[axis], axis));
+}
+
+/** Number of output items along a dimension (0 for an integer: it is dropped). */
+export function indexerCount(d: DimIndexer): number {
+  return d.kind === "int" ? 1 : d.kind === "range" ? d.count : d.indices.length;
+}
+
+/** The shape of the result: ranges and lists keep their dimension, integers drop it. */
 export function selectionShape(indexers: readonly DimIndexer[]): number[] {
-  return indexers.filter((d) => d.kind === "range").map((d) => (d.kind === "range" ? d.count : 1));
+  return indexers.filter((d) => d.kind !== "int").map(indexerCount);
 }
 
 /** The same shape with dropped dimensions kept as 1: the layout chunk tasks address. */
 export function fullRankShape(indexers: readonly DimIndexer[]): number[] {
-  return indexers.map((d) => (d.kind === "range" ? d.count : 1));
+  return indexers.map(indexerCount);
 }

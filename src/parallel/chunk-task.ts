@@ -6,6 +6,7 @@ import { CorruptChunkError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
+  componentsPerElement,
   scalarToComponents,
   type Component,
   type ElementArray,
@@ -15,7 +16,8 @@ import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
 import { copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
-import type { DimRun } from "../indexing/projection.js";
+import type { DimRun, Scatter } from "../indexing/projection.js";
+import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
@@ -31,6 +33,10 @@ export interface ChunkItem {
   chunkSel: DimRun[];
   /** Start of the matching region in the full-rank output (reads) or value (writes). */
   outStart: number[];
+  /** Per dimension +1 or -1 (a backward slice places its run backwards); absent: all +1. */
+  outStep?: number[];
+  /** Integer arrays, masks and points: where each selected element goes (projection.ts). */
+  scatter?: Scatter;
 }
 
 /** A strided n-d buffer shared with the task: the output of a read or the value of a write. */
@@ -151,10 +157,27 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: A
   }
 }
 
-async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * A scattered read: the item's run box is read as a plain item into a buffer of its own (so the
+ * chunk is fetched and decoded once, by whichever path fits), then each selected element is
+ * copied to its place in the output.
+ */
+async function readScattered(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
-  const outRegion = regionAt(item.outStart, null, out.strides);
+  const boxStrides = contiguousStrides(counts);
+  const box = allocElements(meta.dtype, product(counts));
+  const plain: ChunkItem = { key: item.key, origin: item.origin, chunkSel: item.chunkSel, outStart: counts.map(() => 0) };
+  await readItem({ ...task, out: { data: box, strides: boxStrides } }, store, plain, signal);
+  const c = componentsPerElement(meta.dtype);
+  forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
+}
+
+async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
+  if (item.scatter) return readScattered(task, store, item, signal);
+  const { meta, out } = task;
+  const counts = item.chunkSel.map((r) => r.count);
+  const outRegion = regionAt(item.outStart, item.outStep ?? null, out.strides);
   if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
     const part = await readPart(task, store, item, signal);
     if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
@@ -182,6 +205,8 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
 
 /** Whether a write covers every element of the chunk that lies inside the array. */
 function coversChunk(meta: ArrayMetadata, item: ChunkItem): boolean {
+  // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
+  if (item.scatter) return false;
   return item.chunkSel.every((r, d) => {
     const inBounds = Math.min(meta.chunks[d], meta.shape[d] - item.origin[d]);
     return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === inBounds;
@@ -206,7 +231,7 @@ async function mergeAndStore(
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta.fillValue, meta.dtype);
   const edge = item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d]);
-  if (whole && !edge && value.kind === "array" && !pipelineFor(meta).hasArrayToArray) {
+  if (whole && !edge && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
     // An interior chunk the value covers: encode straight from the value's region (a view when it
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
     const { data, strides } = value.buffer;
@@ -234,10 +259,19 @@ async function mergeAndStore(
     item.chunkSel.map((r) => r.step),
     chunkStrides,
   );
-  if (value.kind === "scalar") {
+  if (item.scatter) {
+    const c = componentsPerElement(meta.dtype);
+    if (value.kind === "scalar") {
+      const valueComps = scalarToComponents(value.value, meta.dtype);
+      forEachScattered(item, target, [], (b) => setElement(chunk, b, valueComps));
+    } else {
+      const { data, strides } = value.buffer;
+      forEachScattered(item, target, strides, (b, o) => copyElement(chunk, b, data, o, c));
+    }
+  } else if (value.kind === "scalar") {
     fillElements(chunk, target, counts, scalarToComponents(value.value, meta.dtype));
   } else {
-    const src = regionAt(item.outStart, null, value.buffer.strides);
+    const src = regionAt(item.outStart, item.outStep ?? null, value.buffer.strides);
     copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
   }
   await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous);

@@ -14,6 +14,8 @@ import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
 /** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
 function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {
   const chunks = meta.chunks;
+  // A backward slice places its run backwards: never one forward run.
+  if (item.outStep?.some((s, d) => s !== 1 && item.chunkSel[d].count > 1)) return -1;
   let expected = 1;
   for (let d = chunks.length - 1; d >= 0; d--) {
     const r = item.chunkSel[d];
