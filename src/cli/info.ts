@@ -1,5 +1,6 @@
 /** `parzarr info PATH[#inner]`: what zarr-python's `.info` shows, for an array or a group. */
-import { Group, type Store, type ZarrArray } from "../index.js";
+import { Group, type JsonObject, type Store, type ZarrArray } from "../index.js";
+import { isObjectType } from "../metadata/dtype.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, scalarJson, tuple } from "./format.js";
@@ -30,7 +31,8 @@ export interface ArrayInfo {
   order: "C" | "F" | null;
   codecs: unknown[];
   fillValue: unknown;
-  nbytes: number;
+  /** Logical bytes; null for variable-length strings and bytes. */
+  nbytes: number | null;
   nbytesStored: number | null;
   compressionRatio: number | null;
   chunksInitialized: number | null;
@@ -42,6 +44,7 @@ export interface GroupInfo {
   path: string;
   nodeType: "group";
   zarrFormat: 2 | 3;
+  /** Arrays and groups at every level below (not only the direct children); -1 when unknown. */
   arrays: number;
   groups: number;
   unreadable: number;
@@ -55,7 +58,8 @@ async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const layout = layoutOf(arr);
-  const nbytes = arr.size * arr.dataType.itemSize;
+  // Variable-length strings and bytes have no size per element: their logical size is unknown.
+  const nbytes = isObjectType(arr.dataType) ? null : arr.size * arr.dataType.itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {
@@ -72,7 +76,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     fillValue: scalarJson(arr.fillValue),
     nbytes,
     nbytesStored: stored,
-    compressionRatio: stored ? nbytes / stored : null,
+    compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
     chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
     chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
     attributes: arr.attrs,
@@ -104,6 +108,13 @@ export async function groupInfo(group: Group): Promise<GroupInfo> {
   };
 }
 
+/** A v2 compressor or filter with its settings in the order of its .zarray: `blosc(blocksize=0, clevel=5, ...)`. */
+function describeV2(c: JsonObject): string {
+  const { id, ...rest } = c;
+  const parts = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return `${String(id)}(${parts.join(", ")})`;
+}
+
 function table(rows: [string, string][]): string {
   const w = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(w)} : ${v}`).join("\n");
@@ -124,10 +135,17 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   ];
   if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
   if (info.order) rows.push(["Order", info.order]);
-  rows.push(["Codecs", layout.codecs.map(describeCodec).join(", ")]);
+  const v2 = arr.metadata.v2;
+  if (v2) {
+    // A v2 array is described as its .zarray says (zarr-python's info), not as the v3 chain.
+    rows.push(["Compressor", v2.compressor ? describeV2(v2.compressor) : "None"]);
+    rows.push(["Filters", v2.filters?.length ? v2.filters.map(describeV2).join(", ") : "None"]);
+  } else {
+    rows.push(["Codecs", layout.codecs.map(describeCodec).join(", ")]);
+  }
   if (info.shards) rows.push(["Shard codecs", arr.codecs.map((c) => c.name).join(", ")]);
   rows.push(["Fill value", JSON.stringify(info.fillValue)]);
-  rows.push(["No. bytes", withSize(info.nbytes)]);
+  rows.push(["No. bytes", info.nbytes === null ? `unknown (${info.shape.reduce((a, b) => a * b, 1)} elements of variable length)` : withSize(info.nbytes)]);
   rows.push(["No. bytes stored", info.nbytesStored === null ? "unknown (the store cannot list)" : withSize(info.nbytesStored)]);
   rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);
   const what = info.shards ? "Shards initialized" : "Chunks initialized";
@@ -141,8 +159,8 @@ function formatGroupInfo(info: GroupInfo): string {
   const rows: [string, string][] = [
     ["Name", info.path],
     ["Type", `group (Zarr v${info.zarrFormat})`],
-    ["Arrays", info.arrays < 0 ? "unknown (the store cannot list)" : String(info.arrays)],
-    ["Groups", info.groups < 0 ? "unknown (the store cannot list)" : String(info.groups)],
+    ["Arrays (all levels)", info.arrays < 0 ? "unknown (the store cannot list)" : String(info.arrays)],
+    ["Groups (all levels)", info.groups < 0 ? "unknown (the store cannot list)" : String(info.groups)],
   ];
   if (info.unreadable > 0) rows.push(["Unreadable", `${info.unreadable} (see parzarr tree)`]);
   if (Object.keys(info.attributes as object).length > 0) rows.push(["Attributes", JSON.stringify(info.attributes)]);
