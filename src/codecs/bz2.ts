@@ -7,16 +7,18 @@
 import { bzip2Compress } from "./bzip2-encode.js";
 import { bzip2Decompress } from "./bzip2-decode.js";
 import { intOption } from "./config.js";
+import { decodeCap } from "./compressors.js";
 import type { CodecFactory } from "./types.js";
 
-export const bz2Codec: CodecFactory = (conf) => {
+export const bz2Codec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.bz2", 1, 1, 9);
+  const cap = decodeCap(spec);
   return {
     codec: {
       kind: "bytes_to_bytes",
       name: "numcodecs.bz2",
       encode: (b) => bzip2Compress(b, level),
-      decode: (b) => bzip2Decompress(b),
+      decode: (b) => bzip2Decompress(b, cap),
     },
     configuration: { level },
   };

@@ -43,7 +43,10 @@ class BitReader {
 class Output {
   buf = new Uint8Array(1 << 16);
   len = 0;
+  /** A hard cap on the output: a bz2 bomb (45 MB per 45 bytes of block) stops here. */
+  constructor(private readonly max: number) {}
   reserve(extra: number): void {
+    if (this.len + extra > this.max) throw new CorruptChunkError(`bz2: the stream decodes past the ${this.max}-byte limit for this chunk`);
     if (this.len + extra <= this.buf.length) return;
     let size = this.buf.length * 2;
     while (size < this.len + extra) size *= 2;
@@ -216,9 +219,9 @@ function readBlock(r: BitReader, level: number, out: Output): number {
   return crc;
 }
 
-export function bzip2Decompress(data: Uint8Array): Uint8Array {
+export function bzip2Decompress(data: Uint8Array, maxOutput = Infinity): Uint8Array {
   const r = new BitReader(data);
-  const out = new Output();
+  const out = new Output(maxOutput);
   do {
     if (r.bits(8) !== 0x42 || r.bits(8) !== 0x5a || r.bits(8) !== 0x68) throw new CorruptChunkError("bz2: not a bzip2 stream");
     const level = r.bits(8) - 0x30;

@@ -30,7 +30,7 @@ const MAX_DECODED_BYTES = 2 ** 32 - 1;
  * 1 MiB leaves room for any sane chain (a checksum, a second compressor), while a deflate bomb
  * (1000:1) in a damaged or hostile chunk stops there instead of filling memory.
  */
-function decodeCap(spec: ChunkSpec): number {
+export function decodeCap(spec: ChunkSpec): number {
   return Math.min(2 * product(spec.shape) * spec.dtype.itemSize + 2 ** 20, MAX_DECODED_BYTES);
 }
 
@@ -52,16 +52,17 @@ export const zlibCodec: CodecFactory = (conf, spec) => {
   };
 };
 
-export const zstdCodec: CodecFactory = (conf) => {
+export const zstdCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "zstd", 0, -131072, 22);
   const checksum = boolOption(conf, "checksum", "zstd", false);
+  const cap = decodeCap(spec);
   const encode = (b: Uint8Array): Promise<Uint8Array> => {
     // Frames with a checksum decode fine; writing one needs a zstd binding that exposes the flag.
     if (checksum) throw new UnsupportedError('codec "zstd": writing with "checksum": true is not supported yet');
     return zstdCompress(b, level);
   };
   return {
-    codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b)),
+    codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap)),
     configuration: { level, checksum },
   };
 };

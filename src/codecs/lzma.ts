@@ -12,6 +12,8 @@ import { createRequire } from "node:module";
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
+import { decodeCap } from "./compressors.js";
+import { isXz, verifyXzChecks, withCrc64, xzBlocks } from "./xz-container.js";
 
 interface Format {
   compressSync(b: Uint8Array): Uint8Array;
@@ -38,12 +40,26 @@ function lzmaBinding(): LzmaBinding {
   }
 }
 
-const XZ_MAGIC = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
+
+/**
+ * The decoded size a legacy .lzma header declares, or null when it says "unknown" (all ones: the
+ * stream then ends with an end marker, and nothing bounds it before decoding).
+ */
+function aloneDeclaredSize(b: Uint8Array): number | null {
+  if (b.length < 13) throw new CorruptChunkError(`lzma: ${b.length} bytes is too short for an .lzma header`);
+  let allOnes = true;
+  let v = 0;
+  for (let i = 12; i >= 5; i--) {
+    if (b[i] !== 0xff) allOnes = false;
+    v = v * 256 + b[i];
+  }
+  return allOnes ? null : v;
+}
 /** Python's lzma check ids: -1 is the format's default (CRC64 for xz), 4 CRC64 itself. */
 const CHECK_DEFAULT = -1;
 const CHECK_CRC64 = 4;
 
-export const lzmaCodec: CodecFactory = (conf: JsonObject) => {
+export const lzmaCodec: CodecFactory = (conf: JsonObject, spec) => {
   const name = "numcodecs.lzma";
   const format = conf.format ?? 1;
   const check = conf.check ?? CHECK_DEFAULT;
@@ -57,6 +73,7 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject) => {
     throw new InvalidMetadataError(`codec "${name}": "preset" must be null or an integer from 0 to 9, got ${JSON.stringify(preset)}`);
   }
   if (typeof check !== "number") throw new InvalidMetadataError(`codec "${name}": "check" must be an integer`);
+  const cap = decodeCap(spec);
   return {
     codec: {
       kind: "bytes_to_bytes",
@@ -67,18 +84,31 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject) => {
           throw new UnsupportedError(`codec "${name}": writing xz with check ${check} is not supported (only the default CRC64)`);
         }
         const lib = lzmaBinding();
-        const out = (format === 1 ? lib.xz : lib.lzma).compressSync(b);
-        return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+        const raw = (format === 1 ? lib.xz : lib.lzma).compressSync(b);
+        const out = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
+        // The binding writes xz without a check; numcodecs' default (check -1) is CRC64.
+        return format === 1 ? withCrc64(out, b) : out;
       },
       decode(b) {
         const lib = lzmaBinding();
-        const isXz = XZ_MAGIC.every((m, i) => b[i] === m);
+        const xz = isXz(b);
+        // The decoded size is known (and capped) before decoding: the binding has no output limit.
+        const blocks = xz ? xzBlocks(b, cap) : null;
+        if (!xz) {
+          const declared = aloneDeclaredSize(b);
+          if (declared !== null && declared > cap) {
+            throw new CorruptChunkError(`lzma: the stream declares ${declared} bytes, over the ${cap}-byte limit for this chunk`);
+          }
+        }
+        let out: Uint8Array;
         try {
-          const out = isXz ? lib.xz.decompressSync(b) : lib.lzma.decompressSync(b);
-          return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+          const raw = xz ? lib.xz.decompressSync(b) : lib.lzma.decompressSync(b);
+          out = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
         } catch (cause) {
           throw new CorruptChunkError(`lzma: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
         }
+        if (blocks) verifyXzChecks(b, blocks, out);
+        return out;
       },
     },
     configuration: { format, check, preset, filters },

@@ -92,6 +92,31 @@ export function jsonBytes(value: Serialisable, options: SerialiseOptions): Uint8
   return encoder.encode(serialiseJson(value, options));
 }
 
+/**
+ * The deepest nesting metadata may have. JSON.parse itself copes with any depth, but everything
+ * that walks the result afterwards (validation, copies, serialising) recurses and would die with
+ * a raw RangeError on a document nested thousands deep. Python's json refuses about 1000 deep.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** The deepest array/object nesting in JSON text (brackets inside strings do not count). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
 /** Parses metadata bytes; errors name the file so a user knows which document is broken. */
 export function parseJsonBytes(bytes: Uint8Array, file: string): unknown {
   let text: string;
@@ -111,21 +136,24 @@ const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Inf
  * `_FillValue`/`missing_value` attributes are often NaN). JSON.parse alone refuses them.
  */
 export function parseJsonText(text: string, file: string): unknown {
+  let doc: unknown;
   try {
-    return JSON.parse(text);
+    doc = JSON.parse(text);
   } catch (cause) {
     const rewritten = rewriteNonFinite(text);
-    if (rewritten !== undefined) {
-      try {
-        return JSON.parse(rewritten.text, (_key, v: unknown) =>
-          typeof v === "string" && v.startsWith(rewritten.marker) ? NON_FINITE[v.slice(rewritten.marker.length)] : v,
-        );
-      } catch {
-        // Broken in some other way: report the error of the text as it was.
-      }
+    try {
+      if (rewritten === undefined) throw cause;
+      doc = JSON.parse(rewritten.text, (_key, v: unknown) =>
+        typeof v === "string" && v.startsWith(rewritten.marker) ? NON_FINITE[v.slice(rewritten.marker.length)] : v,
+      );
+    } catch {
+      // Broken in some other way: report the error of the text as it was.
+      throw new InvalidMetadataError(`${file}: not valid JSON (${(cause as Error).message})`, { cause });
     }
-    throw new InvalidMetadataError(`${file}: not valid JSON (${(cause as Error).message})`, { cause });
   }
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) throw new InvalidMetadataError(`${file}: nested ${depth} deep, more than the ${MAX_JSON_DEPTH} levels metadata may have`);
+  return doc;
 }
 
 /**

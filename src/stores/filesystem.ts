@@ -4,8 +4,8 @@
  * crash) sees the old value or the new one, never half of one.
  */
 import { randomBytes } from "node:crypto";
-import type { Dirent } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { constants, type Dirent } from "node:fs";
+import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidKeyError, ReadOnlyError, StoreError } from "../errors.js";
 import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
@@ -18,6 +18,28 @@ import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
  * must stay hidden too.
  */
 const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
+
+/** The parts of a temporary file's name: the writer's process id. */
+const TEMP_PID = /^\..+\.(\d+)\.[0-9a-f]+\.tmp~?$/;
+
+/**
+ * A temporary file older than this is a leftover whatever its process id says (the writer may be
+ * on another host sharing the folder, where its pid means nothing here).
+ */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+/** A temporary file younger than this is never removed: its writer may be mid-rename. */
+const FRESH_TEMP_MS = 10 * 1000;
+
+/** Whether a process with this id runs on this host (EPERM: it does, as another user). */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errno(err) === "EPERM";
+  }
+}
 
 /** How many times `set` re-creates a parent folder that a concurrent `delete` pruned. */
 const SET_ATTEMPTS = 10;
@@ -32,16 +54,95 @@ function isMissing(err: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
 }
 
+/** Opens the last path component only if it is not a symbolic link (0 where the OS lacks it). */
+const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+const READ_NOFOLLOW = constants.O_RDONLY | O_NOFOLLOW;
+
+/** Folders whose real path was checked, per store: bounded, since chunk folders can be many. */
+const CHECKED_DIRS_MAX = 4096;
+
+export interface FileSystemStoreOptions {
+  readOnly?: boolean;
+  /**
+   * Follow symbolic links that lead outside the store's folder (chunk folders linked across
+   * disks, say). By default a key whose real path leaves the root is refused with INVALID_KEY,
+   * for reads and writes, and `list` does not leave the root: a store served to others (or
+   * opened from an untrusted archive) cannot be made to read or write elsewhere. Links that stay
+   * inside the root work either way.
+   */
+  followSymlinks?: boolean;
+}
+
 export class FileSystemStore implements WritableStore {
   readonly root: string;
   readonly readOnly: boolean;
+  readonly followSymlinks: boolean;
   /** `root` with a trailing separator, to test that a path lies strictly inside it. */
   private readonly inside: string;
+  /** The root's real path (the root may itself be a link: the user chose it), once it exists. */
+  private realRoot: string | undefined;
+  private readonly checkedDirs = new Set<string>();
+  /** Folders this store has swept of stale temporary files (once each: see sweepTemps). */
+  private readonly sweptDirs = new Set<string>();
 
-  constructor(root: string, options: { readOnly?: boolean } = {}) {
+  constructor(root: string, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root);
     this.readOnly = options.readOnly ?? false;
+    this.followSymlinks = options.followSymlinks ?? false;
     this.inside = this.root.endsWith(sep) ? this.root : this.root + sep;
+  }
+
+  private async isInsideRoot(real: string): Promise<boolean> {
+    this.realRoot ??= await realpath(this.root).catch(() => undefined);
+    const root = this.realRoot ?? this.root;
+    return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+  }
+
+  private outside(key: string): never {
+    throw new InvalidKeyError(
+      `invalid store key ${JSON.stringify(key)}: it leads outside ${this.root} through a symbolic link ` +
+        "(open the store with followSymlinks: true to allow that)",
+    );
+  }
+
+  /**
+   * Refuses a key whose folder's real path leaves the root (unless links are followed). For a
+   * folder that does not exist yet, its nearest existing ancestor is checked: a write must not
+   * make folders through a link to elsewhere.
+   */
+  private async checkDir(key: string, dir: string): Promise<void> {
+    if (this.followSymlinks || dir === this.root || this.checkedDirs.has(dir)) return;
+    let real: string;
+    try {
+      real = await realpath(dir);
+    } catch (err) {
+      if (!isMissing(err)) this.fail("cannot resolve", key, err);
+      const parent = dirname(dir);
+      if (parent.startsWith(this.inside) || parent === this.root) await this.checkDir(key, parent);
+      return;
+    }
+    if (!(await this.isInsideRoot(real))) this.outside(key);
+    if (this.checkedDirs.size >= CHECKED_DIRS_MAX) this.checkedDirs.clear();
+    this.checkedDirs.add(dir);
+  }
+
+  /**
+   * The path to open for reading a key: the key's own path when it is not a link; a link's real
+   * path when that stays inside the root (or links are followed); INVALID_KEY otherwise. Opening
+   * with O_NOFOLLOW tells a link apart in the same system call as the open itself.
+   */
+  private async readablePath(key: string): Promise<{ path: string; flags: number }> {
+    const p = this.pathOf(key);
+    if (this.followSymlinks) return { path: p, flags: constants.O_RDONLY };
+    await this.checkDir(key, dirname(p));
+    return { path: p, flags: READ_NOFOLLOW };
+  }
+
+  /** After an ELOOP from an O_NOFOLLOW open: where the link leads, if that is inside the root. */
+  private async linkTarget(key: string, p: string): Promise<string> {
+    const real = await realpath(p);
+    if (!(await this.isInsideRoot(real))) this.outside(key);
+    return real;
   }
 
   private pathOf(key: string): string {
@@ -68,12 +169,21 @@ export class FileSystemStore implements WritableStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    const p = this.pathOf(key);
+    const { path, flags } = await this.readablePath(key);
+    let p = path;
     try {
-      const b = await readFile(p);
+      let b: Buffer;
+      try {
+        b = await readFile(p, { flag: flags });
+      } catch (err) {
+        if (errno(err) !== "ELOOP") throw err;
+        p = await this.linkTarget(key, p);
+        b = await readFile(p, { flag: flags });
+      }
       // A plain Uint8Array over the same memory: callers should not meet Buffer's quirks.
       return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     } catch (err) {
+      if (err instanceof InvalidKeyError) throw err;
       if (isMissing(err)) return undefined;
       this.fail("cannot read", key, err);
     }
@@ -106,11 +216,17 @@ export class FileSystemStore implements WritableStore {
     key: string,
     plan: (size: number) => { start: number; into: Uint8Array },
   ): Promise<{ size: number; bytes: Uint8Array } | undefined> {
-    const p = this.pathOf(key);
+    const { path: p, flags } = await this.readablePath(key);
     let fh: FileHandle;
     try {
-      fh = await open(p, "r");
+      try {
+        fh = await open(p, flags);
+      } catch (err) {
+        if (errno(err) !== "ELOOP") throw err;
+        fh = await open(await this.linkTarget(key, p), flags);
+      }
     } catch (err) {
+      if (err instanceof InvalidKeyError) throw err;
       if (isMissing(err)) return undefined;
       this.fail("cannot open", key, err);
     }
@@ -133,28 +249,30 @@ export class FileSystemStore implements WritableStore {
     }
   }
 
-  async has(key: string): Promise<boolean> {
-    const p = this.pathOf(key);
+  /** A key's file status, links resolved as reads resolve them; undefined when there is none. */
+  private async statKey(key: string): Promise<import("node:fs").Stats | undefined> {
+    const { path } = await this.readablePath(key);
     try {
-      return (await stat(p)).isFile();
+      const info = await lstat(path);
+      if (!info.isSymbolicLink()) return info;
+      return await stat(this.followSymlinks ? path : await this.linkTarget(key, path));
     } catch (err) {
-      if (isMissing(err)) return false;
-      this.fail("cannot stat", key, err);
-    }
-  }
-
-  /** Entries of a folder, or null when the folder does not exist. Temp files are left out. */
-  async getSize(key: string): Promise<number | undefined> {
-    const p = this.pathOf(key);
-    try {
-      const info = await stat(p);
-      return info.isFile() ? info.size : undefined;
-    } catch (err) {
+      if (err instanceof InvalidKeyError) throw err;
       if (isMissing(err)) return undefined;
       this.fail("cannot stat", key, err);
     }
   }
 
+  async has(key: string): Promise<boolean> {
+    return (await this.statKey(key))?.isFile() ?? false;
+  }
+
+  async getSize(key: string): Promise<number | undefined> {
+    const info = await this.statKey(key);
+    return info?.isFile() ? info.size : undefined;
+  }
+
+  /** Entries of a folder, or null when the folder does not exist. Temp files are left out. */
   private async entries(dir: string, prefix: string): Promise<Dirent[] | null> {
     let entries: Dirent[];
     try {
@@ -166,13 +284,18 @@ export class FileSystemStore implements WritableStore {
     return entries.filter((e) => !TEMP.test(e.name));
   }
 
-  /** "file", "dir" or null; a symbolic link counts as what it points to. */
+  /**
+   * "file", "dir" or null; a symbolic link counts as what it points to, when that lies inside the
+   * root (or links are followed); a dangling link, or one that leads outside, is left out.
+   */
   private async kindOf(dir: string, e: Dirent): Promise<"file" | "dir" | null> {
     if (e.isFile()) return "file";
     if (e.isDirectory()) return "dir";
     if (!e.isSymbolicLink()) return null;
     try {
-      const s = await stat(join(dir, e.name));
+      const path = join(dir, e.name);
+      if (!this.followSymlinks && !(await this.isInsideRoot(await realpath(path)))) return null;
+      const s = await stat(path);
       return s.isFile() ? "file" : s.isDirectory() ? "dir" : null;
     } catch {
       // A dangling link names nothing that `get` could read.
@@ -180,24 +303,31 @@ export class FileSystemStore implements WritableStore {
     }
   }
 
-  private async walk(dir: string, prefix: string, out: string[]): Promise<void> {
+  /** Lists keys under `dir`; `seen` holds the real folders walked, so a link loop ends. */
+  private async walk(dir: string, prefix: string, out: string[], seen: Set<string>): Promise<void> {
+    const real = await realpath(dir).catch(() => dir);
+    if (seen.has(real)) return;
+    seen.add(real);
     const entries = await this.entries(dir, prefix);
     if (!entries) return;
     for (const e of entries) {
       const kind = await this.kindOf(dir, e);
-      if (kind === "dir") await this.walk(join(dir, e.name), `${prefix}${e.name}/`, out);
+      if (kind === "dir") await this.walk(join(dir, e.name), `${prefix}${e.name}/`, out, seen);
       else if (kind === "file") out.push(prefix + e.name);
     }
   }
 
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
-    await this.walk(this.folderOf(prefix), prefix, out);
+    const dir = this.folderOf(prefix);
+    await this.checkDir(prefix, dir);
+    await this.walk(dir, prefix, out, new Set());
     return out.sort();
   }
 
   async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
     const dir = this.folderOf(prefix);
+    await this.checkDir(prefix, dir);
     const entries = await this.entries(dir, prefix);
     const keys: string[] = [];
     const prefixes: string[] = [];
@@ -213,6 +343,32 @@ export class FileSystemStore implements WritableStore {
     if (this.readOnly) throw new ReadOnlyError(`the store at ${this.root} is open read-only`);
   }
 
+  /**
+   * Removes the temporary files that writers killed mid-write left in `dir` (parzarr never lists
+   * them, but zarr-python counts them as keys): those whose process is gone, after a few seconds,
+   * and any older than an hour. Done once per folder per store, on its first write.
+   */
+  private async sweepTemps(dir: string): Promise<void> {
+    if (this.sweptDirs.has(dir)) return;
+    if (this.sweptDirs.size >= CHECKED_DIRS_MAX) this.sweptDirs.clear();
+    this.sweptDirs.add(dir);
+    let names: string[];
+    try {
+      names = (await readdir(dir)).filter((n) => TEMP.test(n));
+    } catch {
+      return;
+    }
+    const now = Date.now();
+    await Promise.all(
+      names.map(async (name) => {
+        const path = join(dir, name);
+        const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
+        const pid = Number(TEMP_PID.exec(name)?.[1]);
+        if (age > STALE_TEMP_MS || (age > FRESH_TEMP_MS && !processAlive(pid))) await unlink(path).catch(() => undefined);
+      }),
+    );
+  }
+
   async set(key: string, value: Uint8Array): Promise<void> {
     this.writable();
     const p = this.pathOf(key);
@@ -220,11 +376,16 @@ export class FileSystemStore implements WritableStore {
     const tmp = join(dir, `.${basename(p)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
     for (let attempt = 1; ; attempt++) {
       try {
+        // The folder may be (or sit under) a link leading out of the store: refuse that.
+        await this.checkDir(key, dir);
         await mkdir(dir, { recursive: true });
-        await writeFile(tmp, value);
+        await this.sweepTemps(dir);
+        // "wx": a fresh file, never through a link planted at the temporary name.
+        await writeFile(tmp, value, { flag: "wx" });
         await rename(tmp, p);
         return;
       } catch (err) {
+        if (err instanceof InvalidKeyError) throw err;
         await unlink(tmp).catch(() => undefined);
         // A concurrent `delete` in the same folder may prune it between mkdir and writeFile
         // (arrays delete all-fill chunks while writing their neighbours): make it again.
@@ -237,6 +398,7 @@ export class FileSystemStore implements WritableStore {
   async delete(key: string): Promise<void> {
     this.writable();
     const p = this.pathOf(key);
+    await this.checkDir(key, dirname(p));
     try {
       await unlink(p);
     } catch (err) {
@@ -276,6 +438,7 @@ export class FileSystemStore implements WritableStore {
         await Promise.all(names.map((name) => rm(join(this.root, name), { recursive: true, force: true })));
         return;
       }
+      await this.checkDir(prefix, dirname(dir));
       // A file at the prefix's name is the key "a", not something under "a/": leave it alone.
       const info = await stat(dir).catch((err: unknown) => {
         if (isMissing(err)) return null;
@@ -284,12 +447,14 @@ export class FileSystemStore implements WritableStore {
       if (!info?.isDirectory()) return;
       await rm(dir, { recursive: true, force: true });
     } catch (err) {
+      if (err instanceof InvalidKeyError) throw err;
       this.fail("cannot delete prefix", prefix, err);
     }
     await this.prune(dirname(dir));
   }
 
   descriptor(): StoreDescriptor {
-    return { kind: "filesystem", root: this.root, readOnly: this.readOnly };
+    const d: StoreDescriptor = { kind: "filesystem", root: this.root, readOnly: this.readOnly };
+    return this.followSymlinks ? { ...d, followSymlinks: true } : d;
   }
 }

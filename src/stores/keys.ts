@@ -15,6 +15,11 @@ export function validateKey(key: string): string {
   return key;
 }
 
+/** Whether a name is a valid key (for names from files, such as zip members, that are skipped if not). */
+export function isValidKey(key: unknown): boolean {
+  return keyProblem(key) === null;
+}
+
 function keyProblem(key: unknown): string | null {
   // Keys can come from JSON (consolidated metadata, task messages), so the type is not a given.
   if (typeof key !== "string") return "keys are strings";

@@ -10,7 +10,7 @@ import { ZipStore, getOpenZipStore } from "./zip.js";
 export function storeFromDescriptor(d: StoreDescriptor): Store {
   switch (d.kind) {
     case "filesystem":
-      return new FileSystemStore(d.root, { readOnly: d.readOnly });
+      return new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks });
     case "fetch":
       return new FetchStore(d.url, { headers: d.headers });
     case "memory": {

@@ -10,7 +10,7 @@
  * itself (see DESIGN.md: bytes never travel through the main thread).
  */
 export type StoreDescriptor =
-  | { kind: "filesystem"; root: string; readOnly: boolean }
+  | { kind: "filesystem"; root: string; readOnly: boolean; followSymlinks?: boolean }
   | { kind: "fetch"; url: string; headers?: Record<string, string> }
   | { kind: "memory"; id: string }
   /**

@@ -15,7 +15,7 @@ import { copyFile, open, rename, stat, unlink, type FileHandle } from "node:fs/p
 import { basename, dirname, join, resolve } from "node:path";
 import { crc32, inflateRawSync } from "node:zlib";
 import { ReadOnlyError, StoreError, UnsupportedError } from "../errors.js";
-import { childrenOf, rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
+import { childrenOf, isValidKey, rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 import {
   END64_SIZE,
@@ -63,6 +63,22 @@ interface State {
 
 const MAX_TAIL = END_SIZE + 0xffff;
 
+/**
+ * Closes the file of a ZipStore that was dropped without `close()` (a reader opened by path and
+ * forgotten, say): otherwise Node closes the FileHandle when it is collected, with a warning that
+ * later versions turn into an error. An unclosed writer's temporary file is removed as well; the
+ * target keeps its old archive, as documented for writers never closed.
+ */
+const dropped = new FinalizationRegistry<{ state: Promise<State> }>((held) => {
+  void held.state.then(
+    async (st) => {
+      await st.fh.close().catch(() => undefined);
+      if (st.temp) await unlink(st.temp).catch(() => undefined);
+    },
+    () => undefined,
+  );
+});
+
 export class ZipStore implements WritableStore {
   readonly path: string;
   readonly mode: ZipMode;
@@ -92,7 +108,10 @@ export class ZipStore implements WritableStore {
   /** Opens the file and reads the central directory, once. */
   private ready(): Promise<State> {
     if (this.closed) this.fail("the store is closed");
-    this.state ??= this.openState();
+    if (!this.state) {
+      this.state = this.openState();
+      dropped.register(this, { state: this.state }, this);
+    }
     return this.state;
   }
 
@@ -164,6 +183,9 @@ export class ZipStore implements WritableStore {
       const modified = new Date();
       for (const e of parseCentralDirectory(cd, location.entries)) {
         if (e.name.endsWith("/")) continue; // a folder entry, not a key
+        // A name that is no valid key ("../evil", "/etc/x", "a//b") can never be asked for: a
+        // hostile archive must not hand it to callers that would use it as a path (cp, say).
+        if (!isValidKey(e.name)) continue;
         if (e.localHeaderOffset + LOCAL_HEADER_SIZE > location.offset) {
           throw new Error(`the member "${e.name}" starts at ${e.localHeaderOffset}, inside the central directory`);
         }
@@ -196,7 +218,9 @@ export class ZipStore implements WritableStore {
     if (m.method === 0) out = raw;
     else if (m.method === 8) {
       try {
-        const b = inflateRawSync(raw);
+        // The directory's size is a hard cap: a member that inflates past it (a zip bomb, or a
+        // lying entry) stops there instead of filling memory.
+        const b = inflateRawSync(raw, { maxOutputLength: Math.max(1, m.size) });
         out = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
       } catch (err) {
         this.fail(`member "${key}" does not inflate: ${err instanceof Error ? err.message : String(err)}`, err);
@@ -305,6 +329,7 @@ export class ZipStore implements WritableStore {
       if (this.closed) return;
       const st = await this.ready();
       this.closed = true;
+      dropped.unregister(this);
       if (this.id) writers.delete(this.id);
       try {
         if (st.temp) {

@@ -73,6 +73,42 @@ export function zstdFrameContentSize(src: Uint8Array): number | null | undefined
 }
 
 /**
+ * The most the frames of `src` can decode to, from their block headers alone: a raw or RLE block
+ * gives exactly its size, a compressed block at most 128 KiB (zstd's block maximum). For a real
+ * stream this is within 128 KiB per frame of the true size; a bomb of many tiny compressed blocks
+ * (or a frame that declares no size) shows here before any output exists. Assumes the frames
+ * passed `zstdFramesProblem`.
+ */
+export function zstdMaxDecodedSize(src: Uint8Array): number {
+  const v = asView(src);
+  let at = 0;
+  let total = 0;
+  while (at + 8 <= src.length) {
+    const magic = v.getUint32(at, true);
+    if ((magic & 0xfffffff0) >>> 0 === 0x184d2a50) {
+      at += 8 + v.getUint32(at + 4, true);
+      continue;
+    }
+    const fhd = src[at + 4];
+    const singleSegment = (fhd >>> 5) & 1;
+    const fcsFlag = fhd >>> 6;
+    const fcsSize = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+    at += 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][fhd & 3] + fcsSize;
+    for (;;) {
+      if (at + 3 > src.length) return total;
+      const h = src[at] | (src[at + 1] << 8) | (src[at + 2] << 16);
+      const type = (h >>> 1) & 3;
+      const size = h >>> 3;
+      total += type === 2 ? 131072 : size;
+      at += 3 + (type === 1 ? 1 : size);
+      if (h & 1) break;
+    }
+    if (fhd & 0x04) at += 4;
+  }
+  return total;
+}
+
+/**
  * Walks the frames of `src` by their block headers and returns a reason when they do not tile it
  * exactly (truncated, trailing bytes, reserved block types). numcodecs.js's WASM decoder spins
  * forever on some such inputs (a valid frame followed by one stray byte, found by fuzzing), and a
@@ -117,9 +153,11 @@ export function zstdFramesProblem(src: Uint8Array): string | null {
 
 /**
  * Decompresses a zstd frame. With `expectedSize`, a frame declaring another size is refused before
- * any output is allocated, and the decoded length is checked.
+ * any output is allocated, and the decoded length is checked. With `maxOutput`, frames that could
+ * decode past it (by their declared size, or by their blocks when they declare none) are refused
+ * before decoding: the WASM decoder has no output limit of its own.
  */
-export async function zstdDecompress(src: Uint8Array, expectedSize?: number): Promise<Uint8Array> {
+export async function zstdDecompress(src: Uint8Array, expectedSize?: number, maxOutput?: number): Promise<Uint8Array> {
   const declared = zstdFrameContentSize(src);
   if (declared === undefined) {
     throw new CorruptChunkError(`zstd: input of ${src.length} bytes is not a zstd frame`);
@@ -134,6 +172,15 @@ export async function zstdDecompress(src: Uint8Array, expectedSize?: number): Pr
   }
   const problem = zstdFramesProblem(src);
   if (problem !== null) throw new CorruptChunkError(`zstd: ${problem}`);
+  if (maxOutput !== undefined) {
+    if (declared !== null && declared > maxOutput) {
+      throw new CorruptChunkError(`zstd: frame declares ${declared} bytes, over the ${maxOutput}-byte limit for this chunk`);
+    }
+    const bound = zstdMaxDecodedSize(src);
+    if (bound > maxOutput + 131072) {
+      throw new CorruptChunkError(`zstd: ${src.length} bytes could decode to ${bound} bytes, over the ${maxOutput}-byte limit for this chunk`);
+    }
+  }
   let out: Uint8Array;
   try {
     out = await codecFor(1).decode(src);
