@@ -1,7 +1,8 @@
 /**
- * Whole-array read and write times of parzarr against zarrita.js and zarr-python 2 (issue 3).
+ * Whole-array read and write times of parzarr against zarrita.js and zarr-python 2 (issues 3 and
+ * 12): reads into fresh memory, with huge pages, and into a reused `out`; writes; the targets.
  *
- *   npm run bench:compare                 # 8192 x 8192 float32, chunks 1024 x 1024 (~5-10 min on 2 cores)
+ *   npm run bench:compare                 # 8192 x 8192 float32, chunks 1024 x 1024 (~10 min on 2 cores)
  *   npm run bench:compare -- --quick      # 2048 x 2048, under a minute
  *   npm run bench:compare -- --rows 4096 --cols 4096 --chunk 512 --repeats 5 --threads 0,2,default
  *   npm run bench:compare -- --json result.json

@@ -6,8 +6,11 @@ export { openArray, createArray, openGroup, createGroup, open } from "./hierarch
 export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";
-export type { SelectionAccess } from "./hierarchy/array.js";
+export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
+export type { ReadOutput } from "./indexing/read-into.js";
 export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
+export { formatInfo } from "./hierarchy/info.js";
+export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
 export { Group } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";

@@ -478,3 +478,29 @@ test("a point or integer-array read touches only the chunks holding selected ele
   assert.deepEqual(gets, ["c/0/9"]);
   assert.deepEqual(normaliseSelection([[3, -1], null], [5, 2])[0], { kind: "list", indices: [3, 4] });
 });
+
+test("strings and records go through the same scattered paths", async () => {
+  const s = await createArray(new MemoryStore(), { shape: [5, 3], chunks: [2, 2], dtype: "string" });
+  await s.set(null, { data: Array.from({ length: 15 }, (_, i) => `s${i}`), shape: [5, 3] });
+  assert.deepEqual(((await s.vindex.get([[4, 0, 2], [2, 1, 0]])) as NDArray).data, ["s14", "s1", "s6"]);
+  await s.oindex.set([[3, 1], [2]], ["x", "y"]);
+  assert.deepEqual(((await s.get("::-1, 2")) as NDArray).data, ["s14", "x", "s8", "y", "s2"]);
+  const r = await createArray(new MemoryStore(), { shape: [4], chunks: [3], dtype: [["a", "<i4"], ["b", "<f8"]], zarrFormat: 2 });
+  const rec = (a: number, b: number) => {
+    const bytes = new Uint8Array(12);
+    new DataView(bytes.buffer).setInt32(0, a, true);
+    new DataView(bytes.buffer).setFloat64(4, b, true);
+    return bytes;
+  };
+  await r.set(null, { data: [rec(1, 0.5), rec(2, 1.5), rec(3, 2.5), rec(4, 3.5)], shape: [4] });
+  assert.deepEqual(Array.from(((await r.vindex.get([[3, 0, 3]], { field: "a" })) as NDArray).data as Int32Array), [4, 1, 4]);
+  assert.deepEqual(Array.from(((await r.get("::-1", { field: "b" })) as NDArray).data as Float64Array), [3.5, 2.5, 1.5, 0.5]);
+});
+
+test("empty selections: an empty index list, an all-false mask, an integer-only point", async () => {
+  const e = await createArray(new MemoryStore(), { shape: [4, 4], chunks: [2, 2], dtype: "int8" });
+  await e.set(null, 3);
+  assert.deepEqual(((await e.oindex.get([[], null])) as NDArray).shape, [0, 4]);
+  assert.deepEqual(((await e.vindex.get({ data: new Uint8Array(16), shape: [4, 4] })) as NDArray).shape, [0]);
+  assert.equal(await e.vindex.get([1, 2]), 3);
+});

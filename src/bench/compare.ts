@@ -1,9 +1,12 @@
 /**
- * The whole-array comparison of issue 3: parzarr (threads 0, 1, 2 and the default pool) against
- * zarrita.js and zarr-python 2 on float32 random walks along rows, Zarr v2, one array per codec
- * (blosc lz4 clevel 5 shuffle, blosc zstd clevel 3 shuffle, zlib level 1, raw). Arrays are written
- * once under `dir` and reused; every timing is warm (reads get one untimed warm-up) and the median
- * of `repeats`. Used by `npm run bench:compare` and `parzarr bench`.
+ * The whole-array comparison of issues 3 and 12: parzarr (threads 0, 2 and the default pool)
+ * against zarrita.js and zarr-python 2 on float32 random walks along rows, Zarr v2, one array per
+ * codec (blosc lz4 clevel 5 shuffle, blosc zstd clevel 3 shuffle, zlib level 1, raw). Reads are
+ * timed three ways: into fresh memory (`get()`), into fresh memory in a child process started
+ * with glibc's huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1, as the parzarr command runs),
+ * and into one reused output (`get(null, { out })`, zarr-python's `out=`); writes once. Arrays
+ * are written once under `dir` and reused; every timing is warm (reads get one untimed warm-up)
+ * and the median of `repeats`. Used by `npm run bench:compare` and `parzarr bench`.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,10 +19,15 @@ import type { OperationOptions } from "../parallel/options.js";
 import { fillRandomWalks } from "./data.js";
 import type { PeakMemoryReport } from "./peak-memory.js";
 import { ZARR_PYTHON_BENCH } from "./zarr-python-script.js";
+import type { HugePageReport } from "./hugepage-reads.js";
+import { hugeTlbEnv } from "../cli/hugepages.js";
 
 export type CompareCodec = "blosc-lz4" | "blosc-zstd" | "zlib" | "raw";
 export type ThreadSetting = number | "default";
 export type Implementation = "parzarr" | "zarrita" | "zarr-python";
+/** Where a read's output goes: fresh memory, fresh memory with huge pages, a reused buffer. */
+export type ReadMode = "fresh" | "hugepages" | "out";
+export const READ_MODES: readonly ReadMode[] = ["fresh", "hugepages", "out"];
 
 export interface CompareOptions {
   /** Where the generated arrays are cached (default `.bench-data` in the working directory). */
@@ -41,6 +49,8 @@ export interface Measurement {
   threads?: ThreadSetting;
   codec: CompareCodec;
   op: "read" | "write";
+  /** Reads only. */
+  mode?: ReadMode;
   /** Median seconds, or null when this implementation cannot do it (see `note`). */
   seconds: number | null;
   samples: number[];
@@ -70,7 +80,7 @@ export interface MemoryCheck {
 }
 
 export interface CompareResult {
-  config: { dir: string; rows: number; cols: number; chunk: number; repeats: number; threads: ThreadSetting[]; cores: number };
+  config: { dir: string; rows: number; cols: number; chunk: number; repeats: number; threads: ThreadSetting[]; cores: number; node: string };
   measurements: Measurement[];
   targets: TargetCheck[];
   memory: MemoryCheck[];
@@ -109,7 +119,7 @@ export const COMPARE_CODECS: CodecSpec[] = [
 const DATA_VERSION = 1;
 const PYTHON = process.env.PARZARR_PYTHON ?? "/usr/bin/python3";
 
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
@@ -118,7 +128,7 @@ const median = (xs: number[]): number => {
 const now = (): number => performance.now() / 1000;
 
 /** The sum of every 97th row's every 89th value, in float64: a cheap "same data?" check. */
-function checksum(data: ArrayLike<number>, cols: number, rows: number): number {
+export function checksum(data: ArrayLike<number>, cols: number, rows: number): number {
   let s = 0;
   for (let r = 0; r < rows; r += 97) for (let c = 0; c < cols; c += 89) s += data[r * cols + c];
   return s;
@@ -164,7 +174,7 @@ async function ensureDataset(root: string, rows: number, cols: number, chunk: nu
   return paths;
 }
 
-async function timeRuns(repeats: number, warmup: boolean, run: () => Promise<void>, before?: () => void): Promise<number[]> {
+export async function timeRuns(repeats: number, warmup: boolean, run: () => Promise<void>, before?: () => void): Promise<number[]> {
   const samples: number[] = [];
   for (let i = 0; i < repeats + (warmup ? 1 : 0); i++) {
     before?.();
@@ -176,7 +186,7 @@ async function timeRuns(repeats: number, warmup: boolean, run: () => Promise<voi
   return samples;
 }
 
-interface ZarritaModule {
+export interface ZarritaModule {
   open(loc: unknown, opts: { kind: "array" }): Promise<unknown>;
   root(store: unknown): { resolve(path: string): unknown };
   get(arr: unknown): Promise<{ data: ArrayLike<number>; shape: number[]; stride: number[] }>;
@@ -184,7 +194,7 @@ interface ZarritaModule {
   create(loc: unknown, opts: { shape: number[]; chunkShape: number[]; dtype: "float32"; codecs: JsonObject[]; fillValue: number }): Promise<unknown>;
 }
 
-async function loadZarrita(): Promise<{ zarrita: ZarritaModule; Store: new (root: string) => unknown } | string> {
+export async function loadZarrita(): Promise<{ zarrita: ZarritaModule; Store: new (root: string) => unknown } | string> {
   try {
     // Dynamic and by variable name: zarrita is a devDependency, absent from installed packages.
     const zid = "zarrita";
@@ -201,7 +211,7 @@ interface PythonResult {
   zarr: string;
   numcodecs: string;
   blosc_threads: number | null;
-  results: { codec: CompareCodec; read: number[]; write: number[]; checksum: number }[];
+  results: { codec: CompareCodec; read: number[]; readOut: number[]; outSame: boolean; write: number[]; checksum: number }[];
 }
 
 function pythonSkipReason(): string | null {
@@ -212,9 +222,9 @@ function pythonSkipReason(): string | null {
 }
 
 /** Runs a child process and parses the JSON on its last line of output; fails with its last stderr lines. */
-function runJsonChild<T>(what: string, command: string, args: string[]): Promise<T> {
+function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
     let out = "";
     let err = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
@@ -231,37 +241,65 @@ function runPythonBench(cases: { codec: CompareCodec; path: string; writePath: s
   return runJsonChild("zarr-python benchmark", PYTHON, ["-c", ZARR_PYTHON_BENCH, JSON.stringify({ cases, repeats })]);
 }
 
+/** A sibling script of this module, run with the same runtime and loader flags. */
+function childScript(name: string, nodeFlags: string[] = []): string[] {
+  const here = fileURLToPath(import.meta.url);
+  return [...process.execArgv, ...nodeFlags, join(dirname(here), `${name}${here.endsWith(".ts") ? ".ts" : ".js"}`)];
+}
+
 /** Runs the peak-memory child (same runtime, same loader flags) for one whole read. */
 function measurePeakMemory(path: string, threads: ThreadSetting): Promise<PeakMemoryReport> {
-  const here = fileURLToPath(import.meta.url);
-  const script = join(dirname(here), `peak-memory${here.endsWith(".ts") ? ".ts" : ".js"}`);
-  return runJsonChild("peak-memory child", process.execPath, [...process.execArgv, "--expose-gc", script, path, threadLabel(threads)]);
+  return runJsonChild("peak-memory child", process.execPath, [...childScript("peak-memory", ["--expose-gc"]), path, threadLabel(threads)]);
+}
+
+/** The glibc version at run time, undefined off glibc. */
+function glibcVersion(): string | undefined {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return report?.header?.glibcVersionRuntime;
+}
+
+/** Fresh reads with huge pages: a child started with the tunable; a reason string where it cannot be. */
+async function measureHugePageReads(cases: { codec: CompareCodec; path: string }[], repeats: number, rows: number, cols: number): Promise<HugePageReport | string> {
+  const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: { ...process.env, GLIBC_TUNABLES: undefined, PARZARR_HUGETLB: undefined } });
+  if (env === null) return `huge pages: this is not Linux with glibc >= 2.35 (GLIBC_TUNABLES=glibc.malloc.hugetlb=1 is glibc's): skipped`;
+  return runJsonChild("huge-page reads child", process.execPath, [...childScript("hugepage-reads"), JSON.stringify({ cases, repeats, rows, cols })], env as NodeJS.ProcessEnv);
+}
+
+/** One target of the issue: `other` over `ours` (both seconds) should be at least `target`. */
+function check(name: string, other: number | null, ours: number | null, target: number): TargetCheck {
+  const ratio = other !== null && ours !== null && ours > 0 ? other / ours : null;
+  return { name, ratio, target, met: ratio === null ? null : ratio >= target };
 }
 
 /** The issue's targets, computed from the measurements (parzarr at its default thread setting). */
 function checkTargets(ms: Measurement[], threads: ThreadSetting[]): TargetCheck[] {
   const best: ThreadSetting = threads.includes("default") ? "default" : threads[threads.length - 1];
-  const t = (impl: Implementation, codec: CompareCodec, op: "read" | "write", th?: ThreadSetting): number | null =>
-    ms.find((m) => m.impl === impl && m.codec === codec && m.op === op && (impl !== "parzarr" || m.threads === (th ?? best)))?.seconds ?? null;
-  const ratio = (other: number | null, ours: number | null): number | null => (other !== null && ours !== null && ours > 0 ? other / ours : null);
-  const check = (name: string, r: number | null, target: number): TargetCheck => ({ name, ratio: r, target, met: r === null ? null : r >= target });
-  const pz = (codec: CompareCodec, op: "read" | "write") => t("parzarr", codec, op);
-  return [
-    check("read blosc-lz4 vs zarr-python", ratio(t("zarr-python", "blosc-lz4", "read"), pz("blosc-lz4", "read")), 1),
-    check("read raw vs zarr-python", ratio(t("zarr-python", "raw", "read"), pz("raw", "read")), 1),
-    check("read blosc-zstd vs zarr-python", ratio(t("zarr-python", "blosc-zstd", "read"), pz("blosc-zstd", "read")), 0.7),
-    check("read zlib vs zarr-python", ratio(t("zarr-python", "zlib", "read"), pz("zlib", "read")), 3),
-    check("read blosc-lz4 vs zarrita.js", ratio(t("zarrita", "blosc-lz4", "read"), pz("blosc-lz4", "read")), 5),
-    check("write blosc-lz4 vs zarr-python", ratio(t("zarr-python", "blosc-lz4", "write"), pz("blosc-lz4", "write")), 0.8),
-    check("write zlib vs zarr-python", ratio(t("zarr-python", "zlib", "write"), pz("zlib", "write")), 3),
-    check("read blosc-lz4, 2 threads vs 1", ratio(t("parzarr", "blosc-lz4", "read", 1), t("parzarr", "blosc-lz4", "read", 2)), 1.7),
-    check("read zlib, 2 threads vs 1", ratio(t("parzarr", "zlib", "read", 1), t("parzarr", "zlib", "read", 2)), 1.7),
-  ];
+  const t = (impl: Implementation, codec: CompareCodec, op: "read" | "write", mode?: ReadMode, th?: ThreadSetting): number | null =>
+    ms.find(
+      (m) => m.impl === impl && m.codec === codec && m.op === op && m.mode === mode && (impl !== "parzarr" || mode === "hugepages" || m.threads === (th ?? best)),
+    )?.seconds ?? null;
+  const targets: TargetCheck[] = [];
+  const outTargets: [CompareCodec, number][] = [["blosc-lz4", 1], ["blosc-zstd", 0.8], ["zlib", 2], ["raw", 0.8]];
+  for (const [codec, target] of outTargets) {
+    targets.push(check(`read into out, ${codec}, vs zarr-python out=`, t("zarr-python", codec, "read", "out"), t("parzarr", codec, "read", "out"), target));
+  }
+  targets.push(check("read fresh + huge pages, blosc-lz4, vs zarr-python z[:]", t("zarr-python", "blosc-lz4", "read", "fresh"), t("parzarr", "blosc-lz4", "read", "hugepages"), 0.8));
+  targets.push(check("read blosc-lz4 vs zarrita.js (both huge pages)", t("zarrita", "blosc-lz4", "read", "hugepages"), t("parzarr", "blosc-lz4", "read", "hugepages"), 5));
+  targets.push(check("write blosc-lz4 vs zarr-python", t("zarr-python", "blosc-lz4", "write"), t("parzarr", "blosc-lz4", "write"), 1.5));
+  targets.push(check("write zlib vs zarr-python", t("zarr-python", "zlib", "write"), t("parzarr", "zlib", "write"), 3));
+  if (threads.includes(0) && threads.includes(2)) {
+    for (const codec of ["blosc-lz4", "blosc-zstd", "zlib"] as CompareCodec[]) {
+      targets.push(check(`read into out, ${codec}, 2 threads vs inline`, t("parzarr", codec, "read", "out", 0), t("parzarr", codec, "read", "out", 2), 1.7));
+    }
+  }
+  return targets;
 }
 
 const fmt = (s: number | null): string => (s === null ? "-" : `${s.toFixed(3)} s`);
 
-/** The result as the table the issue uses: one row per codec and operation, one column per runner. */
+const MODE_LABEL: Record<ReadMode, string> = { fresh: "read fresh", hugepages: "read huge pages", out: "read into out" };
+
+/** The result as the issue's table: one row per operation and codec, one column per runner. */
 export function formatCompare(r: CompareResult): string[] {
   const cols: { label: string; impl: Implementation; threads?: ThreadSetting }[] = [
     ...r.config.threads.map((t) => ({ label: `parzarr t=${threadLabel(t)}`, impl: "parzarr" as const, threads: t })),
@@ -271,23 +309,33 @@ export function formatCompare(r: CompareResult): string[] {
   const lines: string[] = [];
   const head = ["", ...cols.map((c) => c.label)];
   const rows: string[][] = [];
-  for (const op of ["read", "write"] as const) {
+  const ops: { op: "read" | "write"; mode?: ReadMode; label: string }[] = [
+    ...READ_MODES.map((mode) => ({ op: "read" as const, mode, label: MODE_LABEL[mode] })),
+    { op: "write", label: "write" },
+  ];
+  for (const { op, mode, label } of ops) {
     for (const spec of COMPARE_CODECS) {
       const cells = cols.map((c) => {
-        const m = r.measurements.find((x) => x.impl === c.impl && x.codec === spec.codec && x.op === op && (c.impl !== "parzarr" || x.threads === c.threads));
-        if (!m) return "skipped";
+        const m = r.measurements.find(
+          (x) => x.impl === c.impl && x.codec === spec.codec && x.op === op && x.mode === mode && (c.impl !== "parzarr" || x.threads === c.threads),
+        );
+        if (!m) return "-";
         return m.seconds === null ? (m.note ?? "n/a") : fmt(m.seconds);
       });
-      rows.push([`${op} ${spec.codec}`, ...cells]);
+      rows.push([`${label} ${spec.codec}`, ...cells]);
     }
   }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   lines.push(line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line));
-  lines.push("", "Targets (ratio = other's time / parzarr's; parzarr at its default thread setting):");
+  lines.push(
+    "",
+    `Node ${r.config.node}. "read huge pages" runs in a child started with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (parzarr with its default threads, in the t=default column); zarr-python's fresh reads get huge pages from numpy already.`,
+    "Targets (ratio = other's time / parzarr's; parzarr at its default thread setting):",
+  );
   for (const t of r.targets) {
     const state = t.met === null ? "not measured" : t.met ? "met" : `missed (${((t.ratio! / t.target) * 100).toFixed(0)}% of target)`;
-    lines.push(`  ${t.name.padEnd(34)} ${t.ratio === null ? "-" : `${t.ratio.toFixed(2)}x`}  (target >= ${t.target}x)  ${state}`);
+    lines.push(`  ${t.name.padEnd(56)} ${t.ratio === null ? "-" : `${t.ratio.toFixed(2)}x`}  (target >= ${t.target}x)  ${state}`);
   }
   if (r.memory.length) {
     lines.push("", "Peak memory of a whole parzarr read (child process, RSS above the pre-read baseline):");
@@ -308,15 +356,15 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
   const cols = opts.cols ?? 8192;
   const chunk = opts.chunk ?? 1024;
   const repeats = opts.repeats ?? 3;
-  const threads = opts.threads ?? [0, 1, 2, "default"];
+  const threads = opts.threads ?? [0, 2, "default"];
   const dir = resolve(opts.dir ?? ".bench-data");
   const { availableParallelism } = await import("node:os");
-  const config = { dir, rows, cols, chunk, repeats, threads, cores: availableParallelism() };
+  const config = { dir, rows, cols, chunk, repeats, threads, cores: availableParallelism(), node: process.version };
   const measurements: Measurement[] = [];
   const skipped: string[] = [];
   const mismatches: string[] = [];
   const bytes = rows * cols * 4;
-  log(`dataset: ${rows} x ${cols} float32 random walks along rows, chunks ${chunk} x ${chunk}, Zarr v2 (${(bytes / 2 ** 20).toFixed(0)} MiB); ${config.cores} cores; median of ${repeats}, warm`);
+  log(`dataset: ${rows} x ${cols} float32 random walks along rows, chunks ${chunk} x ${chunk}, Zarr v2 (${(bytes / 2 ** 20).toFixed(0)} MiB); ${config.cores} cores; Node ${process.version}; median of ${repeats}, warm`);
 
   let data: Float32Array | null = null;
   const getData = (): Float32Array => (data ??= makeData(rows, cols));
@@ -327,13 +375,16 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
   const record = (m: Measurement): void => {
     measurements.push(m);
     const who = m.impl === "parzarr" ? `parzarr t=${threadLabel(m.threads!)}` : m.impl;
-    log(`  ${who.padEnd(18)} ${m.op.padEnd(5)} ${m.codec.padEnd(10)} ${m.seconds === null ? (m.note ?? "n/a") : `${fmt(m.seconds)}  (${m.samples.map((s) => s.toFixed(3)).join(", ")})`}`);
+    const what = m.op === "read" ? MODE_LABEL[m.mode!] : "write";
+    log(`  ${who.padEnd(18)} ${what.padEnd(15)} ${m.codec.padEnd(10)} ${m.seconds === null ? (m.note ?? "n/a") : `${fmt(m.seconds)}  (${m.samples.map((s) => s.toFixed(3)).join(", ")})`}`);
   };
   const verify = (who: string, codec: CompareCodec, sum: number): void => {
     if (!sameSum(sum, expected)) mismatches.push(`${who} read different values for ${codec} (checksum ${sum} vs ${expected})`);
   };
 
-  // parzarr
+  // parzarr: fresh reads, reads into one reused output (shared memory, so workers write into it),
+  // writes; per thread setting.
+  const out = new Float32Array(new SharedArrayBuffer(bytes));
   for (const t of threads) {
     const options = threadOptions(t);
     for (const spec of COMPARE_CODECS) {
@@ -346,7 +397,13 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
       });
       verify(`parzarr t=${threadLabel(t)}`, spec.codec, checksum(last!.data as Float32Array, cols, rows));
       last = null;
-      record({ impl: "parzarr", threads: t, codec: spec.codec, op: "read", seconds: median(reads), samples: reads });
+      record({ impl: "parzarr", threads: t, codec: spec.codec, op: "read", mode: "fresh", seconds: median(reads), samples: reads });
+      out.fill(0);
+      const intoOut = await timeRuns(repeats, true, async () => {
+        await arr.get(null, { ...options, out });
+      });
+      verify(`parzarr t=${threadLabel(t)} out`, spec.codec, checksum(out, cols, rows));
+      record({ impl: "parzarr", threads: t, codec: spec.codec, op: "read", mode: "out", seconds: median(intoOut), samples: intoOut });
       const target = join(writeRoot, `parzarr-${spec.codec}.zarr`);
       const input = getData();
       const writes = await timeRuns(
@@ -378,7 +435,8 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
         sum = checksum(r.data, cols, rows);
       });
       verify("zarrita.js", spec.codec, sum);
-      record({ impl: "zarrita", codec: spec.codec, op: "read", seconds: median(reads), samples: reads });
+      record({ impl: "zarrita", codec: spec.codec, op: "read", mode: "fresh", seconds: median(reads), samples: reads });
+      record({ impl: "zarrita", codec: spec.codec, op: "read", mode: "out", seconds: null, samples: [], note: "no out" });
       if (spec.zarritaCodecs === null) {
         record({ impl: "zarrita", codec: spec.codec, op: "write", seconds: null, samples: [], note: "cannot encode" });
         continue;
@@ -401,6 +459,30 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
     }
   }
 
+  // Fresh reads with huge pages, parzarr (default threads) and zarrita.js, in a child process.
+  log("  huge pages: running a child with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 ...");
+  try {
+    const hp = await measureHugePageReads(COMPARE_CODECS.map((s) => ({ codec: s.codec, path: paths.get(s.codec)! })), repeats, rows, cols);
+    if (typeof hp === "string") {
+      skipped.push(hp);
+      log(hp);
+    } else {
+      skipped.push(...hp.skipped.map((s) => `huge pages child: ${s}`));
+      for (const r of hp.results) {
+        verify("parzarr (huge pages)", r.codec, r.parzarrSum);
+        record({ impl: "parzarr", threads: "default", codec: r.codec, op: "read", mode: "hugepages", seconds: median(r.parzarr), samples: r.parzarr });
+        if (r.zarrita !== null) {
+          verify("zarrita.js (huge pages)", r.codec, r.zarritaSum!);
+          record({ impl: "zarrita", codec: r.codec, op: "read", mode: "hugepages", seconds: median(r.zarrita), samples: r.zarrita });
+        }
+      }
+    }
+  } catch (err) {
+    const msg = `huge pages: ${err instanceof Error ? err.message : String(err)}`;
+    skipped.push(msg);
+    log(msg);
+  }
+
   // zarr-python 2
   const why = pythonSkipReason();
   if (why !== null) {
@@ -415,7 +497,9 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
       );
       for (const r of py.results) {
         verify("zarr-python", r.codec, r.checksum);
-        record({ impl: "zarr-python", codec: r.codec, op: "read", seconds: median(r.read), samples: r.read });
+        if (!r.outSame) mismatches.push(`zarr-python's out= read differs from its z[:] for ${r.codec}`);
+        record({ impl: "zarr-python", codec: r.codec, op: "read", mode: "fresh", seconds: median(r.read), samples: r.read });
+        record({ impl: "zarr-python", codec: r.codec, op: "read", mode: "out", seconds: median(r.readOut), samples: r.readOut });
         record({ impl: "zarr-python", codec: r.codec, op: "write", seconds: median(r.write), samples: r.write });
       }
       log(`  (zarr ${py.zarr}, numcodecs ${py.numcodecs})`);

@@ -1,6 +1,7 @@
 /**
  * The zarr-python side of the comparison, run as `python3 -c SCRIPT CONFIG_JSON`. It times its own
- * whole-array reads (one warm-up, then `repeats`) and writes (`repeats`, each into a fresh
+ * whole-array reads into fresh memory (`z[...]`) and into one reused array
+ * (`get_basic_selection(..., out=)`), each one warm-up then `repeats`, and writes (`repeats`, each into a fresh
  * directory with the same compressor) and prints one JSON object. Kept as a string so that the
  * compiled package (which ships only JavaScript) can still run it.
  */
@@ -26,6 +27,16 @@ for case in cfg["cases"]:
         dt = time.perf_counter() - t
         if i > 0:
             reads.append(dt)
+    buf = np.empty(src.shape, dtype=src.dtype)
+    reads_out = []
+    for i in range(cfg["repeats"] + 1):
+        t = time.perf_counter()
+        src.get_basic_selection(Ellipsis, out=buf)
+        dt = time.perf_counter() - t
+        if i > 0:
+            reads_out.append(dt)
+    same = bool(np.array_equal(buf, data))
+    del buf
     writes = []
     for i in range(cfg["repeats"]):
         target = case["writePath"]
@@ -36,7 +47,7 @@ for case in cfg["cases"]:
         dst[...] = data
         writes.append(time.perf_counter() - t)
     shutil.rmtree(case["writePath"], ignore_errors=True)
-    out["results"].append({"codec": case["codec"], "read": reads, "write": writes,
+    out["results"].append({"codec": case["codec"], "read": reads, "readOut": reads_out, "outSame": same, "write": writes,
                            "checksum": float(np.float64(data[::97, ::89].astype(np.float64).sum()))})
     del data
 

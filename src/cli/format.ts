@@ -3,6 +3,7 @@
  * way numpy prints them (aligned columns, `...` past a threshold).
  */
 import type { CodecConfig, NDArray, Scalar } from "../index.js";
+import { scalarJson } from "../hierarchy/info.js";
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -69,13 +70,7 @@ export function formatScalar(v: Scalar, dtype = ""): string {
 }
 
 /** A JSON-safe form of a scalar (NaN and infinities as strings, bigints as strings if unsafe). */
-export function scalarJson(v: Scalar | null): unknown {
-  if (v === null) return null;
-  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
-  if (Array.isArray(v)) return v.map((x) => scalarJson(x));
-  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-  return v;
-}
+export { scalarJson };
 
 export function describeCodec(c: CodecConfig): string {
   const conf = c.configuration ?? {};

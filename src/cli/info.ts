@@ -1,11 +1,14 @@
 /** `parzarr info PATH[#inner]`: what zarr-python's `.info` shows, for an array or a group. */
 import { Group, type JsonObject, type Store, type ZarrArray } from "../index.js";
-import { isObjectType } from "../metadata/dtype.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
-import { describeCodec, formatBytes, scalarJson, tuple } from "./format.js";
+import { describeCodec, formatBytes, tuple } from "./format.js";
 import { layoutOf } from "./layout.js";
 import { openNode, walk } from "./nodes.js";
+import { arrayInfo, type ArrayInfo } from "../hierarchy/info.js";
+
+// One function gives the library's `arr.info()` and this command's array facts.
+export { arrayInfo, type ArrayInfo };
 
 const HELP = `Usage: parzarr info PATH[#inner/path] [--json]
 
@@ -19,32 +22,10 @@ Options:
   --json      print one JSON object instead of a table
   -h, --help  show this help`;
 
-export interface ArrayInfo {
-  path: string;
-  nodeType: "array";
-  zarrFormat: 2 | 3;
-  shape: number[];
-  chunks: number[];
-  shards: number[] | null;
-  dtype: string;
-  numpyDtype: string;
-  order: "C" | "F" | null;
-  codecs: unknown[];
-  fillValue: unknown;
-  /** Logical bytes; null for variable-length strings and bytes. */
-  nbytes: number | null;
-  nbytesStored: number | null;
-  compressionRatio: number | null;
-  chunksInitialized: number | null;
-  chunksTotal: number;
-  attributes: unknown;
-}
-
 export interface GroupInfo {
   path: string;
   nodeType: "group";
   zarrFormat: 2 | 3;
-  /** Arrays and groups at every level below (not only the direct children); -1 when unknown. */
   arrays: number;
   groups: number;
   unreadable: number;
@@ -54,33 +35,6 @@ export interface GroupInfo {
 /** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
 async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
   return store.descriptor().kind === "fetch" ? null : f();
-}
-
-export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
-  const layout = layoutOf(arr);
-  // Variable-length strings and bytes have no size per element: their logical size is unknown.
-  const nbytes = isObjectType(arr.dataType) ? null : arr.size * arr.dataType.itemSize;
-  const stored = await orNull(arr.store, () => arr.nbytesStored());
-  const v2 = arr.metadata.v2;
-  return {
-    path: arr.name,
-    nodeType: "array",
-    zarrFormat: arr.zarrFormat,
-    shape: arr.shape,
-    chunks: layout.chunks,
-    shards: layout.shards,
-    dtype: arr.dtype,
-    numpyDtype: arr.numpyDtype,
-    order: v2 ? v2.order : null,
-    codecs: arr.codecs,
-    fillValue: scalarJson(arr.fillValue),
-    nbytes,
-    nbytesStored: stored,
-    compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
-    chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
-    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
-    attributes: arr.attrs,
-  };
 }
 
 export async function groupInfo(group: Group): Promise<GroupInfo> {
@@ -106,13 +60,6 @@ export async function groupInfo(group: Group): Promise<GroupInfo> {
     unreadable,
     attributes: group.attrs,
   };
-}
-
-/** A v2 compressor or filter with its settings in the order of its .zarray: `blosc(blocksize=0, clevel=5, ...)`. */
-function describeV2(c: JsonObject): string {
-  const { id, ...rest } = c;
-  const parts = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-  return `${String(id)}(${parts.join(", ")})`;
 }
 
 function table(rows: [string, string][]): string {
@@ -145,7 +92,7 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   }
   if (info.shards) rows.push(["Shard codecs", arr.codecs.map((c) => c.name).join(", ")]);
   rows.push(["Fill value", JSON.stringify(info.fillValue)]);
-  rows.push(["No. bytes", info.nbytes === null ? `unknown (${info.shape.reduce((a, b) => a * b, 1)} elements of variable length)` : withSize(info.nbytes)]);
+  rows.push(["No. bytes", withSize(info.nbytes)]);
   rows.push(["No. bytes stored", info.nbytesStored === null ? "unknown (the store cannot list)" : withSize(info.nbytesStored)]);
   rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);
   const what = info.shards ? "Shards initialized" : "Chunks initialized";
@@ -153,6 +100,13 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   if (Object.keys(arr.attrs).length > 0) rows.push(["Attributes", JSON.stringify(info.attributes)]);
   if (arr.metadata.dimensionNames) rows.push(["Dimension names", JSON.stringify(arr.metadata.dimensionNames)]);
   return table(rows);
+}
+
+/** A v2 compressor or filter with its settings in the order of its .zarray: `blosc(blocksize=0, clevel=5, ...)`. */
+function describeV2(c: JsonObject): string {
+  const { id, ...rest } = c;
+  const parts = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return `${String(id)}(${parts.join(", ")})`;
 }
 
 function formatGroupInfo(info: GroupInfo): string {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ZarrError } from "../errors.js";
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
+import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
 
 /**
  * The commands, each loaded on first use: `parzarr --help` and one command's run load only what
@@ -104,12 +105,23 @@ function isEntry(): boolean {
   }
 }
 
-if (isEntry()) {
+async function runEntry(): Promise<number> {
+  try {
+    const rerun = await reexecWithHugePages((line) => {
+      if (process.env.PARZARR_DEBUG === "1") process.stderr.write(`${line}\n`);
+    });
+    if (rerun !== null) return endAsRerun(rerun);
+  } catch {
+    // The re-run could not start (no execPath to spawn?): go on in this process, without huge pages.
+  }
   // A closed pipe (`parzarr get ... | head`) is not an error worth a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
   });
-  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  return main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+}
+
+if (isEntry()) {
   // exitCode rather than exit(): pending stdout writes to a pipe are flushed first.
-  process.exitCode = code;
+  process.exitCode = await runEntry();
 }

@@ -2,8 +2,8 @@
  * The `bytes` codec (array->bytes): elements to bytes in the configured byte order. It is also
  * where float16 meets runtimes without Float16Array (held as float32 in memory).
  */
-import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, hasFloat16Array, isObjectType, memoryBytesPerComponent, typedArrayOver, type TypedArray } from "../metadata/dtype.js";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
+import { componentsPerElement, hasFloat16Array, isObjectType, memoryBytesPerComponent, typedArrayOver, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
 import { bfloat16BitsToNumber, numberToBfloat16Bits } from "../metadata/bfloat16.js";
 import { float16Table, numberToFloat16Bits } from "../metadata/float16.js";
 import { product } from "../indexing/strided.js";
@@ -86,6 +86,10 @@ class BytesCodec implements ArrayToBytesCodec {
   }
 }
 
+function hasMultiByteField(dt: StructuredDataType): boolean {
+  return dt.fields.some((f) => (f.dtype.kind === "structured" ? hasMultiByteField(f.dtype) : f.dtype.itemSize / componentsPerElement(f.dtype) > 1));
+}
+
 export const bytesCodec: CodecFactory = (conf, spec) => {
   if (isObjectType(spec.dtype)) {
     const codec = spec.dtype.kind === "string" ? "vlen-utf8" : "vlen-bytes";
@@ -96,7 +100,13 @@ export const bytesCodec: CodecFactory = (conf, spec) => {
     throw new InvalidMetadataError(`codec "bytes": "endian" is required for ${spec.dtype.name}`);
   }
   const endian = enumOption(conf, "endian", "bytes", ["little", "big"] as const, "little");
-  const configuration: JsonObject = single && conf.endian === undefined ? {} : { endian };
+  // A struct's records are their little-endian bytes in memory (see dtype.ts): the zarr-extensions
+  // spec wants the endian written when a field has more than one byte, and big is not supported.
+  const multiByteRecord = spec.dtype.kind === "structured" && hasMultiByteField(spec.dtype);
+  if (multiByteRecord && endian === "big") {
+    throw new UnsupportedError('codec "bytes": a struct with multi-byte fields is supported little-endian only');
+  }
+  const configuration: JsonObject = single && conf.endian === undefined && !multiByteRecord ? {} : { endian };
   return { codec: new BytesCodec(endian), configuration };
 };
 

@@ -5,12 +5,12 @@
  */
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
-import { bloscDecode, bloscDecodeInto, bloscEncode } from "./blosc/blosc.js";
+import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
 import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
-import type { BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
+import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
 
 function bytesToBytes(
@@ -18,8 +18,10 @@ function bytesToBytes(
   encode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
   decode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
   decodeInto?: (b: Uint8Array, dest: Uint8Array) => void | Promise<void>,
+  decodeScatter?: (b: Uint8Array, dest: ByteScatter) => void | Promise<void>,
 ): BytesToBytesCodec {
-  return decodeInto ? { kind: "bytes_to_bytes", name, encode, decode, decodeInto } : { kind: "bytes_to_bytes", name, encode, decode };
+  const codec: BytesToBytesCodec = { kind: "bytes_to_bytes", name, encode, decode };
+  return { ...codec, ...(decodeInto && { decodeInto }), ...(decodeScatter && { decodeScatter }) };
 }
 
 /** Node's own buffer limit, written out so that this module needs no static node: import. */
@@ -117,6 +119,7 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
       (b) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }),
       (b) => bloscDecode(b),
       bloscDecodeInto,
+      bloscDecodeScatter,
     ),
     configuration: { cname, clevel, shuffle: shuffleName, typesize, blocksize },
   };

@@ -6,7 +6,7 @@ import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
 import { isObjectType, parseDataType } from "../metadata/dtype.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
-import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
+import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
 
 export class CodecPipeline {
   private constructor(
@@ -126,6 +126,27 @@ export class CodecPipeline {
       throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${b.length}`);
     }
     dest.set(b);
+    return true;
+  }
+
+  /**
+   * Decodes a chunk into `dest`'s runs piece by piece, when `decodesIntoPlace` and the last
+   * bytes->bytes stage can (blosc), or when there is none (the stored bytes are the chunk's).
+   * Returns false, touching nothing, otherwise: the caller decodes into a buffer and copies.
+   */
+  async decodeScatter(bytes: Uint8Array, dest: ByteScatter): Promise<boolean> {
+    if (!this.decodesIntoPlace) return false;
+    const bb = this.bytesToBytes;
+    if (bb.length === 0) {
+      if (bytes.length !== dest.length) throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${bytes.length}`);
+      dest.put(0, bytes);
+      return true;
+    }
+    const last = bb[0];
+    if (!last.decodeScatter) return false;
+    let b = bytes;
+    for (let i = bb.length - 1; i >= 1; i--) b = await bb[i].decode(b);
+    await last.decodeScatter(b, dest);
     return true;
   }
 

@@ -93,6 +93,20 @@ export interface BytesToBytesCodec {
    * throws CorruptChunkError when the bytes decode to another size. Saves an allocation and a copy.
    */
   decodeInto?(bytes: Uint8Array, dest: Uint8Array): void | Promise<void>;
+  /**
+   * Decodes into `dest`'s runs (a chunk whose rows are runs of the output, not one run): the
+   * decoder hands over each piece as it is decoded, while it is still in cache, instead of the
+   * whole chunk being decoded into a buffer and copied row by row afterwards.
+   */
+  decodeScatter?(bytes: Uint8Array, dest: ByteScatter): void | Promise<void>;
+}
+
+/** Where the decoded bytes of one chunk go, piece by piece (see BytesToBytesCodec.decodeScatter). */
+export interface ByteScatter {
+  /** The chunk's decoded size: a stream that decodes to another size is corrupt. */
+  readonly length: number;
+  /** Places `src`, the decoded bytes `[at, at + src.length)` of the chunk. */
+  put(at: number, src: Uint8Array): void;
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

@@ -31,8 +31,9 @@ import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
-import { toShared } from "../parallel/shared.js";
-import type { OperationOptions } from "../parallel/options.js";
+import { isShared, toShared } from "../parallel/shared.js";
+import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
+import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -40,6 +41,7 @@ import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
+import { arrayInfo, type ArrayInfo } from "./info.js";
 
 export interface ArrayHandleOptions {
   readOnly: boolean;
@@ -49,9 +51,21 @@ export interface ArrayHandleOptions {
   synchronizer?: ProcessSynchronizer;
 }
 
+/** Options of `get`: those of every operation, a record field, and the buffer to read into. */
+export interface GetOptions extends OperationOptions {
+  /** Of a record array: read this field's values. */
+  field?: string;
+  /** Read into this buffer (see `get`). */
+  out?: ReadOutput;
+}
+
+/** Checked by the compiler like OPERATION_OPTION_NAMES: a new get option must be listed here. */
+const GET_ONLY_KEYS: Record<Exclude<keyof GetOptions, keyof OperationOptions>, true> = { field: true, out: true };
+const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEYS)];
+
 /** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
 export interface SelectionAccess {
-  get(selection: Selection, options?: OperationOptions & { field?: string }): Promise<NDArray | Scalar>;
+  get(selection: Selection, options?: GetOptions): Promise<NDArray | Scalar>;
   set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
 }
 
@@ -240,13 +254,19 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * returns that field's values instead (see `fieldView`). Integer arrays and masks in the
    * selection work as in zarr-python's `__getitem__` (see `oindex`, `vindex`).
    *
+   * With `out` (a typed array of the selection's size in C order, or an NDArray of its shape, of
+   * the class `get` would return) the values are read into it and the result is an NDArray over
+   * `out`'s own memory. Workers write into an `out` on a SharedArrayBuffer directly; any other
+   * `out` is filled on this thread (asking for threads then is an INVALID_ARGUMENT).
+   *
    * The result's type follows the call (see array-types.ts): an NDArray when the selection
    * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
    * handle's data type when known (an `ArrayOf<"float32">` gives a Float32Array).
    */
-  async get(selection: Selection, options: OperationOptions & { field: string }): Promise<NDArray | Scalar>;
+  async get(selection: Selection, options: GetOptions & ({ field: string } | { out: unknown })): Promise<NDArray | Scalar>;
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
-  async get(selection?: Selection, options: OperationOptions & { field?: string } = {}): Promise<NDArray | Scalar> {
+  async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
+    checkOptionNames(options, GET_OPTION_NAMES, "get");
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
     const whole = selection === null || selection === undefined;
@@ -274,10 +294,12 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
     return {
       get: async (selection, options = {}) => {
+        checkOptionNames(options, GET_OPTION_NAMES, "get");
         pipelineFor(this.meta);
         return this.readPlan(resolve(selection), options);
       },
       set: async (selection, value, options = {}) => {
+        checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
         pipelineFor(this.meta);
         return this.writePlan(resolve(selection), value, options);
@@ -286,23 +308,34 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   /** `whole`: the caller named no selection, so even a 0-d array's result is an NDArray. */
-  private async readPlan(resolved: ResolvedSelection, options: OperationOptions & { field?: string }, whole = false): Promise<NDArray | Scalar> {
+  private async readPlan(resolved: ResolvedSelection, options: GetOptions, whole = false): Promise<NDArray | Scalar> {
     const layout = this.layout(resolved);
-    const { plan: chunkPlan, full, shape } = layout;
+    const { plan: chunkPlan, full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
-    checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
+    const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
+    if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
     const items = this.items(chunkPlan);
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, options);
+    let placeOptions: OperationOptions = options;
+    if (into !== null && !isShared(into.data)) {
+      // Workers can only write into shared memory; copying through a shared buffer would cost
+      // the fresh memory `out` exists to avoid, so a private `out` is filled on this thread.
+      if (options.threads !== undefined && options.threads !== 0) {
+        throw new InvalidArgumentError(`get: threads ${options.threads} needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
+      }
+      placeOptions = { ...options, threads: 0 };
+    }
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
-    const data = allocElements(this.meta.dtype, product(full), placement.where === "pool");
-    const out: TaskBuffer = { data, strides: contiguousStrides(full) };
+    const data = into?.data ?? allocElements(this.meta.dtype, product(full), placement.where === "pool");
+    const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    if (into !== null) return into.result;
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
@@ -313,12 +346,26 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
   }
 
+  /** Checks `options.out` against the selection (see prepareReadOutput); nothing is read yet. */
+  private readOutput(resolved: ResolvedSelection, options: GetOptions, full: number[], dropped: boolean[], shape: number[]) {
+    if (options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
+    if (resolved.kind !== "points") return prepareReadOutput(options.out, this.meta.dtype, full, dropped, shape);
+    // Points address their output by element index (full is [count]): out must be C-contiguous.
+    const into = prepareReadOutput(options.out, this.meta.dtype, shape, shape.map(() => false), shape);
+    const c = contiguousStrides(shape);
+    if (!shape.every((n, d) => n <= 1 || into.strides[d] === c[d])) {
+      throw new InvalidArgumentError("get: a point selection (vindex) reads only into a C-contiguous out");
+    }
+    return { ...into, strides: [1] };
+  }
+
   /**
    * Writes a selection: a scalar is broadcast, an array must have the selection's shape. Chunks
    * that end up all fill value are deleted unless the array was opened with writeEmptyChunks.
    * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
+    checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
     pipelineFor(this.meta);
     return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
@@ -457,6 +504,15 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // coordinator only needs an estimate, so count a reference each.
     if (isObjectType(dt)) return product(this.meta.chunks) * 8;
     return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  }
+
+  /**
+   * What zarr-python's `.info` reports: type, shape, chunks, shards, order, compressor/codecs,
+   * fill value, store, bytes and bytes stored, storage ratio, chunks initialised (`formatInfo`
+   * prints it as zarr-python does; `parzarr info` shows the same facts).
+   */
+  info(): Promise<ArrayInfo> {
+    return arrayInfo(this);
   }
 
   /** The grid coordinates of the stored chunks (shards, when sharded), in C order. */

@@ -1,11 +1,13 @@
 /** Group: a handle on one group, with its children created, opened and listed by name. */
-import { NotFoundError, ReadOnlyError } from "../errors.js";
+import { AlreadyExistsError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isWritable, type Store } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
 import type { NodeMetadata } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { describePath, normalisePath, readNode, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, normalisePath, parentPaths, readNode, writeGroupMetadata } from "./node-io.js";
+import { parseDataType } from "../metadata/dtype.js";
+import { groupInfo, type GroupInfo } from "./info.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
 
 export class Group {
@@ -120,7 +122,112 @@ export class Group {
     return (await this.members()).filter((m): m is [string, Group] => m[1] instanceof Group);
   }
 
+  /** What zarr-python's group `.info` reports: store, direct members (`formatInfo` prints it). */
+  async info(): Promise<GroupInfo> {
+    return groupInfo(this);
+  }
+
+  /** The names of the child arrays, sorted (zarr-python's `array_keys`). */
+  async arrayKeys(): Promise<string[]> {
+    return (await this.arrays()).map(([name]) => name);
+  }
+
+  /** The names of the child groups, sorted (zarr-python's `group_keys`). */
+  async groupKeys(): Promise<string[]> {
+    return (await this.groups()).map(([name]) => name);
+  }
+
+  /**
+   * The hierarchy below this group as zarr-python 2's `tree()` prints it: the group's name ("/"
+   * for the root), then each member on its own line with unicode rails, arrays with their shape
+   * as a Python tuple and their data type.
+   */
+  async tree(): Promise<string> {
+    const lines = [this.path === "" ? "/" : this.path.slice(this.path.lastIndexOf("/") + 1)];
+    const visit = async (group: Group, rails: string): Promise<void> => {
+      const members = await group.members();
+      for (const [i, [name, node]] of members.entries()) {
+        const last = i === members.length - 1;
+        const what = node instanceof Group ? "" : ` ${pythonTuple(node.shape)} ${node.dtype}`;
+        lines.push(`${rails}${last ? " └── " : " ├── "}${name}${what}`);
+        if (node instanceof Group) await visit(node, rails + (last ? "    " : " │  "));
+      }
+    };
+    await visit(this, "");
+    return lines.join("\n");
+  }
+
+  /** The group at `name`, created (with its ancestors) when missing (zarr-python's `require_group`). */
+  async requireGroup(name: string, options: { attributes?: JsonObject } = {}): Promise<Group> {
+    const path = this.childPath(name);
+    const meta = await this.lookup(path);
+    if (meta?.nodeType === "group") return nodeFromMetadata(this.store, path, meta, this.options) as Group;
+    if (meta) throw new NodeTypeError(`${describePath(path)} is an array, not a group`);
+    return this.createGroup(name, options);
+  }
+
+  /**
+   * The array at `name` when it has the asked shape and data type (zarr-python's
+   * `require_dataset`, exact types), else ALREADY_EXISTS saying what differs; created when missing.
+   */
+  async requireArray(name: string, options: CreateArrayOptions): Promise<ZarrArray> {
+    const path = this.childPath(name);
+    const meta = await this.lookup(path);
+    if (!meta) return this.createArray(name, options);
+    if (meta.nodeType !== "array") throw new NodeTypeError(`${describePath(path)} is a group, not an array`);
+    const arr = nodeFromMetadata(this.store, path, meta, this.options) as ZarrArray;
+    const wanted = parseDataType(options.dtype, "requireArray: dtype");
+    const differences: string[] = [];
+    if (arr.shape.length !== options.shape.length || arr.shape.some((n, d) => n !== options.shape[d])) {
+      differences.push(`shape [${arr.shape}] (asked [${options.shape}])`);
+    }
+    if (JSON.stringify(wanted) !== JSON.stringify(arr.dataType)) differences.push(`data type ${arr.dtype} (asked ${wanted.name})`);
+    if (differences.length) throw new AlreadyExistsError(`${describePath(path)} exists with ${differences.join(" and ")}`);
+    return arr;
+  }
+
+  /**
+   * Moves the member at `source` to `dest` (both relative to this group), as zarr-python's
+   * `move`: every key is copied, then the source is deleted, so a failure part-way leaves the
+   * source whole. `dest` must not exist; its missing ancestors become groups.
+   */
+  async move(source: string, dest: string): Promise<void> {
+    const store = this.writableStore();
+    const from = this.childPath(source);
+    const to = this.childPath(dest);
+    if (from === this.path || to === this.path) throw new NodeTypeError("move: the group itself cannot be moved");
+    if (!(await this.lookup(from))) throw new NotFoundError(`move: nothing at ${describePath(from)}`);
+    if (await readNode(store, to)) throw new AlreadyExistsError(`move: ${describePath(to)} already exists`);
+    if (to.startsWith(`${from}/`)) throw new NodeTypeError(`move: ${describePath(to)} lies inside ${describePath(from)}`);
+    for (const parent of parentPaths(to)) {
+      if (parent.length <= this.path.length) continue;
+      const node = await readNode(store, parent);
+      if (node?.nodeType === "array") throw new NodeTypeError(`move: ${describePath(parent)} is an array`);
+      if (!node) await writeGroupMetadata(store, parent, { zarrFormat: this.zarrFormat, attributes: {} });
+    }
+    const keys = await store.list(`${from}/`);
+    for (const key of keys) {
+      const bytes = await store.get(key);
+      if (bytes !== undefined) await store.set(`${to}/${key.slice(from.length + 1)}`, bytes);
+    }
+    await deleteNode(store, from);
+  }
+
+  /** Deletes the member at `name` and everything below it (zarr-python's `del group[name]`). */
+  async delete(name: string): Promise<void> {
+    const store = this.writableStore();
+    const path = this.childPath(name);
+    if (path === this.path) throw new NodeTypeError("delete: a group cannot delete itself");
+    if (!(await this.lookup(path))) throw new NotFoundError(`delete: nothing at ${describePath(path)}`);
+    await deleteNode(store, path);
+  }
+
   toString(): string {
     return `<Group ${this.name} v${this.zarrFormat}>`;
   }
+}
+
+/** A shape as Python prints a tuple: `(100,)`, `(3, 4)`, `()`. */
+function pythonTuple(shape: readonly number[]): string {
+  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(", ")})`;
 }

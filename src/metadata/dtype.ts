@@ -355,6 +355,9 @@ function parseV3Object(input: Record<string, unknown>, where: string): DataType 
       if (typeof scale !== "number") throw new InvalidMetadataError(`${where}: "scale_factor" must be an integer`);
       return dateTimeType(name.includes("datetime") ? "M" : "m", conf.unit, scale, "little", where);
     }
+    case "struct":
+    case "structured":
+      return parseStruct(conf, where);
     case "fixed_length_utf32":
       return utf32Type(lengthBytes(conf, where, 4) / 4, "little", where);
     case "null_terminated_bytes":
@@ -453,7 +456,7 @@ export function v3DataTypeJson(dt: DataType): Serialisable {
     case "fixed_bytes":
       return { name: "null_terminated_bytes", configuration: { length_bytes: dt.itemSize } };
     case "structured":
-      throw new UnsupportedError("structured (record) data types are written to Zarr v2 only");
+      return structJson(dt);
     default:
       return dt.name;
   }
@@ -667,6 +670,7 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
     case "fixed_bytes":
     case "raw_bits":
     case "structured": {
+      if (dt.kind === "structured" && isJsonObject(v) && !ArrayBuffer.isView(v)) return structFillFromJson(v, dt, where);
       const b = jsonBytesValue(v === 0 && dt.kind !== "fixed_bytes" ? [] : v, where, dt);
       if (b.length > dt.itemSize || (dt.kind !== "fixed_bytes" && b.length !== 0 && b.length !== dt.itemSize)) {
         throw new InvalidMetadataError(`${where}: fill value has ${b.length} bytes, ${dt.name} holds ${dt.itemSize}`);
@@ -777,8 +781,10 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
       return floatJson(v as number, false);
     case "datetime":
       return bigintJson(v as bigint);
-    case "fixed_bytes":
     case "structured":
+      // v3 (the zarr-extensions `struct` type): an object of field values; v2: base64 bytes.
+      return zarrFormat === 3 ? structFillToJson(v as Uint8Array, dt) : bytesToBase64(v as Uint8Array);
+    case "fixed_bytes":
       return bytesToBase64(v as Uint8Array);
     case "raw_bits":
       // v3 spells raw bits as a list of byte values; v2 (`|V`) as base64.
@@ -896,4 +902,80 @@ export function describeScalar(v: Scalar): JsonValue {
   if (Array.isArray(v)) return v.map((x) => (Number.isFinite(x) ? x : String(x)));
   if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The v3 `struct` data type (zarr-extensions data-types/struct): named fields of fixed-size v3
+// types packed without padding, in declaration order. Records are their raw bytes in memory, so
+// a v3 struct's fields are little-endian (the `bytes` codec must say "little" for multi-byte
+// fields); numpy sub-array fields have no v3 form.
+
+function parseStruct(conf: Record<string, unknown>, where: string): StructuredDataType {
+  const fields = conf.fields;
+  if (!Array.isArray(fields) || fields.length === 0) throw new InvalidMetadataError(`${where}: struct needs a non-empty "fields" list`);
+  const names = new Set<string>();
+  // Objects `{ name, data_type }`, or the legacy "structured" tuples `[name, data_type]`.
+  const tuples = fields.map((f, i) => {
+    const [name, type] = Array.isArray(f) ? f : isJsonObject(f) ? [f.name, f.data_type] : [undefined, undefined];
+    if (typeof name !== "string" || name === "" || type === undefined) {
+      throw new InvalidMetadataError(`${where}: struct field ${i} must be { "name", "data_type" }, got ${JSON.stringify(f)}`);
+    }
+    if (names.has(name)) throw new InvalidMetadataError(`${where}: struct field name "${name}" is repeated`);
+    names.add(name);
+    const dt = parseDataType(type, `${where}: field "${name}"`);
+    if (isObjectType(dt)) throw new InvalidMetadataError(`${where}: field "${name}" has a variable-length type`);
+    return [name, dt] as const;
+  });
+  let offset = 0;
+  const out: StructuredField[] = tuples.map(([name, dt]) => {
+    const field = { name, dtype: dt as FixedDataType, shape: [], offset };
+    offset += dt.itemSize;
+    return field;
+  });
+  return { kind: "structured", name: "structured", fields: out, itemSize: offset, endian: null };
+}
+
+/** Whether a record type can be a v3 struct: no sub-arrays, no big-endian fields. */
+function structProblem(dt: StructuredDataType): string | null {
+  for (const f of dt.fields) {
+    if (f.shape.length > 0) return `field "${f.name}" is a sub-array of shape [${f.shape}]`;
+    if (f.dtype.kind === "structured") {
+      const inner = structProblem(f.dtype);
+      if (inner) return `field "${f.name}": ${inner}`;
+    } else if (f.dtype.endian === "big" && f.dtype.itemSize > 1) return `field "${f.name}" is big-endian`;
+  }
+  return null;
+}
+
+function structJson(dt: StructuredDataType): Serialisable {
+  const problem = structProblem(dt);
+  if (problem) throw new UnsupportedError(`this record type has no Zarr v3 struct form: ${problem}`);
+  return { name: "struct", configuration: { fields: dt.fields.map((f) => ({ name: f.name, data_type: v3DataTypeJson(f.dtype) })) } };
+}
+
+/** A field's value inside a record's bytes, through an aligned copy of its bytes. */
+function fieldScalar(record: Uint8Array, f: StructuredField): Scalar {
+  const copy = new Uint8Array(f.dtype.itemSize);
+  copy.set(record.subarray(f.offset, f.offset + f.dtype.itemSize));
+  return storedToScalar(typedArrayOver(f.dtype, copy.buffer, 0, componentsPerElement(f.dtype)), 0, f.dtype);
+}
+
+function structFillToJson(record: Uint8Array, dt: StructuredDataType): Serialisable {
+  const out: { [key: string]: Serialisable } = {};
+  for (const f of dt.fields) out[f.name] = fillValueToJson(fieldScalar(record, f), f.dtype, 3);
+  return out;
+}
+
+function structFillFromJson(v: Record<string, unknown>, dt: StructuredDataType, where: string): Uint8Array {
+  const record = new Uint8Array(dt.itemSize);
+  for (const f of dt.fields) {
+    if (!(f.name in v)) throw new InvalidMetadataError(`${where}: the struct fill value has no field "${f.name}"`);
+    if (f.shape.length > 0) throw new InvalidMetadataError(`${where}: field "${f.name}" is a sub-array; give the fill value as base64 bytes`);
+    const scalar = parseFillValue(v[f.name], f.dtype, `${where}.${f.name}`);
+    const one = allocTypedArray(f.dtype, 1);
+    const comps = scalarToComponents(scalar, f.dtype);
+    comps.forEach((c, k) => ((one as unknown as Component[])[k] = c));
+    record.set(new Uint8Array(one.buffer, one.byteOffset, f.dtype.itemSize), f.offset);
+  }
+  return record;
 }

@@ -22,7 +22,8 @@ import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
-import { decodeIntoPlace, readRawIntoPlace } from "./decode-in-place.js";
+import { decodeIntoPlace, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
+import { giveScratch } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
@@ -186,21 +187,31 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
   }
   const raw = await readRawIntoPlace(meta, store, item, out, signal);
   if (raw === "read") return;
-  // A missing chunk reads as the fill value; readInto already found it missing.
-  const bytes = raw === "missing" ? undefined : await store.get(item.key, { signal });
-  if (bytes === undefined) {
-    fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
-    return;
+  // The stored bytes and (below) the decoded chunk live in this thread's reused scratch buffers
+  // until the chunk's values are in the output: a read allocates no memory per chunk.
+  const held: Uint8Array[] = [];
+  try {
+    // Most stored chunks are at most their decoded size plus a header; a longer one is read again.
+    const expected = product(meta.chunks) * Math.max(1, meta.dtype.itemSize) + 1024;
+    // A missing chunk reads as the fill value; readInto already found it missing.
+    const bytes = raw === "missing" ? undefined : await readChunkBytes(store, item.key, expected, held, signal);
+    if (bytes === undefined) {
+      fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
+      return;
+    }
+    if (await decodeIntoPlace(meta, item, bytes, out)) return;
+    if (await decodeIntoRows(meta, item, bytes, out)) return;
+    const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
+    const srcRegion = regionAt(
+      item.chunkSel.map((r) => r.start),
+      item.chunkSel.map((r) => r.step),
+      view.strides,
+      view.offset,
+    );
+    copyElements(meta.dtype, out.data, outRegion, view.data, srcRegion, counts);
+  } finally {
+    for (const b of held) giveScratch(b);
   }
-  if (await decodeIntoPlace(meta, item, bytes, out)) return;
-  const view = await decodeChunk(meta, item.key, bytes);
-  const srcRegion = regionAt(
-    item.chunkSel.map((r) => r.start),
-    item.chunkSel.map((r) => r.step),
-    view.strides,
-    view.offset,
-  );
-  copyElements(meta.dtype, out.data, outRegion, view.data, srcRegion, counts);
 }
 
 /** Whether a write covers every element of the chunk that lies inside the array. */

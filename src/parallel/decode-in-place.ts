@@ -6,7 +6,10 @@
 import { CorruptChunkError } from "../errors.js";
 import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { componentsPerElement, isTypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/dtype.js";
+import type { ByteScatter, ChunkView } from "../codecs/types.js";
+import { contiguousView } from "../codecs/view.js";
+import { takeScratch } from "../scratch.js";
 import { product } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
@@ -73,6 +76,115 @@ export async function decodeIntoPlace(meta: ArrayMetadata, item: ChunkItem, byte
   if (dest === null) return false;
   try {
     return await pipeline.decodeInto(bytes, dest);
+  } catch (err) {
+    throw asCorruptChunk(item.key, err);
+  }
+}
+
+/**
+ * A chunk's stored bytes, read into a scratch buffer (pushed onto `held`; the caller gives it
+ * back) when the store can read into a buffer, else from `get`. Undefined when it is missing.
+ */
+export async function readChunkBytes(
+  store: Store,
+  key: string,
+  expected: number,
+  held: Uint8Array[],
+  signal?: AbortSignal,
+): Promise<Uint8Array | undefined> {
+  if (!store.readInto) return store.get(key, { signal });
+  let want = expected;
+  // A value longer than the buffer is read again into one of its size; twice is the most a value
+  // that keeps growing under a concurrent writer gets before it is read as a whole.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const buf = takeScratch(want);
+    held.push(buf);
+    const size = await store.readInto(key, buf, { signal });
+    if (size === undefined) return undefined;
+    if (size <= buf.length) return buf.subarray(0, size);
+    want = size;
+  }
+  return store.get(key, { signal });
+}
+
+/**
+ * Decodes a whole chunk into a scratch buffer (pushed onto `held`) when the chain can decode into
+ * a destination, and returns it as a C-order view; null when the chain cannot, or the output is
+ * not a typed array. Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoScratch(meta: ArrayMetadata, key: string, bytes: Uint8Array, held: Uint8Array[]): Promise<ChunkView | null> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoPlace || isObjectType(meta.dtype)) return null;
+  const count = product(meta.chunks);
+  const length = count * componentsPerElement(meta.dtype);
+  const nbytes = length * memoryBytesPerComponent(meta.dtype);
+  const buf = takeScratch(nbytes);
+  held.push(buf);
+  try {
+    await pipeline.decodeInto(bytes, buf.subarray(0, nbytes));
+  } catch (err) {
+    throw asCorruptChunk(key, err);
+  }
+  return contiguousView(typedArrayOver(meta.dtype, buf.buffer, 0, length), meta.chunks);
+}
+
+/**
+ * A whole chunk inside the array, read into an output whose innermost dimension is contiguous:
+ * each of the chunk's rows is then a run of the output (every interior chunk of a C-order read).
+ * Returns the scatter that puts decoded bytes into those runs, or null when that does not apply.
+ */
+function rowScatter(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): ByteScatter | null {
+  const data = out.data;
+  const chunks = meta.chunks;
+  const nd = chunks.length;
+  if (!isTypedArray(data) || nd < 2 || out.strides[nd - 1] !== 1) return null;
+  for (let d = 0; d < nd; d++) {
+    const r = item.chunkSel[d];
+    if (r.start !== 0 || r.count !== chunks[d] || (r.step !== 1 && r.count !== 1)) return null;
+  }
+  const elementBytes = componentsPerElement(meta.dtype) * data.BYTES_PER_ELEMENT;
+  const rowBytes = chunks[nd - 1] * elementBytes;
+  const rows = product(chunks.slice(0, nd - 1));
+  // Byte offset in the output of each row, in the chunk's C order (an odometer over the outer dims).
+  const offsets = new Float64Array(rows);
+  const idx = new Array<number>(nd - 1).fill(0);
+  let base = 0;
+  for (let d = 0; d < nd; d++) base += item.outStart[d] * out.strides[d];
+  for (let i = 0; i < rows; i++) {
+    let e = base;
+    for (let d = 0; d < nd - 1; d++) e += idx[d] * out.strides[d];
+    offsets[i] = e * elementBytes;
+    for (let d = nd - 2; d >= 0 && ++idx[d] === chunks[d]; d--) idx[d] = 0;
+  }
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const length = rows * rowBytes;
+  return {
+    length,
+    put(at: number, src: Uint8Array): void {
+      if (at < 0 || at + src.length > length) throw new CorruptChunkError(`decoded bytes [${at}, ${at + src.length}) overrun the ${length}-byte chunk`);
+      let row = Math.floor(at / rowBytes);
+      let within = at - row * rowBytes;
+      for (let i = 0; i < src.length; row++, within = 0) {
+        const n = Math.min(rowBytes - within, src.length - i);
+        target.set(src.subarray(i, i + n), offsets[row] + within);
+        i += n;
+      }
+    },
+  };
+}
+
+/**
+ * Decodes a whole chunk whose rows are runs of the output straight into them (blosc block by
+ * block, raw bytes row by row); false, having written nothing, when the layout or the codec chain
+ * does not allow it. Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoRows(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer): Promise<boolean> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoPlace) return false;
+  const scatter = rowScatter(meta, item, out);
+  if (scatter === null) return false;
+  try {
+    return await pipeline.decodeScatter(bytes, scatter);
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }

@@ -195,7 +195,9 @@ export class FileSystemStore implements WritableStore {
    */
   async readInto(key: string, dest: Uint8Array): Promise<number | undefined> {
     const r = await this.readFile(key, (size) => ({ start: 0, into: dest.subarray(0, Math.min(size, dest.length)) }));
-    return r === undefined ? undefined : r.size;
+    if (r === undefined) return undefined;
+    // A file that shrank between stat and read: report what is there, not stale bytes after it.
+    return r.bytes.length < Math.min(r.size, dest.length) ? r.bytes.length : r.size;
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {

@@ -19,6 +19,7 @@
  * via numcodecs.js.
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
+import type { ByteScatter } from "../types.js";
 import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
@@ -26,6 +27,7 @@ import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress } from "./zstd.js";
+import { giveScratch, takeScratch } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
 
@@ -120,26 +122,6 @@ export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; b
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scratch buffers. Each call takes the spare buffer (or makes one) and gives it back at the end,
-// so interleaved async calls never share one.
-
-let spare: Uint8Array | null = null;
-
-function takeScratch(n: number): Uint8Array {
-  const s = spare;
-  if (s !== null && s.length >= n) {
-    spare = null;
-    return s;
-  }
-  return new Uint8Array(n);
-}
-
-function giveScratch(s: Uint8Array | null): void {
-  // Keep at most one, and not an outsized one (16 MiB) for the rest of the process.
-  if (s !== null && s.length <= 16 << 20 && (spare === null || spare.length < s.length)) spare = s;
-}
-
-// ---------------------------------------------------------------------------------------------
 // WASM SIMD byte shuffle (typesize 4): the kernels work in the module's memory, blocks are
 // copied in or out once. Same bytes as shuffle.ts; used where the runtime has WASM SIMD.
 
@@ -191,6 +173,20 @@ function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): voi
  * is given but the frame declares another size.
  */
 export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<Uint8Array> {
+  return (await decodeFrame(src, dest, null))!;
+}
+
+/**
+ * Decodes a blosc frame piece by piece into `dest` (see ByteScatter): each block goes to its
+ * place as soon as it is unshuffled, from cache, so a chunk whose rows are runs of the output
+ * needs no chunk-sized buffer and no second pass. Same checks as bloscDecode.
+ */
+export async function bloscDecodeScatter(src: Uint8Array, dest: ByteScatter): Promise<void> {
+  await decodeFrame(src, undefined, dest);
+}
+
+/** bloscDecode with a destination buffer, or (`scatter`) a piecewise one, then returning null. */
+async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatter: ByteScatter | null): Promise<Uint8Array | null> {
   const h = bloscHeader(src);
   const { flags, typesize, nbytes, blocksize, cbytes } = h;
   if (h.version !== VERSION_FORMAT) {
@@ -200,10 +196,11 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
   if (cbytes < HEADER_SIZE) corrupt(`bad header: cbytes ${cbytes} is smaller than the header`);
   if (cbytes > src.length) corrupt(`cbytes ${cbytes} is larger than the ${src.length}-byte buffer (truncated chunk?)`);
   // The caller sized dest from metadata, so a frame of another size is a wrong or damaged chunk.
-  if (dest !== undefined && dest.length !== nbytes) {
-    corrupt(`decoded size mismatch: the frame holds ${nbytes} bytes, ${dest.length} expected`);
+  const expected = scatter?.length ?? dest?.length;
+  if (expected !== undefined && expected !== nbytes) {
+    corrupt(`decoded size mismatch: the frame holds ${nbytes} bytes, ${expected} expected`);
   }
-  if (nbytes === 0) return dest ?? new Uint8Array(0);
+  if (nbytes === 0) return scatter ? null : (dest ?? new Uint8Array(0));
   if (flags & FLAG_RESERVED) corrupt(`bad header: reserved flag bit 3 is set (flags 0x${flags.toString(16)})`);
   if (typesize === 0) corrupt("bad header: typesize 0");
   if (blocksize <= 0 || blocksize > nbytes || blocksize > MAX_BLOCKSIZE) {
@@ -213,6 +210,10 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
   if (flags & FLAG_MEMCPYED) {
     if (cbytes !== nbytes + HEADER_SIZE) {
       corrupt(`raw (memcpyed) frame of ${nbytes} bytes must have cbytes ${nbytes + HEADER_SIZE}, header says ${cbytes}`);
+    }
+    if (scatter) {
+      scatter.put(0, src.subarray(HEADER_SIZE, cbytes));
+      return null;
     }
     const out = dest ?? new Uint8Array(nbytes);
     out.set(src.subarray(HEADER_SIZE, cbytes));
@@ -230,7 +231,9 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
   const streamsStart = HEADER_SIZE + 4 * nblocks;
   if (streamsStart > cbytes) corrupt(`cbytes ${cbytes} cannot hold the offsets of ${nblocks} blocks`);
 
-  const out = dest ?? new Uint8Array(nbytes);
+  const out = scatter ? null : (dest ?? new Uint8Array(nbytes));
+  // Scattered, each block is finished in this scratch block (cache-sized) and then placed.
+  const blockBuf = scatter ? takeScratch(blocksize) : null;
   const v = view(src);
   const dontSplit = (flags & FLAG_DONT_SPLIT) !== 0;
   const doShuffle = (flags & FLAG_SHUFFLE) !== 0 && typesize > 1;
@@ -244,7 +247,7 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
     for (let j = 0; j < nblocks; j++) {
       const isLeftover = j === nblocks - 1 && leftover > 0;
       const bsize = isLeftover ? leftover : blocksize;
-      const destBlock = out.subarray(j * blocksize, j * blocksize + bsize);
+      const destBlock = out ? out.subarray(j * blocksize, j * blocksize + bsize) : blockBuf!.subarray(0, bsize);
       const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
       const useSimd = simd !== null && simdFits(bsize);
       const target =
@@ -277,12 +280,17 @@ export async function bloscDecode(src: Uint8Array, dest?: Uint8Array): Promise<U
         const scratch = simd.reserve(2 * blocksize);
         if (!simdDirect) scratch.set(target, 0);
         simd.unshuffle4(0, blocksize, bsize >>> 2);
-        destBlock.set(scratch.subarray(blocksize, blocksize + bsize));
+        const unshuffled = scratch.subarray(blocksize, blocksize + bsize);
+        if (scatter) scatter.put(j * blocksize, unshuffled);
+        else destBlock.set(unshuffled);
+        continue;
       } else if (doShuffle) byteUnshuffle(target, destBlock, typesize);
       else if (bitshuffleBlock) bitUnshuffle(target, destBlock, typesize);
+      scatter?.put(j * blocksize, destBlock);
     }
   } finally {
-    giveScratch(tmp);
+    if (tmp !== null) giveScratch(tmp);
+    if (blockBuf !== null) giveScratch(blockBuf);
   }
   return out;
 }
@@ -536,7 +544,7 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
       }
     }
   } finally {
-    giveScratch(tmp);
+    if (tmp !== null) giveScratch(tmp);
   }
   if (!fits) return memcpyed();
   writeHeader(out, flags, ntbytes);

@@ -1,0 +1,161 @@
+/**
+ * What zarr-python's `.info` reports for an array or a group, as data (`arrayInfo`, `groupInfo`)
+ * and as zarr-python's text (`formatInfo`). `parzarr info` builds on `arrayInfo`.
+ */
+import type { Store } from "../stores/types.js";
+import type { Scalar } from "../metadata/dtype.js";
+import type { ZarrArray } from "./array.js";
+import { Group } from "./group.js";
+
+export interface ArrayInfo {
+  path: string;
+  nodeType: "array";
+  zarrFormat: 2 | 3;
+  shape: number[];
+  /** The chunk a reader decodes (the inner chunk when sharded). */
+  chunks: number[];
+  /** The stored shard shape, or null when not sharded. */
+  shards: number[] | null;
+  dtype: string;
+  numpyDtype: string;
+  /** v2 memory order; null for v3 (a transpose codec says it there). */
+  order: "C" | "F" | null;
+  readOnly: boolean;
+  /** The store class: MemoryStore, FileSystemStore, FetchStore, ZipStore, or the custom class's name. */
+  storeType: string;
+  /** v2: the numcodecs compressor and filters as stored; v3: null (see `codecs`). */
+  compressor: unknown;
+  filters: unknown;
+  codecs: unknown[];
+  fillValue: unknown;
+  /** Logical bytes: elements times the item size. */
+  nbytes: number;
+  /** Bytes in the store (metadata and chunks), null where the store cannot list (plain HTTP). */
+  nbytesStored: number | null;
+  /** nbytes / nbytesStored, as zarr-python's storage ratio. */
+  compressionRatio: number | null;
+  /** Stored chunks (shards when sharded), null where the store cannot list. */
+  chunksInitialized: number | null;
+  chunksTotal: number;
+  attributes: unknown;
+}
+
+export interface GroupInfo {
+  path: string;
+  nodeType: "group";
+  zarrFormat: 2 | 3;
+  readOnly: boolean;
+  storeType: string;
+  /** The direct members, as zarr-python counts them (not recursive). */
+  arrays: string[];
+  groups: string[];
+  attributes: unknown;
+}
+
+/** A scalar as JSON can hold it: big integers beyond 2^53 and non-finite floats as strings. */
+export function scalarJson(v: Scalar | null): unknown {
+  if (v === null) return null;
+  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map((x) => scalarJson(x));
+  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+function storeType(store: Store): string {
+  return store.constructor?.name ?? "Store";
+}
+
+/** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
+async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
+  return store.descriptor().kind === "fetch" ? null : f();
+}
+
+export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
+  const nbytes = arr.size * arr.dataType.itemSize;
+  const stored = await orNull(arr.store, () => arr.nbytesStored());
+  const v2 = arr.metadata.v2;
+  return {
+    path: arr.name,
+    nodeType: "array",
+    zarrFormat: arr.zarrFormat,
+    shape: arr.shape,
+    chunks: arr.chunks,
+    shards: arr.shards,
+    dtype: arr.dtype,
+    numpyDtype: arr.numpyDtype,
+    order: v2 ? v2.order : null,
+    readOnly: arr.readOnly,
+    storeType: storeType(arr.store),
+    compressor: v2 ? v2.compressor : null,
+    filters: v2 ? v2.filters : null,
+    codecs: arr.codecs,
+    fillValue: scalarJson(arr.fillValue),
+    nbytes,
+    nbytesStored: stored,
+    compressionRatio: stored ? nbytes / stored : null,
+    chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
+    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
+    attributes: arr.attrs,
+  };
+}
+
+export async function groupInfo(group: Group): Promise<GroupInfo> {
+  const members = await group.members();
+  return {
+    path: group.name,
+    nodeType: "group",
+    zarrFormat: group.zarrFormat,
+    readOnly: group.readOnly,
+    storeType: storeType(group.store),
+    arrays: members.filter(([, n]) => !(n instanceof Group)).map(([name]) => name),
+    groups: members.filter(([, n]) => n instanceof Group).map(([name]) => name),
+    attributes: group.attrs,
+  };
+}
+
+/** zarr-python's human size: `5.9K`, `381.5M` (powers of 1024). */
+function humanSize(n: number): string {
+  const units = ["", "K", "M", "G", "T", "P"];
+  let v = n;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${n}` : `${v.toFixed(1)}${units[i]}`;
+}
+
+const tuple = (s: readonly number[]) => (s.length === 1 ? `(${s[0]},)` : `(${s.join(", ")})`);
+const bytesText = (n: number) => (n < 1024 ? `${n}` : `${n} (${humanSize(n)})`);
+
+/** The info as zarr-python prints it: one `Key : value` line per item, keys padded to one width. */
+export function formatInfo(info: ArrayInfo | GroupInfo): string {
+  const rows: [string, string][] = [["Name", info.path]];
+  if (info.nodeType === "group") {
+    rows.push(["Type", `group (Zarr v${info.zarrFormat})`], ["Read-only", info.readOnly ? "True" : "False"], ["Store type", info.storeType]);
+    rows.push(["No. members", String(info.arrays.length + info.groups.length)], ["No. arrays", String(info.arrays.length)], ["No. groups", String(info.groups.length)]);
+    if (info.arrays.length) rows.push(["Arrays", info.arrays.join(", ")]);
+    if (info.groups.length) rows.push(["Groups", info.groups.join(", ")]);
+  } else {
+    rows.push(["Type", `array (Zarr v${info.zarrFormat})`], ["Data type", info.zarrFormat === 2 ? info.numpyDtype : info.dtype]);
+    rows.push(["Shape", tuple(info.shape)], ["Chunk shape", tuple(info.chunks)]);
+    if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
+    if (info.order) rows.push(["Order", info.order]);
+    rows.push(["Read-only", info.readOnly ? "True" : "False"]);
+    if (info.zarrFormat === 2) {
+      rows.push(["Compressor", info.compressor === null ? "None" : JSON.stringify(info.compressor)]);
+      if (info.filters) rows.push(["Filters", JSON.stringify(info.filters)]);
+    } else {
+      rows.push(["Codecs", JSON.stringify(info.codecs)]);
+    }
+    rows.push(["Fill value", JSON.stringify(info.fillValue)], ["Store type", info.storeType], ["No. bytes", bytesText(info.nbytes)]);
+    if (info.nbytesStored !== null) {
+      rows.push(["No. bytes stored", bytesText(info.nbytesStored)]);
+      rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);
+    }
+    const init = info.chunksInitialized === null ? "?" : String(info.chunksInitialized);
+    rows.push([info.shards ? "Shards initialized" : "Chunks initialized", `${init}/${info.chunksTotal}`]);
+  }
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)} : ${v}`).join("\n");
+}

@@ -1,0 +1,59 @@
+/**
+ * Reused byte buffers, one free list per thread (main thread or worker). Chunk reads take their
+ * compressed bytes and decoded chunk from here instead of allocating fresh ones: a fresh buffer
+ * is fresh pages, and the first touch of a fresh 4 KiB page costs about as much as decoding it
+ * (issue 12 measured 25-600 ms per 256 MiB of fresh 4 MiB buffers, worse on worker threads,
+ * whose glibc arenas hand memory back between chunks).
+ *
+ * A buffer is taken for the duration of one use and given back; interleaved async reads each hold
+ * their own, so they never share one.
+ */
+
+/** The most bytes the free list keeps; a larger buffer is used once and dropped. */
+const MAX_KEPT_BYTES = 64 << 20;
+/** The largest single buffer kept. */
+const MAX_KEPT_BUFFER = 32 << 20;
+
+const free: Uint8Array[] = [];
+let keptBytes = 0;
+let created = 0;
+
+/**
+ * A buffer of at least `n` bytes (its length may be larger: use `subarray(0, n)`). Prefers the
+ * smallest free buffer that fits; otherwise allocates one, rounded up to 64 KiB so that slightly
+ * larger requests later (a compressed chunk a few bytes longer) still fit.
+ */
+export function takeScratch(n: number): Uint8Array {
+  let best = -1;
+  for (let i = 0; i < free.length; i++) {
+    if (free[i].length >= n && (best < 0 || free[i].length < free[best].length)) best = i;
+  }
+  if (best >= 0) {
+    const b = free[best];
+    free.splice(best, 1);
+    keptBytes -= b.length;
+    return b;
+  }
+  created++;
+  return new Uint8Array(Math.ceil(Math.max(n, 1) / 65536) * 65536);
+}
+
+/** Gives a buffer from `takeScratch` back. Nothing may use it (or a view of it) afterwards. */
+export function giveScratch(b: Uint8Array): void {
+  if (b.length > MAX_KEPT_BUFFER) return;
+  // Over budget: drop the smallest buffers first, the large ones are what reads need.
+  while (keptBytes + b.length > MAX_KEPT_BYTES && free.length > 0) {
+    let smallest = 0;
+    for (let i = 1; i < free.length; i++) if (free[i].length < free[smallest].length) smallest = i;
+    if (free[smallest].length >= b.length) return;
+    keptBytes -= free[smallest].length;
+    free.splice(smallest, 1);
+  }
+  free.push(b);
+  keptBytes += b.length;
+}
+
+/** How many buffers this thread has allocated so far (tests check that reads reuse them). */
+export function scratchAllocations(): number {
+  return created;
+}

@@ -1,0 +1,81 @@
+/**
+ * The `parzarr` command runs itself once more with GLIBC_TUNABLES=glibc.malloc.hugetlb=1 on glibc
+ * Linux (issue 12): when, how the variable is composed, and that the re-run does not loop.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { hugeTlbEnv } from "../src/cli/hugepages.js";
+
+const linux = { platform: "linux", glibc: "2.36" };
+
+test("hugeTlbEnv: glibc >= 2.35 on Linux adds the tunable, keeping the user's other tunables", () => {
+  assert.equal(hugeTlbEnv({ ...linux, env: { HOME: "/h" } })?.GLIBC_TUNABLES, "glibc.malloc.hugetlb=1");
+  assert.equal(hugeTlbEnv({ ...linux, env: { HOME: "/h" } })?.HOME, "/h");
+  assert.equal(
+    hugeTlbEnv({ ...linux, env: { GLIBC_TUNABLES: "glibc.malloc.arena_max=2" } })?.GLIBC_TUNABLES,
+    "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1",
+  );
+  assert.equal(hugeTlbEnv({ platform: "linux", glibc: "3.0", env: {} })?.GLIBC_TUNABLES, "glibc.malloc.hugetlb=1");
+});
+
+test("hugeTlbEnv: no re-run on other systems, old glibc, musl, a tunable already set, or PARZARR_HUGETLB=0", () => {
+  assert.equal(hugeTlbEnv({ platform: "darwin", glibc: undefined, env: {} }), null);
+  assert.equal(hugeTlbEnv({ platform: "linux", glibc: undefined, env: {} }), null);
+  assert.equal(hugeTlbEnv({ platform: "linux", glibc: "2.31", env: {} }), null);
+  assert.equal(hugeTlbEnv({ ...linux, env: { GLIBC_TUNABLES: "glibc.malloc.hugetlb=0" } }), null);
+  assert.equal(hugeTlbEnv({ ...linux, env: { GLIBC_TUNABLES: "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=2" } }), null);
+  assert.equal(hugeTlbEnv({ ...linux, env: { PARZARR_HUGETLB: "0" } }), null);
+});
+
+const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
+const reruns = process.platform === "linux" && glibc !== undefined && hugeTlbEnv({ platform: "linux", glibc, env: {} }) !== null;
+
+test("the command runs once more with the tunable, exactly once, and keeps its output and exit code", { skip: reruns ? false : "not glibc >= 2.35 Linux" }, () => {
+  const main = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+  const { GLIBC_TUNABLES: _drop, ...base } = process.env;
+  const run = (args: string[], env: Record<string, string | undefined>) =>
+    spawnSync(process.execPath, ["--import", "tsx", main, ...args], { encoding: "utf8", env: { ...base, PARZARR_DEBUG: "1", ...env } });
+  const r = run(["--version"], {});
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, "parzarr 0.1.0\n");
+  const notes = r.stderr.split("\n").filter((l) => l.includes("running again with GLIBC_TUNABLES=glibc.malloc.hugetlb=1"));
+  assert.equal(notes.length, 1, r.stderr);
+  // The exit code of the re-run is the command's: a usage error is still 2.
+  const bad = run(["no-such-command"], {});
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown command "no-such-command"/);
+  for (const env of [{ GLIBC_TUNABLES: "glibc.malloc.hugetlb=1" }, { PARZARR_HUGETLB: "0" }]) {
+    const plain = run(["--version"], env);
+    assert.equal(plain.status, 0);
+    assert.doesNotMatch(plain.stderr, /running again/);
+  }
+});
+
+test("a signal to the command reaches the re-run, and the command ends by that signal", { skip: reruns ? false : "not glibc >= 2.35 Linux" }, async () => {
+  // A server that accepts and never answers: the re-run's `info` waits on it until signalled.
+  let requests = 0;
+  const server = createServer(() => void requests++);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const { GLIBC_TUNABLES: _drop, ...base } = process.env;
+    const main = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", main, "info", `http://127.0.0.1:${port}/a.zarr`], { env: { ...base, PARZARR_DEBUG: "1" } });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
+    // Wait until the re-run is waiting on the server, then signal the command (the parent).
+    while (requests === 0) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGTERM");
+    const end = await ended;
+    assert.equal(end.signal, "SIGTERM", `${JSON.stringify(end)} ${stderr}`);
+    assert.match(stderr, /running again/);
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -1,0 +1,53 @@
+/** arr.info() / group.info(): the facts zarr-python's `.info` reports on the same stored array, and its text. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createArray, createGroup, formatInfo, MemoryStore } from "../src/index.js";
+import { runPython, zarrPythonSkip } from "./helpers/peers.js";
+import { scratchDir } from "./helpers/paths.js";
+
+test("array and group info agree with zarr-python's info_items on the same store", { skip: zarrPythonSkip() }, async () => {
+  const dir = join(scratchDir(), "g.zarr");
+  const g = await createGroup(dir, { zarrFormat: 2 });
+  const a = await g.createArray("a", { shape: [100, 30], chunks: [30, 7], dtype: "<i2", attributes: { units: "m" } });
+  await a.set("0:50", { data: Int16Array.from({ length: 1500 }, (_, i) => i), shape: [50, 30] });
+  await g.createGroup("sub");
+  const py = runPython(
+    String.raw`
+import json, sys, zarr
+g = zarr.open_group(sys.argv[1], mode="r")
+print(json.dumps({"array": dict(g["a"].info_items()), "group": dict((k, str(v)) for k, v in g.info_items())}))
+`,
+    dir,
+  );
+  assert.equal(py.status, 0, py.stderr);
+  const r = JSON.parse(py.stdout) as { array: Record<string, string>; group: Record<string, string> };
+  const info = await a.info();
+  const num = (s: string) => Number(s.split(" ")[0]);
+  assert.equal(info.numpyDtype, "<i2");
+  assert.equal(r.array["Data type"], "int16");
+  assert.equal(`(${info.shape.join(", ")})`, r.array.Shape);
+  assert.equal(`(${info.chunks.join(", ")})`, r.array["Chunk shape"]);
+  assert.equal(info.order, r.array.Order);
+  assert.equal(info.nbytes, num(r.array["No. bytes"]));
+  assert.equal(info.nbytesStored, num(r.array["No. bytes stored"]));
+  assert.equal(info.compressionRatio!.toFixed(1), r.array["Storage ratio"]);
+  assert.equal(`${info.chunksInitialized}/${info.chunksTotal}`, r.array["Chunks initialized"]);
+  assert.deepEqual(info.compressor, { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 });
+  const text = formatInfo(info);
+  for (const line of ["Chunk shape        : (30, 7)", "Order              : C", "Read-only          : False", `No. bytes          : ${r.array["No. bytes"]}`, `No. bytes stored   : ${r.array["No. bytes stored"]}`, "Chunks initialized : 10/20", "Store type         : FileSystemStore"]) {
+    assert.ok(text.split("\n").includes(line), `${line}\n---\n${text}`);
+  }
+  const gi = await g.info();
+  assert.deepEqual([gi.arrays, gi.groups, String(gi.arrays.length + gi.groups.length)], [[r.group.Arrays], [r.group.Groups], r.group["No. members"]]);
+  assert.match(formatInfo(gi), /^Name        : \/\nType        : group \(Zarr v2\)\nRead-only   : False\nStore type  : FileSystemStore\nNo. members : 2\nNo. arrays  : 1\nNo. groups  : 1\nArrays      : a\nGroups      : sub$/);
+});
+
+test("v3 sharded info names shards and counts stored shards", async () => {
+  const a = await createArray(new MemoryStore(), { shape: [8, 8], chunks: [2, 2], shards: [4, 8], dtype: "float32", fillValue: "NaN" });
+  await a.set("0:4", 1);
+  const info = await a.info();
+  assert.deepEqual([info.chunks, info.shards, info.chunksInitialized, info.chunksTotal, info.fillValue, info.order], [[2, 2], [4, 8], 1, 2, "NaN", null]);
+  assert.match(formatInfo(info), /Shard shape\s+: \(4, 8\)\n/);
+  assert.match(formatInfo(info), /Shards initialized : 1\/2/);
+});

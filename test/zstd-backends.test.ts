@@ -1,0 +1,147 @@
+/**
+ * The two zstd backends (node:zlib's native libzstd on Node >= 22.15, numcodecs.js's WASM
+ * elsewhere) decode to the same bytes, read each other's and numcodecs' frames, fail alike on corrupt
+ * input; numcodecs.js is not loaded by importing parzarr. On Node 20 the native half is skipped;
+ * `.ci/run` runs this file on Node 24 too, where it runs.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { CorruptChunkError } from "../src/errors.js";
+import {
+  nativeZstdBackend,
+  setZstdBackend,
+  wasmZstdBackend,
+  zstdBackend,
+  zstdCompress,
+  zstdDecompress,
+  zstdFrameContentSize,
+  type ZstdBackend,
+} from "../src/codecs/blosc/zstd.js";
+import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { createArray, openArray, type NDArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
+import { runPython, zarrPythonSkip } from "./helpers/peers.js";
+
+const native = nativeZstdBackend();
+const nodeHasZstd = typeof (process.getBuiltinModule?.("node:zlib") as { zstdCompressSync?: unknown } | undefined)?.zstdCompressSync === "function";
+const noNative = native === null ? `no zstd in node:zlib on Node ${process.version}` : false;
+const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+function randomBytes(n: number, seed: number): Uint8Array {
+  const r = seededRandom(seed);
+  return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+}
+
+const INPUTS: [string, Uint8Array][] = [
+  ["one byte", Uint8Array.of(7)],
+  ["float32 walk, 512 KiB", bytesOf(randomWalkFloat32(128, 1024))],
+  ["text, 90 KB", new TextEncoder().encode("zarr chunks, compressed. ".repeat(3600))],
+  ["random, 200 KB", randomBytes(200000, 11)],
+];
+
+async function using<T>(backend: ZstdBackend, fn: () => Promise<T>): Promise<T> {
+  const previous = setZstdBackend(backend);
+  try {
+    return await fn();
+  } finally {
+    setZstdBackend(previous);
+  }
+}
+
+describe("zstd backends", () => {
+  test("the native backend is used exactly where node:zlib has zstd", () => {
+    assert.equal(native !== null, nodeHasZstd);
+    assert.equal(zstdBackend().name, nodeHasZstd ? "node:zlib" : "numcodecs-wasm");
+  });
+
+  test("importing parzarr does not load numcodecs.js (its WASM loads on first use, where needed)", () => {
+    const script = `
+      const z = await import("./src/codecs/blosc/zstd.ts");
+      await import("./src/index.ts");
+      const before = z.wasmZstdLoaded();
+      const { createArray } = await import("./src/index.ts");
+      const a = await createArray(new (await import("./src/index.ts")).MemoryStore(), { shape: [64], chunks: [64], dtype: "int32", codecs: [{ name: "bytes" }, { name: "zstd", configuration: { level: 1, checksum: false } }] });
+      await a.set(null, Int32Array.from({ length: 64 }, (_, i) => i));
+      console.log(JSON.stringify({ before, after: z.wasmZstdLoaded(), backend: z.zstdBackend().name }));`;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: join(import.meta.dirname, "..") });
+    assert.equal(r.status, 0, r.stderr);
+    const got = JSON.parse(r.stdout.trim().split("\n").pop()!) as { before: boolean; after: boolean; backend: string };
+    assert.equal(got.before, false, "numcodecs.js loaded at import time");
+    // With native zstd it is never needed; without, the first zstd chunk loads it.
+    assert.equal(got.after, !nodeHasZstd);
+    assert.equal(got.backend, nodeHasZstd ? "node:zlib" : "numcodecs-wasm");
+  });
+
+  test("native and WASM frames decode to the same bytes through either, and both record the content size", { skip: noNative }, async () => {
+    // The compressed bytes are equal only where both libzstd builds make the same choices
+    // (incompressible or very repetitive input); numcodecs.js's build compresses float data
+    // differently (its output size does not change between levels 1 and 9), so only the decoded
+    // bytes are compared: they are what "the same data" means for a reader.
+    for (const [name, input] of INPUTS) {
+      for (const level of [1, 3, 9]) {
+        const n = await native!.compress(input, level);
+        const w = await wasmZstdBackend.compress(input, level);
+        assert.equal(zstdFrameContentSize(n), input.length, `${name}: native frame records its size`);
+        assert.equal(zstdFrameContentSize(w), input.length, `${name}: WASM frame records its size`);
+        for (const frame of [n, w]) {
+          assert.ok(eq(await using(wasmZstdBackend, () => zstdDecompress(frame, input.length)), input), `${name}, level ${level}, WASM`);
+          assert.ok(eq(await using(native!, () => zstdDecompress(frame, input.length)), input), `${name}, level ${level}, native`);
+        }
+      }
+    }
+  });
+
+  test("blosc-zstd frames from either backend decode alike through both", { skip: noNative }, async () => {
+    const walk = bytesOf(randomWalkFloat32(64, 1024));
+    const opts = { cname: "zstd" as const, clevel: 5, shuffle: 1 as const, typesize: 4, blocksize: 0 };
+    for (const encoder of [native!, wasmZstdBackend]) {
+      const frame = await using(encoder, () => bloscEncode(walk, opts));
+      assert.ok(eq(await using(native!, () => bloscDecode(frame)), walk), `${encoder.name} -> native`);
+      assert.ok(eq(await using(wasmZstdBackend, () => bloscDecode(frame)), walk), `${encoder.name} -> WASM`);
+    }
+  });
+
+  test("corrupt and mislabelled frames are CorruptChunkError through both backends", async () => {
+    const good = await zstdCompress(bytesOf(randomWalkFloat32(8, 1024)), 3);
+    for (const backend of native ? [native, wasmZstdBackend] : [wasmZstdBackend]) {
+      await using(backend, async () => {
+        await assert.rejects(zstdDecompress(good, 100), (e: unknown) => e instanceof CorruptChunkError && /declares 32768 bytes, 100 expected/.test(e.message));
+        await assert.rejects(zstdDecompress(good.subarray(0, good.length - 5), 32768), CorruptChunkError);
+        await assert.rejects(zstdDecompress(Uint8Array.of(1, 2, 3, 4, 5, 6)), CorruptChunkError);
+      });
+    }
+  });
+});
+
+describe("zstd against numcodecs (zarr-python)", { skip: zarrPythonSkip() }, () => {
+  test("arrays zarr-python writes with Zstd and Blosc-zstd read the same through each backend, and ours read in zarr-python", async () => {
+    const dir = scratchDir();
+    const r = runPython(
+      `import sys, zarr, numcodecs, numpy as np
+d = (np.arange(200 * 130, dtype="<f8").reshape(200, 130) * 0.37).round(3)
+zarr.open_array(sys.argv[1] + "/zstd.zarr", mode="w", shape=d.shape, chunks=(64, 64), dtype="<f8", compressor=numcodecs.Zstd(level=3))[:] = d
+zarr.open_array(sys.argv[1] + "/blosc.zarr", mode="w", shape=d.shape, chunks=(64, 64), dtype="<f8", compressor=numcodecs.Blosc("zstd", 5, shuffle=1))[:] = d`,
+      dir,
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const want = Float64Array.from({ length: 200 * 130 }, (_, i) => Math.round(i * 0.37 * 1000) / 1000);
+    for (const backend of native ? [native, wasmZstdBackend] : [wasmZstdBackend]) {
+      await using(backend, async () => {
+        for (const name of ["zstd", "blosc"]) {
+          const got = (await (await openArray(join(dir, `${name}.zarr`), { mode: "r" })).get(null, { threads: 0 })) as NDArray<Float64Array>;
+          assert.deepEqual(got.data, want, `${name} through ${backend.name}`);
+        }
+        const ours = join(dir, `ours-${backend.name}.zarr`);
+        const a = await createArray(ours, { shape: [200, 130], chunks: [50, 70], dtype: "<f8", zarrFormat: 2, compressor: { id: "zstd", level: 1 } });
+        await a.set(null, { data: want, shape: [200, 130] }, { threads: 0 });
+        const check = runPython(`import sys, zarr, numpy as np\nz = zarr.open_array(sys.argv[1], mode="r")\nprint(float(np.asarray(z[:]).sum()))`, ours);
+        assert.equal(check.status, 0, check.stderr);
+        const sum = want.reduce((s, v) => s + v, 0);
+        assert.ok(Math.abs(Number(check.stdout.trim()) - sum) < 1e-6 * sum, `${backend.name}'s frames read in zarr-python`);
+      });
+    }
+  });
+});
