@@ -20,6 +20,7 @@ export type ZarrErrorCode =
   | "POOL_CLOSED"
   | "INVALID_ARGUMENT"
   | "TOO_LARGE"
+  | "ACCESS_DENIED"
   | "WORKER_EXITED";
 
 export class ZarrError extends Error {
@@ -112,6 +113,22 @@ export class InvalidKeyError extends ZarrError {
 export class StoreError extends ZarrError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("STORE_ERROR", message, options);
+  }
+}
+
+/**
+ * The server refused the credentials (HTTP 401 or 403). Not a missing key: reading it as one
+ * would silently give fill values.
+ */
+export class AccessDeniedError extends ZarrError {
+  /** The store key asked for ("" for a listing). */
+  readonly key: string;
+  /** The HTTP status: 401 or 403. */
+  readonly status: number;
+  constructor(message: string, key: string, status: number) {
+    super("ACCESS_DENIED", message);
+    this.key = key;
+    this.status = status;
   }
 }
 

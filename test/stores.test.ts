@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve, sep } from "node:path";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { ZarrError } from "../src/errors.js";
+import { AccessDeniedError, ZarrError } from "../src/errors.js";
 import {
+  DEFAULT_HTTP_POLICY,
   FetchStore,
   FileSystemStore,
   MemoryStore,
@@ -547,22 +548,29 @@ describe("FetchStore against a local HTTP server", async () => {
   });
 
   test("headers go with every request and travel in the descriptor", async () => {
-    await assert.rejects(new FetchStore(`${base}/secret/data.zarr`).get("zarr.json"), hasCode("STORE_ERROR", "401"));
+    // An authorisation failure is not a missing key (that would read as fill values).
+    await assert.rejects(new FetchStore(`${base}/secret/data.zarr`).get("zarr.json"), hasCode("ACCESS_DENIED", "401", '"zarr.json"'));
     const s = new FetchStore(`${base}/secret/data.zarr/`, { headers: { Authorization: "Bearer token" } });
     assert.equal(dec(await s.get("zarr.json")), '{"zarr_format":3}');
     assert.equal(dec(await s.getRange("c/0/1", { offset: 1, length: 1 })), "1");
     const d = s.descriptor();
-    assert.deepEqual(d, { kind: "fetch", url: `${base}/secret/data.zarr`, headers: { Authorization: "Bearer token" } });
+    assert.deepEqual(d, { kind: "fetch", url: `${base}/secret/data.zarr`, headers: { Authorization: "Bearer token" }, http: DEFAULT_HTTP_POLICY });
     const again = storeFromDescriptor(d);
     assert.ok(again instanceof FetchStore);
     assert.equal(dec(await again.get("zarr.json")), '{"zarr_format":3}');
   });
 
-  test("a query string (a signed URL) stays after the key; 403 means missing", async () => {
+  test("a query string (a signed URL) stays after the key; 403 is an AccessDeniedError naming the key", async () => {
     const signed = new FetchStore(`${base}/signed/data.zarr/?sig=ok`);
     assert.equal(dec(await signed.get("c/0/1")), "0123456789");
     assert.equal(requests.at(-1)?.url, "/signed/data.zarr/c/0/1?sig=ok");
-    assert.equal(await new FetchStore(`${base}/signed/data.zarr`).get("c/0/1"), undefined);
+    const denied = await new FetchStore(`${base}/signed/data.zarr`).get("c/0/1").then(
+      () => assert.fail("a 403 must not read as a value or a missing key"),
+      (err: unknown) => err,
+    );
+    assert.ok(denied instanceof AccessDeniedError);
+    assert.equal(denied.key, "c/0/1");
+    assert.equal(denied.status, 403);
   });
 
   test("a custom fetch is used", async () => {

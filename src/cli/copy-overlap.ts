@@ -53,12 +53,16 @@ function locationOf(end: CopyEnd): string[] {
       return ["url", ...d.url.replace(/\/+$/, "").split("/").filter((s) => s !== ""), ...nodeSegments];
     case "memory":
       return ["memory", d.id, ...nodeSegments];
+    case "s3":
+      // A bucket on an endpoint, then the key prefix: two stores on one bucket overlap by prefix.
+      return ["s3", d.endpoint ?? "", d.bucket, ...d.prefix.split("/").filter((s) => s !== ""), ...nodeSegments];
   }
 }
 
 function describe(end: CopyEnd): string {
   const d = end.store.descriptor();
-  const where = d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : `memory store ${d.id}`;
+  const where =
+    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : `memory store ${d.id}`;
   return end.path === "" ? where : `${where}#${end.path}`;
 }
 

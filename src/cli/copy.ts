@@ -75,7 +75,7 @@ function memoryItemBytes(arr: ZarrArray): number {
   return arr.dataType.itemSize;
 }
 
-function joinPath(a: string, b: string): string {
+export function joinPath(a: string, b: string): string {
   return a === "" ? b : b === "" ? a : `${a}/${b}`;
 }
 
@@ -309,7 +309,7 @@ export interface CopyHooks {
   afterRead?: () => void;
 }
 
-async function prepareDestination(store: WritableStore, dest: Target, plan: CopyPlan, s: CopySettings, source: Target): Promise<Journal> {
+export async function prepareDestination(store: WritableStore, dest: Target, plan: CopyPlan, s: CopySettings, source: Target): Promise<Journal> {
   const doc: JournalDoc = {
     version: 1,
     source: source.text,
@@ -392,7 +392,7 @@ export interface CopyResult {
  * One slab: read the box from the source, write it to the destination. A function of its own so
  * the slab's buffer is unreachable once it returns, before the next slab is read.
  */
-async function copySlab(
+export async function copySlab(
   source: ZarrArray,
   dst: ZarrArray,
   box: { start: number[]; stop: number[] },

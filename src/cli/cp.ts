@@ -6,6 +6,7 @@ import { write, type CliIO, type Command } from "./command.js";
 import { assertNoOverlap, describePlan, planCopy, runCopy, type CopyHooks, type CopySettings } from "./copy.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { Progress } from "./progress.js";
+import { copyOnQueue } from "./copy-queue.js";
 
 const HELP = `Usage: parzarr cp SRC[#inner/path] DST[#inner/path] [options]
 
@@ -26,6 +27,10 @@ Options:
   --overwrite            replace whatever is at DST
   --skip-unreadable      leave out (and list) arrays parzarr cannot read, or cannot write in
                          the layout asked for, instead of failing before writing anything
+  --queue redis://H:P    enqueue one job per slab on a BullMQ queue in Redis and wait while
+                         \`parzarr worker\` processes (on any machines) run them; exits 0 when
+                         every slab is done, 1 naming the slabs that failed
+  --queue-name NAME      the queue's name (default parzarr-cp)
   --dry-run              print the plan (slabs, memory, codecs) and write nothing
   -q, --quiet            no progress output
   -h, --help             show this help
@@ -105,6 +110,8 @@ export const cpCommand: Command = {
       overwrite: { type: "boolean" },
       "skip-unreadable": { type: "boolean" },
       "dry-run": { type: "boolean" },
+      queue: { type: "string" },
+      "queue-name": { type: "string" },
       quiet: { type: "boolean", short: "q" },
     });
     if (p.help) return write(io.stdout, HELP), 0;
@@ -150,6 +157,24 @@ export const cpCommand: Command = {
     const report = debugHooks(io, settings.memory, hooks);
     const t0 = Date.now();
     const destStore = resolveStore(dest.store);
+    const queueUrl = stringOpt(p, "queue");
+    if (queueUrl !== undefined) {
+      if (!/^rediss?:\/\//i.test(queueUrl)) throw new UsageError(`--queue takes a redis:// URL, got ${JSON.stringify(queueUrl)}`);
+      const result = await copyOnQueue(plan, source, dest, destStore, settings, { url: queueUrl, name: stringOpt(p, "queue-name") }, {
+        progress: (chunks, bytes, totals) => {
+          progress ??= new Progress(io.stderr, totals.chunks, totals.bytes, { chunks: 0, bytes: 0 }, !quiet);
+          progress.update(chunks, bytes);
+        },
+      });
+      progress?.finish();
+      if (result.failed.length > 0) {
+        const names = result.failed.map((f) => `${f.rel || "/"} slab ${f.index} (${f.reason})`);
+        io.stderr.write(`cp: ${result.failed.length} of ${result.slabs} slab(s) failed: ${names.join("; ")}\n`);
+        return 1;
+      }
+      if (!quiet) io.stderr.write(`cp: ${result.slabs} slab(s) copied by the queue's workers in ${formatDuration((Date.now() - t0) / 1000)} to ${dest.text}\n`);
+      return 0;
+    }
     let result: Awaited<ReturnType<typeof runCopy>>;
     try {
       result = await runCopy(plan, source, dest, destStore, settings, hooks);

@@ -31,6 +31,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "copy, rechunk, recompress or convert arrays and hierarchies within a memory budget",
     load: async () => (await import("./cp.js")).cpCommand,
   },
+  {
+    name: "worker",
+    summary: "run the slab jobs of `cp --queue` from a Redis queue, on any number of machines",
+    load: async () => (await import("./worker.js")).workerCommand,
+  },
   { name: "consolidate", summary: "write consolidated metadata for a hierarchy", load: async () => (await import("./library-commands.js")).consolidateCommand },
   { name: "zom", summary: "print a hierarchy as a Zarr Object Model (ZEP 6) JSON document", load: async () => (await import("./library-commands.js")).zomCommand },
   {
@@ -50,7 +55,8 @@ function mainHelp(): string {
     "Commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`),
     "",
-    "Paths are folders (data.zarr), zip files or http(s) URLs; PATH#a/b names a node inside.",
+    "Paths are folders (data.zarr), zip files, http(s) URLs or s3://bucket/prefix (configured by",
+    "AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY); PATH#a/b names a node inside.",
     "Run `parzarr COMMAND --help` for a command's options.",
   ].join("\n");
 }

@@ -35,7 +35,7 @@ import { isShared, toShared } from "../parallel/shared.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
-import type { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
@@ -48,7 +48,7 @@ export interface ArrayHandleOptions {
   /** Store chunks whose values all equal the fill value (by default they are deleted). */
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
-  synchronizer?: ProcessSynchronizer;
+  synchronizer?: Synchronizer;
 }
 
 /** Options of `get`: those of every operation, a record field, and the buffer to read into. */

@@ -3,7 +3,7 @@ import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
 import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
-import type { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
@@ -15,7 +15,7 @@ export interface NodeOpenOptions {
   writeEmptyChunks?: boolean;
   /** The consolidated metadata the handle was opened through, shared with its children. */
   consolidated?: ConsolidatedView;
-  synchronizer?: ProcessSynchronizer;
+  synchronizer?: Synchronizer;
 }
 
 /** An array opened through consolidated metadata: changing its metadata makes that stale. */
@@ -49,7 +49,8 @@ export function requireWritable(store: Store, path: string): WritableStore {
 /** Where a node is, for messages: the store's folder, archive or URL, and the path inside. */
 function nodeLocation(store: Store, path: string): string {
   const d = store.descriptor();
-  const where = d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : "a memory store";
+  const where =
+    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : "a memory store";
   return path === "" ? `the root of ${where}` : `"${path}" in ${where}`;
 }
 

@@ -6,7 +6,7 @@ import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
-import { ProcessSynchronizer } from "../parallel/process-sync.js";
+import { isSynchronizer, type Synchronizer } from "../parallel/synchronizer.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
 import type { CreateArrayOptions } from "./create-options.js";
@@ -42,10 +42,12 @@ export interface OpenOptions {
    */
   consolidated?: boolean;
   /**
-   * Lock files that make partial-chunk writes safe against other processes writing the same
-   * array (`new ProcessSynchronizer(lockDir)`). Threads of this process are always synchronised.
+   * Locks that make partial-chunk writes safe against other processes writing the same array:
+   * lock files (`new ProcessSynchronizer(lockDir)`) on one file system, or leases in Redis
+   * (`new RedisSynchronizer("redis://host:6379")`) for writers on several machines. Threads of
+   * this process are always synchronised.
    */
-  synchronizer?: ProcessSynchronizer;
+  synchronizer?: Synchronizer;
 }
 
 const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
@@ -59,8 +61,8 @@ function setup(input: StoreInput, options: OpenOptions) {
   const readOnly = mode === "r" || (mode === "a" && store.readOnly);
   if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store`);
   const { synchronizer } = options;
-  if (synchronizer !== undefined && !(synchronizer instanceof ProcessSynchronizer)) {
-    throw new BadSelectionError("synchronizer must be a ProcessSynchronizer");
+  if (synchronizer !== undefined && !isSynchronizer(synchronizer)) {
+    throw new BadSelectionError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
   }
   return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer } };
 }
@@ -101,7 +103,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & Partial<Cre
 /** Creates an array (failing if one exists unless `overwrite` is set). */
 export async function createArray<D extends string = string>(
   input: StoreInput,
-  options: CreateArrayOptions & TypedDtype<D> & { path?: string; writeEmptyChunks?: boolean; synchronizer?: ProcessSynchronizer },
+  options: CreateArrayOptions & TypedDtype<D> & { path?: string; writeEmptyChunks?: boolean; synchronizer?: Synchronizer },
 ): Promise<ArrayOf<D>> {
   const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
   return (await createArrayAt(store, path, options, handle)) as unknown as ArrayOf<D>;

@@ -9,7 +9,8 @@
  * the very same memory as the main thread and every other worker.
  *
  * Level 3, several processes: after the slot, the task takes a lock file through the task's
- * ProcessSynchronizer (process-sync.ts). The slot is taken first: it is cheap, and it means one
+ * ProcessSynchronizer (process-sync.ts), or a lease in Redis through a RedisSynchronizer
+ * (redis-sync.ts) when the writers are on several machines. The slot is taken first: it is cheap, and it means one
  * process never asks the file system for a lock that one of its own threads already holds.
  *
  * Shards: the API takes a store key and nothing more. A sharded array locks the key of the
@@ -32,8 +33,7 @@
  * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
  */
 import { isMainThread, threadId } from "node:worker_threads";
-import type { ProcessSyncDescriptor } from "./process-sync.js";
-import { fileLockFor } from "./process-sync.js";
+import { synchronizerFor, type SyncDescriptor } from "./synchronizer.js";
 import type { StoreDescriptor } from "../stores/types.js";
 
 /** How a write task locks: the in-process table, and optionally the cross-process synchronizer. */
@@ -42,8 +42,8 @@ export interface ChunkLockRef {
   table: SharedArrayBuffer | null;
   /** What tells this array's locks from another array's with the same key (store and path). */
   scope: string;
-  /** Lock files shared with other processes. */
-  files?: ProcessSyncDescriptor;
+  /** Locks shared with other processes: lock files, or leases in Redis shared across machines. */
+  files?: SyncDescriptor;
 }
 
 /** Slots in the table: 16 KiB of shared memory; collisions among unrelated busy chunks are rare. */
@@ -78,7 +78,7 @@ export function setChunkLockingForBenchmark(enabled: boolean): void {
 }
 
 /** The lock reference a `set` puts in its write tasks. */
-export function chunkLockRef(scope: string, files?: ProcessSyncDescriptor): ChunkLockRef {
+export function chunkLockRef(scope: string, files?: SyncDescriptor): ChunkLockRef {
   const table = lockingEnabled ? processLockTable() : null;
   return files ? { table, scope, files } : { table, scope };
 }
@@ -96,6 +96,10 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `url:${d.url}`;
     case "memory":
       return `memory:${d.id}`;
+    // The bucket and prefix name the data wherever it is reached from (endpoints and credentials
+    // may differ between machines sharing it).
+    case "s3":
+      return `s3:${d.bucket}/${d.prefix}`;
     case "zip":
       return `zip:${d.path}`;
   }
@@ -240,12 +244,12 @@ export async function withChunkLock<T>(ref: ChunkLockRef | undefined, key: strin
   const table = ref === undefined ? processLockTable() : ref.table;
   const scope = ref?.scope ?? "";
   const files = ref?.files;
-  if (table === null) return files ? fileLockFor(files).withLock(scope, key, fn) : fn();
+  if (table === null) return files ? synchronizerFor(files).withLock(scope, key, fn) : fn();
   const slots = viewOf(table);
   const slot = lockSlot(scope, key);
   await acquireSlot(slots, slot);
   try {
-    return files ? await fileLockFor(files).withLock(scope, key, fn) : await fn();
+    return files ? await synchronizerFor(files).withLock(scope, key, fn) : await fn();
   } finally {
     releaseSlot(slots, slot);
   }

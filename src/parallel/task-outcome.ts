@@ -5,6 +5,7 @@
  */
 import {
   AbortError,
+  AccessDeniedError,
   AlreadyExistsError,
   BadSelectionError,
   CorruptChunkError,
@@ -42,8 +43,10 @@ export interface SerialisedError {
   code: ZarrErrorCode | null;
   name: string;
   message: string;
-  /** The chunk key of a LockTimeoutError. */
+  /** The chunk key of a LockTimeoutError or an AccessDeniedError. */
   key?: string;
+  /** The HTTP status of an AccessDeniedError. */
+  status?: number;
   /** The chunk keys of a WorkerExitError. */
   keys?: string[];
 }
@@ -57,6 +60,10 @@ export function serialiseError(err: unknown): SerialisedError {
   if (err instanceof ZarrError) {
     const out: SerialisedError = { code: err.code, name: err.name, message: err.message };
     if (err instanceof LockTimeoutError) out.key = err.key;
+    if (err instanceof AccessDeniedError) {
+      out.key = err.key;
+      out.status = err.status;
+    }
     if (err instanceof WorkerExitError) out.keys = [...err.keys];
     return out;
   }
@@ -87,6 +94,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   INVALID_ARGUMENT: (m) => new InvalidArgumentError(m),
   TOO_LARGE: (m) => new TooLargeError(m),
   WORKER_EXITED: (m, e) => new WorkerExitError(m, e.keys ?? []),
+  ACCESS_DENIED: (m, e) => new AccessDeniedError(m, e.key ?? "", e.status ?? 403),
 };
 
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */

@@ -1,14 +1,20 @@
 /**
  * FetchStore: a read-only store over HTTP(S). `get` is a GET, `getRange` a GET with a Range
- * header; 404 (and 403, which S3 answers for missing keys without list rights) means missing.
+ * header. Every request goes through the HTTP policy of http.ts: a timeout per attempt (on by
+ * default), retries with backoff honouring Retry-After, 401/403 as an AccessDeniedError naming the
+ * key. 404 means missing.
  */
-import { AbortError, StoreError } from "../errors.js";
-import { rangeBounds, sliceRange, validateKey, validateRange } from "./keys.js";
+import { StoreError } from "../errors.js";
+import { httpPolicy, httpRequest, serverDetail, statusLine, type HttpOptions, type HttpPolicy, type HttpReply } from "./http.js";
+import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
+import { validateKey, validateRange } from "./keys.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
 
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
   headers?: Record<string, string>;
+  /** Timeouts and retries (http.ts); they travel in the descriptor. */
+  http?: HttpOptions;
   /** A fetch implementation; the global one by default. Not part of the descriptor. */
   fetch?: typeof fetch;
 }
@@ -23,6 +29,7 @@ export class FetchStore implements ReadableStore {
   private readonly base: string;
   private readonly search: string;
   private readonly headers: Record<string, string>;
+  private readonly policy: HttpPolicy;
   private readonly doFetch: typeof fetch;
 
   constructor(url: string | URL, options: FetchStoreOptions = {}) {
@@ -38,6 +45,7 @@ export class FetchStore implements ReadableStore {
     this.base = parsed.href.replace(/\/+$/, "");
     this.url = this.base + this.search;
     this.headers = { ...options.headers };
+    this.policy = httpPolicy(options.http);
     this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
@@ -47,8 +55,8 @@ export class FetchStore implements ReadableStore {
   }
 
   /**
-   * One request. Missing keys (404, 403) give undefined; statuses in `accept` and 2xx give the
-   * response; anything else, and network failures, give a StoreError naming the URL.
+   * One request under the policy. A missing key (404) gives undefined; 2xx and the statuses in
+   * `accept` give the reply; anything else a StoreError naming the URL.
    */
   private async request(
     key: string,
@@ -56,42 +64,22 @@ export class FetchStore implements ReadableStore {
     extra: Record<string, string> = {},
     accept: number[] = [],
     signal?: AbortSignal,
-  ): Promise<Response | undefined> {
+  ): Promise<HttpReply | undefined> {
     const url = this.urlOf(key);
-    let res: Response;
-    try {
-      if (signal?.aborted) throw new AbortError();
-      res = await this.doFetch(url, { method, headers: { ...this.headers, ...extra }, signal });
-    } catch (err) {
-      // The caller's own cancellation is an AbortError, not a store failure.
-      if (signal?.aborted) throw new AbortError(`${method} ${url} was aborted`);
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new StoreError(`${method} ${url} failed: ${reason}`, { cause: err });
+    const headers = { ...this.headers, ...extra };
+    const reply = await httpRequest(
+      { method, url, key, signal, idempotent: true, send: (s) => this.doFetch(url, { method, headers, signal: s }) },
+      this.policy,
+    );
+    if (reply.status === 404) return undefined;
+    if ((reply.status < 200 || reply.status > 299) && !accept.includes(reply.status)) {
+      throw new StoreError(`${method} ${url} answered ${statusLine(reply)}${serverDetail(reply)}`);
     }
-    if (res.status === 404 || res.status === 403) {
-      await discard(res);
-      return undefined;
-    }
-    if (!res.ok && !accept.includes(res.status)) {
-      await discard(res);
-      throw new StoreError(`${method} ${url} answered ${res.status}${res.statusText ? ` ${res.statusText}` : ""}`);
-    }
-    return res;
-  }
-
-  private async body(res: Response, key: string, signal?: AbortSignal): Promise<Uint8Array> {
-    try {
-      return new Uint8Array(await res.arrayBuffer());
-    } catch (err) {
-      if (signal?.aborted) throw new AbortError(`reading the body of ${this.urlOf(key)} was aborted`);
-      const reason = err instanceof Error ? err.message : String(err);
-      throw new StoreError(`reading the body of ${this.urlOf(key)} failed: ${reason}`, { cause: err });
-    }
+    return reply;
   }
 
   async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
-    const res = await this.request(key, "GET", {}, [], opts.signal);
-    return res && this.body(res, key, opts.signal);
+    return (await this.request(key, "GET", {}, [], opts.signal))?.body;
   }
 
   async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
@@ -99,43 +87,20 @@ export class FetchStore implements ReadableStore {
     validateRange(range);
     // "bytes=5-4" is not a range HTTP can express; an empty range only needs to know the key exists.
     if (range.length === 0) return (await this.has(key)) ? new Uint8Array(0) : undefined;
-    const header =
-      range.offset < 0
-        ? `bytes=${range.offset}`
-        : `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`;
-    // Ranges count encoded bytes, so ask for the bytes as stored, not gzip-compressed in transit.
-    const res = await this.request(key, "GET", { Range: header, "Accept-Encoding": "identity" }, [416], opts.signal);
-    if (!res) return undefined;
-    if (res.status === 416) {
+    let asked = range;
+    // At most one second request: when the first answer missed the bytes but told the size.
+    for (let round = 0; round < 2; round++) {
+      // Ranges count encoded bytes, so ask for the bytes as stored, not gzip-compressed in transit.
+      const headers = { Range: rangeHeader(asked), "Accept-Encoding": "identity" };
+      const reply = await this.request(key, "GET", headers, [416], opts.signal);
+      if (!reply) return undefined;
       // The key exists but the range starts past its end: empty, as the other stores answer.
-      await discard(res);
-      return new Uint8Array(0);
+      if (reply.status === 416) return new Uint8Array(0);
+      const got = bytesOfRangeReply(reply, asked, `GET ${this.urlOf(key)}`);
+      if (got instanceof Uint8Array) return got;
+      asked = got.reask;
     }
-    const body = await this.body(res, key, opts.signal);
-    // A server that ignores Range answers 200 with everything: cut the range out ourselves.
-    if (res.status !== 206) return sliceRange(body, range);
-    return this.fromPartial(key, res, body, range);
-  }
-
-  /** The requested bytes out of a 206 body, checked against its Content-Range when it has one. */
-  private fromPartial(key: string, res: Response, body: Uint8Array, range: RangeRequest): Uint8Array {
-    const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(res.headers.get("content-range")?.trim() ?? "");
-    if (!m) {
-      // Without Content-Range trust the body; a suffix request still needs its length applied.
-      return range.length === undefined ? body : body.subarray(0, range.length);
-    }
-    const first = Number(m[1]);
-    const size = m[3] === "*" ? undefined : Number(m[3]);
-    const want =
-      size !== undefined
-        ? rangeBounds(size, range)
-        : range.offset >= 0
-          ? { start: range.offset, end: range.length === undefined ? Infinity : range.offset + range.length }
-          : { start: first, end: range.length === undefined ? Infinity : first + range.length };
-    if (want.start < first || want.start - first > body.length) {
-      throw new StoreError(`GET ${this.urlOf(key)} answered bytes ${m[1]}-${m[2]} for a request of ${JSON.stringify(range)}`);
-    }
-    return body.subarray(want.start - first, Math.min(body.length, want.end - first));
+    throw new StoreError(`GET ${this.urlOf(key)} did not answer ${rangeHeader(asked)} when asked twice`);
   }
 
   async has(key: string): Promise<boolean> {
@@ -143,10 +108,7 @@ export class FetchStore implements ReadableStore {
     const head = await this.request(key, "HEAD", {}, [405, 501]);
     if (head === undefined) return false;
     if (head.status !== 405 && head.status !== 501) return true;
-    const res = await this.request(key, "GET");
-    if (res === undefined) return false;
-    await discard(res);
-    return true;
+    return (await this.request(key, "GET")) !== undefined;
   }
 
   private unlistable(): never {
@@ -165,11 +127,6 @@ export class FetchStore implements ReadableStore {
   }
 
   descriptor(): StoreDescriptor {
-    return { kind: "fetch", url: this.url, headers: { ...this.headers } };
+    return { kind: "fetch", url: this.url, headers: { ...this.headers }, http: { ...this.policy } };
   }
-}
-
-/** Releases a response's connection without reading what nobody needs. */
-async function discard(res: Response): Promise<void> {
-  await res.body?.cancel().catch(() => undefined);
 }

@@ -3,5 +3,7 @@ export { validateKey, validatePrefix, joinKey, validateRange, rangeBounds, slice
 export { MemoryStore, getMemoryStore } from "./memory.js";
 export { FileSystemStore } from "./filesystem.js";
 export { FetchStore, type FetchStoreOptions } from "./fetch.js";
+export { S3Store, parseS3Url, resolveS3Config, type S3StoreOptions, type S3Credentials, type S3StoreDescriptor } from "./s3.js";
+export { httpPolicy, DEFAULT_HTTP_POLICY, type HttpOptions } from "./http.js";
 export { resolveStore, storeFromDescriptor, workerCanOpen } from "./open.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./zip.js";

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { StoreError } from "../errors.js";
 import { FetchStore } from "./fetch.js";
 import { FileSystemStore } from "./filesystem.js";
+import { S3Store } from "./s3.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
 import { ZipStore, getOpenZipStore } from "./zip.js";
@@ -12,7 +13,9 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
     case "filesystem":
       return new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks });
     case "fetch":
-      return new FetchStore(d.url, { headers: d.headers });
+      return new FetchStore(d.url, { headers: d.headers, http: d.http });
+    case "s3":
+      return S3Store.fromDescriptor(d);
     case "memory": {
       const s = getMemoryStore(d.id);
       // A memory store lives in the thread that made it; tasks for it must run there.
@@ -37,6 +40,7 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
   switch (d.kind) {
     case "filesystem":
     case "fetch":
+    case "s3":
       return true;
     case "memory":
       return false;
@@ -47,7 +51,8 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
 }
 
 /**
- * A string or URL with http(s) gives a (read-only) FetchStore; a path ending in `.zip` gives a
+ * A string or URL with http(s) gives a (read-only) FetchStore; `s3://bucket/prefix` an S3Store
+ * configured from the environment (see stores/s3.ts); a path ending in `.zip` gives a
  * ZipStore (mode "r" when read-only, else "a": call `close()` to finish it); file: URLs and other
  * strings give a FileSystemStore, relative paths against the current folder; a store is returned
  * as it is.
@@ -56,6 +61,8 @@ export function resolveStore(input: string | URL | Store, options: { readOnly?: 
   if (typeof input !== "string" && !(input instanceof URL)) return input;
   const text = String(input);
   if (/^https?:\/\//i.test(text)) return new FetchStore(text);
+  // Endpoint, region and credentials come from the environment (AWS_ENDPOINT_URL and the rest).
+  if (/^s3:\/\//i.test(text)) return new S3Store(text, { readOnly: options.readOnly });
   if (/^file:/i.test(text)) {
     let path: string;
     try {

@@ -4,6 +4,8 @@
  * Keys are relative, `/`-separated paths such as `a/b/zarr.json` or `data/.zarray`; the root of
  * the store is the empty prefix. Every store validates keys with `validateKey` before use.
  */
+import type { HttpOptions } from "./http.js";
+import type { S3StoreDescriptor } from "./s3.js";
 
 /**
  * A serialisable description of a store, from which a worker thread can open the same store
@@ -11,7 +13,8 @@
  */
 export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean; followSymlinks?: boolean }
-  | { kind: "fetch"; url: string; headers?: Record<string, string> }
+  | { kind: "fetch"; url: string; headers?: Record<string, string>; http?: HttpOptions }
+  | S3StoreDescriptor
   | { kind: "memory"; id: string }
   /**
    * A zip file. With `id`: a ZipStore being written, reachable only in the thread that writes it.

@@ -2,13 +2,18 @@
  * One writer process of the race workload (run as `node --import tsx race-writer.ts ARGS`):
  * opens the array, puts all of its regions in flight at once, waits for them, prints
  * `{"ms": writeTime}` and exits 0.
- * Args: storeRoot lockDir|- writer round threads workloadJSON [--no-table]
+ * Args: storeRoot lockDir|redisUrl|- writer round threads workloadJSON [--no-table]
+ * storeRoot may be an s3:// URL (reached through the AWS_* environment); a redis:// URL in place
+ * of the lock folder takes leases in Redis (RedisSynchronizer) instead of lock files.
  * With `--loop`, writes round after round until killed, printing "round N" after each.
  * With `--serve`, reads round numbers from stdin, one a line, writes each and answers
  * `{"round": N, "ms": t}`: a test runs several rounds without paying process start-up each time.
+ * A round that fails answers `{"round": N, "error": "CODE: message"}` and the writer goes on (an
+ * unsynchronised writer may read a chunk another is half-way through writing, where the store's
+ * writes are not atomic, as s3rver's are not).
  */
 import { createInterface } from "node:readline";
-import { openArray, ProcessSynchronizer, slice } from "../../src/index.js";
+import { openArray, ProcessSynchronizer, RedisSynchronizer, slice } from "../../src/index.js";
 import { setChunkLockingForBenchmark } from "../../src/parallel/lock-table.js";
 import { raceRegion, raceValue, type RaceWorkload } from "./race-workload.js";
 
@@ -17,7 +22,12 @@ const w = JSON.parse(workloadJson) as RaceWorkload;
 const writer = Number(writerArg);
 const threads = Number(threadsArg);
 if (flags.includes("--no-table")) setChunkLockingForBenchmark(false);
-const synchronizer = lockDir === "-" ? undefined : new ProcessSynchronizer(lockDir, { staleMs: 2000, timeoutMs: 30_000 });
+const synchronizer =
+  lockDir === "-"
+    ? undefined
+    : /^redis:/.test(lockDir!)
+      ? new RedisSynchronizer(lockDir!, { leaseMs: 5000, timeoutMs: 30_000 })
+      : new ProcessSynchronizer(lockDir!, { staleMs: 2000, timeoutMs: 30_000 });
 const a = await openArray(root, { mode: "r+", synchronizer });
 
 async function writeRound(round: number): Promise<void> {
@@ -39,8 +49,13 @@ if (flags.includes("--loop")) {
   for await (const line of createInterface({ input: process.stdin })) {
     const round = Number(line);
     const t0 = performance.now();
-    await writeRound(round);
-    process.stdout.write(`${JSON.stringify({ round, ms: performance.now() - t0 })}\n`);
+    try {
+      await writeRound(round);
+      process.stdout.write(`${JSON.stringify({ round, ms: performance.now() - t0 })}\n`);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "ERROR";
+      process.stdout.write(`${JSON.stringify({ round, error: `${code}: ${err instanceof Error ? err.message : String(err)}` })}\n`);
+    }
   }
 } else {
   const t0 = performance.now();

@@ -1,0 +1,25 @@
+/**
+ * What `synchronizer` accepts: lock files on a shared file system (ProcessSynchronizer) or leases
+ * in Redis across machines (RedisSynchronizer). Both run a partial-chunk write under a per-key
+ * lock and describe themselves as plain data, which write tasks carry to worker threads.
+ */
+import { fileLockFor, ProcessSynchronizer, type ProcessSyncDescriptor } from "./process-sync.js";
+import { redisLockFor, RedisSynchronizer, type RedisSyncDescriptor } from "./redis-sync.js";
+
+export type Synchronizer = ProcessSynchronizer | RedisSynchronizer;
+
+export type SyncDescriptor = ProcessSyncDescriptor | RedisSyncDescriptor;
+
+export function isSynchronizer(v: unknown): v is Synchronizer {
+  return v instanceof ProcessSynchronizer || v instanceof RedisSynchronizer;
+}
+
+/** This thread's synchronizer for a task's descriptor. */
+export function synchronizerFor(d: SyncDescriptor): { withLock<T>(scope: string, key: string, fn: () => Promise<T>): Promise<T> } {
+  switch (d.kind) {
+    case "lockfile":
+      return fileLockFor(d);
+    case "redis":
+      return redisLockFor(d);
+  }
+}

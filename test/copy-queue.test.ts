@@ -1,0 +1,147 @@
+/**
+ * `parzarr cp --queue` and `parzarr worker` with a real redis-server and s3rver started by the
+ * test: a v2 array on disk copied to v3 on S3 with new chunks and codec by 3 worker processes,
+ * one of them killed with SIGKILL in the middle of a slab; the copy still finishes with every
+ * value right. And a slab that cannot be read fails its bounded attempts and is named.
+ */
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { openSync, readdirSync, writeSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, before, describe, test } from "node:test";
+import { createArray, openArray, S3Store, type NDArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
+import { redisSkip, startRedis, type TestRedis } from "./helpers/redis.js";
+import { startS3, type TestS3 } from "./helpers/s3.js";
+
+const skip = redisSkip();
+const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
+
+interface Proc {
+  child: ChildProcess;
+  stderr: string[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when a stderr line matches. */
+  waitFor(re: RegExp): Promise<string>;
+}
+
+function cli(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const stderr: string[] = [];
+  const waiters: { re: RegExp; resolve: (line: string) => void }[] = [];
+  createInterface({ input: child.stderr! }).on("line", (line) => {
+    stderr.push(line);
+    for (const w of waiters.splice(0)) {
+      if (w.re.test(line)) w.resolve(line);
+      else waiters.push(w);
+    }
+  });
+  child.stdout!.resume();
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    stderr,
+    exit,
+    waitFor: (re) => {
+      const seen = stderr.find((l) => re.test(l));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        waiters.push({ re, resolve });
+        void exit.then(({ code, signal }) => reject(new Error(`exited (${code ?? signal}) before ${re}: ${stderr.join("\n")}`)));
+      });
+    },
+  };
+}
+
+describe("cp --queue with parzarr worker processes", { skip }, () => {
+  let redis: TestRedis;
+  let s3: TestS3;
+  let env: Record<string, string>;
+  const procs: Proc[] = [];
+  before(async () => {
+    [redis, s3] = await Promise.all([startRedis(), startS3()]);
+    env = { ...s3.env };
+  });
+  after(async () => {
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+    await Promise.all(procs.map((p) => p.exit));
+    await Promise.all([redis.close(), s3.close()]);
+  });
+
+  const startWorker = (queueName: string, extraEnv: Record<string, string> = {}) => {
+    const p = cli(["worker", "--queue", redis.url, "--queue-name", queueName, "--lease-ms", "1500"], { ...env, ...extraEnv });
+    procs.push(p);
+    return p;
+  };
+
+  test("3 workers, one killed with SIGKILL mid-slab: a v2 array on disk becomes v3 on S3, every value right", async () => {
+    const dir = scratchDir("parzarr-queue-");
+    const src = join(dir, "src.zarr");
+    // 4 MiB of float32 in 64 x 64 zlib chunks; the copy writes 128 x 128 zstd chunks, 8 slabs.
+    const shape = [1024, 1024];
+    const a = await createArray(src, { shape, chunks: [64, 64], dtype: "<f4", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
+    const data = Float32Array.from({ length: 1024 * 1024 }, (_, i) => Math.sin(i / 1000) * 1000 + (i % 7));
+    await a.set(null, { data, shape });
+
+    const queueName = "q-kill";
+    // The first worker dies the hard way in its first slab, after some of its chunks are written.
+    const doomed = startWorker(queueName, { PARZARR_WORKER_CRASH_AFTER_SLABS: "0" });
+    const others = [startWorker(queueName), startWorker(queueName)];
+    await Promise.all([doomed, ...others].map((w) => w.waitFor(/waiting for slab jobs/)));
+
+    const dest = `s3://${s3.bucket}/queued/dst.zarr`;
+    const cp = cli(["cp", src, dest, "--format", "3", "--chunks", "128,128", "--codec", "zstd:3", "--memory", "1.5MiB", "--queue", redis.url, "--queue-name", queueName], env);
+    procs.push(cp);
+    const done = await cp.exit;
+    assert.equal(done.code, 0, cp.stderr.join("\n"));
+    // 8 slabs for 3 workers: the doomed one took one (the test fails, not hangs, if it did not).
+    assert.equal(doomed.child.signalCode, "SIGKILL", `the doomed worker should have killed itself mid-slab: ${doomed.stderr.join("\n")}`);
+    const summary = cp.stderr.find((l) => /slab\(s\) copied by the queue's workers/.test(l));
+    assert.ok(summary, cp.stderr.join("\n"));
+    const slabs = Number(/cp: (\d+) slab/.exec(summary!)![1]);
+    assert.equal(slabs, 8);
+    // Every slab ran somewhere; the killed one was taken over by a survivor.
+    const ran = [...others, doomed].flatMap((w) => w.stderr.filter((l) => / done$/.test(l)));
+    assert.ok(ran.length >= slabs, `${ran.length} slab runs for ${slabs} slabs`);
+
+    const out = await openArray(new S3Store(dest, s3.options), { mode: "r" });
+    assert.equal(out.zarrFormat, 3);
+    assert.deepEqual(out.chunks, [128, 128]);
+    assert.ok(out.codecs.some((c) => c.name === "zstd"));
+    const got = (await out.get()) as NDArray;
+    assert.deepEqual(got.shape, shape);
+    assert.deepEqual(got.data, data, "every element equal to the source");
+    // The journal of an unfinished copy is gone: the copy is complete.
+    assert.ok(!(await new S3Store(dest, s3.options).list("")).some((k) => k.includes("journal")));
+
+    for (const w of others) w.child.kill("SIGTERM");
+    for (const w of others) assert.equal((await w.exit).code, 0, "SIGTERM lets a worker finish and exit 0");
+    assert.ok(others.every((w) => w.stderr.includes("worker: stopped")));
+  });
+
+  test("a slab that keeps failing is retried a bounded number of times, then named, and cp exits 1", async () => {
+    const dir = scratchDir("parzarr-queue-bad-");
+    const src = join(dir, "src.zarr");
+    const a = await createArray(src, { shape: [64, 64], chunks: [16, 16], dtype: "<i4", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
+    await a.set(null, { data: Int32Array.from({ length: 64 * 64 }, (_, i) => i), shape: [64, 64] });
+    // The last chunk's bytes are not zlib any more: its slab cannot be read.
+    const last = readdirSync(src).filter((f) => f === "3.3")[0]!;
+    const fd = openSync(join(src, last), "r+");
+    writeSync(fd, new Uint8Array(16).fill(0xee), 0, 16, 0);
+    closeSync(fd);
+    const queueName = "q-bad";
+    const workers = [startWorker(queueName), startWorker(queueName)];
+    await Promise.all(workers.map((w) => w.waitFor(/waiting for slab jobs/)));
+    const cp = cli(["cp", src, `s3://${s3.bucket}/queued/bad.zarr`, "--chunks", "32,32", "--memory", "72KiB", "--queue", redis.url, "--queue-name", queueName], env);
+    procs.push(cp);
+    const done = await cp.exit;
+    assert.equal(done.code, 1, cp.stderr.join("\n"));
+    const line = cp.stderr.find((l) => /slab\(s\) failed/.test(l)) ?? "";
+    assert.match(line, /cp: 1 of 2 slab\(s\) failed: \/ slab 1 \(.*corrupt/);
+    const failures = workers.flatMap((w) => w.stderr.filter((l) => / failed: /.test(l)));
+    assert.equal(failures.length, 3, `3 attempts, no more: ${failures.join("\n")}`);
+    for (const w of workers) w.child.kill("SIGTERM");
+    await Promise.all(workers.map((w) => w.exit));
+  });
+});
