@@ -58,3 +58,19 @@ export function checkResultSize(shape: readonly number[], bytesPerElement: numbe
     throw new TooLargeError(`${where}: the selection [${shape.join(", ")}] needs ${shown}, more than one buffer can hold (${constants.MAX_LENGTH}); read it in parts`);
   }
 }
+
+/**
+ * Runs an allocation of `bytes` that checkResultSize let through, turning the engine's failure
+ * into a TooLargeError: since Node 22 a buffer may declare up to 2^53 bytes, so a selection of
+ * terabytes passes the length check and only the allocation itself can refuse it.
+ */
+export function allocateOrTooLarge<T>(allocate: () => T, bytes: number, where: string): T {
+  try {
+    return allocate();
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new TooLargeError(`${where}: cannot allocate ${bytes} bytes for the result (${err.message}); read it in parts`);
+    }
+    throw err;
+  }
+}

@@ -38,7 +38,7 @@ import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
-import { checkChunkSize, checkResultSize } from "../limits.js";
+import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
@@ -330,7 +330,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
     // Workers scatter into the output where it lies, so on the pool it is shared memory.
-    const data = into?.data ?? allocElements(this.meta.dtype, product(full), placement.where === "pool");
+    const data =
+      into?.data ??
+      allocateOrTooLarge(
+        () => allocElements(this.meta.dtype, product(full), placement.where === "pool"),
+        product(full) * this.meta.dtype.itemSize,
+        `reading array ${describePath(this.path)}`,
+      );
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
