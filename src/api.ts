@@ -94,3 +94,4 @@ export { S3Store } from "./stores/s3.js";
 export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
 export type { HttpOptions } from "./stores/http.js";
 export type { Synchronizer, SyncDescriptor } from "./parallel/synchronizer.js";
+export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";

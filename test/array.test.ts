@@ -103,9 +103,11 @@ test("every numeric type, both v2 byte orders and v3 endians round-trip", async 
 test("0-d arrays and zero-length dimensions", async () => {
   const store = new MemoryStore();
   const s = await createArray(store, { shape: [], dtype: "float64", fillValue: 0, path: "scalar" });
-  assert.equal(await s.get(), 0);
+  // get([]) is numpy's a[()], the scalar; get() is a[...], a 0-d array.
+  assert.equal(await s.get([]), 0);
   await s.set(null, 3.25);
-  assert.equal(await s.get(), 3.25);
+  assert.equal(await s.get([]), 3.25);
+  assert.deepEqual(await s.get(), { data: Float64Array.from([3.25]), shape: [], stride: [] });
   assert.ok(await store.has("scalar/c"));
   const s2 = await createArray(store, { shape: [], dtype: "<f8", zarrFormat: 2, path: "scalar2" });
   await s2.set(null, 2.5);

@@ -279,9 +279,12 @@ describe("parzarr info, tree and get on the fixtures", () => {
     const text = ok(await cli(["info", `${HIER}#compressors/blosc_lz4_shuffle_F`]), "info").stdout;
     assert.match(text, /^Shape +: \(37, 23\)$/m);
     assert.match(text, new RegExp(`^Chunks initialized : ${chunkFiles.length}/${info.chunksTotal}$`, "m"));
-    assert.match(text, /^Codecs +: transpose\(order=\[1,0\]\), bytes\(endian=little\), blosc\(cname=lz4, clevel=5, shuffle=shuffle/m);
+    // A v2 array shows its .zarray's compressor and filters, as zarr-python's info does.
+    assert.match(text, /^Compressor +: blosc\(blocksize=0, clevel=5, cname=lz4, shuffle=1\)$/m);
+    assert.match(text, /^Filters +: None$/m);
     const group = ok(await cli(["info", HIER]), "group info").stdout;
     assert.match(group, /Type +: group \(Zarr v2\)/);
+    assert.match(group, /^Arrays \(all levels\) +: [1-9]\d*$/m);
     assert.match(group, /"title":"fixture"/);
   });
 

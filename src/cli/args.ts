@@ -31,15 +31,33 @@ export interface Parsed {
   positionals: string[];
 }
 
+/** Marks a negative number given as a positional while parseArgs runs (it never starts with "-"). */
+const NEGATIVE = "\u0000negative:";
+
+/**
+ * Arguments such as `-1` or `-3:` are negative numbers (a selection), not options: no command
+ * has a digit as an option letter. Those that are not the value of a string option are hidden
+ * from parseArgs, which would report "Unknown option '-1'", and put back among the positionals.
+ */
+function protectNegatives(argv: string[], options: OptionSpec): string[] {
+  const takesValue = (arg: string) => {
+    if (arg.startsWith("--")) return !arg.includes("=") && options[arg.slice(2)]?.type === "string";
+    return /^-[a-zA-Z]$/.test(arg) && Object.values(options).some((o) => o.short === arg[1] && o.type === "string");
+  };
+  return argv.map((arg, i) => (/^-[\d.]/.test(arg) && !(i > 0 && takesValue(argv[i - 1])) ? NEGATIVE + arg : arg));
+}
+
 /** parseArgs, strict, with `--help`/`-h` added; node's own errors become usage errors. */
 export function parse(argv: string[], options: OptionSpec): Parsed & { help: boolean } {
   try {
-    const { values, positionals } = parseArgs({
-      args: argv,
+    const parsed = parseArgs({
+      args: protectNegatives(argv, options),
       options: { ...options, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     });
+    const values = parsed.values;
+    const positionals = parsed.positionals.map((a) => (a.startsWith(NEGATIVE) ? a.slice(NEGATIVE.length) : a));
     const flat: Record<string, string | boolean | undefined> = {};
     for (const [k, v] of Object.entries(values)) flat[k] = Array.isArray(v) ? v.join(",") : v;
     return { values: flat, positionals, help: flat.help === true };

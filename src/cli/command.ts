@@ -1,4 +1,4 @@
-/** The shape of one command: its name, one-line summary, full help text and handler. */
+/** The shape of one command: its name, full help text and handler (summaries live in main.ts). */
 
 /** Where a command writes: injected so tests and the bench can capture output. */
 export interface CliIO {
@@ -9,7 +9,6 @@ export interface CliIO {
 
 export interface Command {
   name: string;
-  summary: string;
   /** The text `--help` prints: usage line first, then options. */
   help: string;
   /** Parses its own arguments (printing help on `--help`) and returns the exit code. */

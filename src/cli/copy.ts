@@ -29,6 +29,9 @@ import { formatBytes, tuple } from "./format.js";
 import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { layoutOf } from "./layout.js";
 import { baseName, openNode, walk } from "./nodes.js";
+import { assertNoOverlap } from "./copy-overlap.js";
+
+export { assertNoOverlap, type CopyEnd } from "./copy-overlap.js";
 import { componentsPerElement, isObjectType, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype.js";
 
 export interface CopySettings {
@@ -62,6 +65,8 @@ export interface CopyPlan {
   groups: { rel: string; attributes: Record<string, unknown>; zarrFormat: 2 | 3 }[];
   skipped: { rel: string; reason: string }[];
   rootIsArray: boolean;
+  /** The source node's store and path, for the overlap check before writing. */
+  root: { store: Store; path: string };
 }
 
 /** Bytes per element in memory: float16 lives in a Float32Array where Float16Array is missing. */
@@ -201,8 +206,8 @@ async function probeWrite(options: CreateArrayOptions, unit: number[], value: Sc
   }
 }
 
-export async function planCopy(source: Target, s: CopySettings): Promise<CopyPlan> {
-  const root = await openNode(source);
+export async function planCopy(source: Target, s: CopySettings, store?: Store): Promise<CopyPlan> {
+  const root = await openNode(source, store);
   const jobs: ArrayJob[] = [];
   const groups: CopyPlan["groups"] = [];
   const skipped: CopyPlan["skipped"] = [];
@@ -253,7 +258,7 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
   };
   if (root instanceof ZarrArray) {
     await addArray(root, "");
-    return { jobs, groups, skipped, rootIsArray: true };
+    return { jobs, groups, skipped, rootIsArray: true, root: { store: root.store, path: root.path } };
   }
   const fmt = (g: Group) => s.format ?? g.zarrFormat;
   groups.push({ rel: "", attributes: root.attrs, zarrFormat: fmt(root) });
@@ -265,7 +270,7 @@ export async function planCopy(source: Target, s: CopySettings): Promise<CopyPla
     else if (s.skipUnreadable) skipped.push({ rel, reason: `${e.error.code}: ${e.error.message}` });
     else throw e.error;
   }
-  return { jobs, groups, skipped, rootIsArray: false };
+  return { jobs, groups, skipped, rootIsArray: false, root: { store: root.store, path: root.path } };
 }
 
 export function describePlan(plan: CopyPlan, s: CopySettings, dest: Target): string {
@@ -412,6 +417,8 @@ export async function runCopy(
   hooks: CopyHooks = {},
 ): Promise<CopyResult> {
   if (destStore.readOnly || !("set" in destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
+  // Before anything is written: --overwrite would clear a source that lies inside the destination.
+  assertNoOverlap({ ...plan.root, text: source.text }, { store: destStore, path: dest.path, text: dest.text });
   const journal = await prepareDestination(destStore as WritableStore, dest, plan, s, source);
   const itemBytes = (j: ArrayJob) => j.source.size === 0 ? 0 : j.source.dataType.itemSize;
   const totals = { chunks: 0, bytes: 0 };

@@ -1,10 +1,9 @@
 /** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
-import { resolve } from "node:path";
 import { resolveStore, ZipStore } from "../index.js";
 import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { CODEC_SPEC_HELP, parseCodecSpec } from "./codec-spec.js";
 import { write, type CliIO, type Command } from "./command.js";
-import { describePlan, planCopy, runCopy, type CopyHooks, type CopySettings } from "./copy.js";
+import { assertNoOverlap, describePlan, planCopy, runCopy, type CopyHooks, type CopySettings } from "./copy.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { Progress } from "./progress.js";
 import { copyOnQueue } from "./copy-queue.js";
@@ -98,7 +97,6 @@ function debugHooks(io: CliIO, memory: number, hooks: CopyHooks): () => void {
 
 export const cpCommand: Command = {
   name: "cp",
-  summary: "copy, rechunk, recompress or convert arrays and hierarchies within a memory budget",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, {
@@ -136,10 +134,13 @@ export const cpCommand: Command = {
     if (settings.resume && settings.overwrite) throw new UsageError("--resume and --overwrite contradict each other");
     const source = parseTarget(srcText);
     const dest = parseTarget(dstText);
-    if (resolve(source.store) === resolve(dest.store) && source.path === dest.path) {
-      throw new UsageError("SRC and DST are the same node");
-    }
-    const plan = await planCopy(source, settings);
+    const sourceStore = resolveStore(source.store, { readOnly: true });
+    // Refused before planning (and in a dry run): the same check runCopy makes before writing.
+    assertNoOverlap(
+      { store: sourceStore, path: source.path, text: source.text },
+      { store: resolveStore(dest.store, { readOnly: true }), path: dest.path, text: dest.text },
+    );
+    const plan = await planCopy(source, settings, sourceStore);
     for (const k of plan.skipped) io.stderr.write(`cp: skipping ${k.rel}: ${k.reason}\n`);
     if (flag(p, "dry-run")) {
       write(io.stdout, describePlan(plan, settings, dest));

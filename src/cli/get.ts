@@ -34,7 +34,6 @@ function asNDArray(v: NDArray | Scalar): NDArray | null {
 
 export const getCommand: Command = {
   name: "get",
-  summary: "print or save a selection of an array's values",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, { out: { type: "string", short: "o" }, threshold: { type: "string" }, threads: { type: "string" } });

@@ -1,5 +1,5 @@
 /** `parzarr info PATH[#inner]`: what zarr-python's `.info` shows, for an array or a group. */
-import { Group, type Store, type ZarrArray } from "../index.js";
+import { Group, type JsonObject, type Store, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, tuple } from "./format.js";
@@ -41,14 +41,16 @@ export async function groupInfo(group: Group): Promise<GroupInfo> {
   let arrays = 0;
   let groups = 0;
   let unreadable = 0;
-  const counted = await orNull(group.store, async () => {
+  // Consolidated metadata lists the hierarchy where the store cannot (plain HTTP).
+  const count = async () => {
     for await (const e of walk(group)) {
       if (e.kind === "array") arrays++;
       else if (e.kind === "group") groups++;
       else unreadable++;
     }
     return true;
-  });
+  };
+  const counted = group.consolidated ? await count() : await orNull(group.store, count);
   return {
     path: group.name,
     nodeType: "group",
@@ -80,7 +82,14 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   ];
   if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
   if (info.order) rows.push(["Order", info.order]);
-  rows.push(["Codecs", layout.codecs.map(describeCodec).join(", ")]);
+  const v2 = arr.metadata.v2;
+  if (v2) {
+    // A v2 array is described as its .zarray says (zarr-python's info), not as the v3 chain.
+    rows.push(["Compressor", v2.compressor ? describeV2(v2.compressor) : "None"]);
+    rows.push(["Filters", v2.filters?.length ? v2.filters.map(describeV2).join(", ") : "None"]);
+  } else {
+    rows.push(["Codecs", layout.codecs.map(describeCodec).join(", ")]);
+  }
   if (info.shards) rows.push(["Shard codecs", arr.codecs.map((c) => c.name).join(", ")]);
   rows.push(["Fill value", JSON.stringify(info.fillValue)]);
   rows.push(["No. bytes", withSize(info.nbytes)]);
@@ -93,12 +102,19 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   return table(rows);
 }
 
+/** A v2 compressor or filter with its settings in the order of its .zarray: `blosc(blocksize=0, clevel=5, ...)`. */
+function describeV2(c: JsonObject): string {
+  const { id, ...rest } = c;
+  const parts = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
+  return `${String(id)}(${parts.join(", ")})`;
+}
+
 function formatGroupInfo(info: GroupInfo): string {
   const rows: [string, string][] = [
     ["Name", info.path],
     ["Type", `group (Zarr v${info.zarrFormat})`],
-    ["Arrays", info.arrays < 0 ? "unknown (the store cannot list)" : String(info.arrays)],
-    ["Groups", info.groups < 0 ? "unknown (the store cannot list)" : String(info.groups)],
+    ["Arrays (all levels)", info.arrays < 0 ? "unknown (the store cannot list)" : String(info.arrays)],
+    ["Groups (all levels)", info.groups < 0 ? "unknown (the store cannot list)" : String(info.groups)],
   ];
   if (info.unreadable > 0) rows.push(["Unreadable", `${info.unreadable} (see parzarr tree)`]);
   if (Object.keys(info.attributes as object).length > 0) rows.push(["Attributes", JSON.stringify(info.attributes)]);
@@ -118,7 +134,6 @@ export async function runInfo(target: Target, json: boolean, io: CliIO): Promise
 
 export const infoCommand: Command = {
   name: "info",
-  summary: "show an array's or group's metadata, sizes and attributes",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, { json: { type: "boolean" } });

@@ -20,7 +20,8 @@ export function layoutOf(arr: ZarrArray): Layout {
   const inner = sharding?.configuration?.chunk_shape;
   if (sharding && Array.isArray(inner) && inner.every((x) => typeof x === "number")) {
     const innerCodecs = Array.isArray(sharding.configuration?.codecs) ? (sharding.configuration.codecs as unknown as CodecConfig[]) : [];
-    return { chunks: inner as number[], shards: arr.chunks, codecs: innerCodecs };
+    // The shard is the chunk grid's chunk (`arr.shards`); `arr.chunks` is the inner chunk.
+    return { chunks: inner as number[], shards: arr.shards, codecs: innerCodecs };
   }
   return { chunks: arr.chunks, shards: null, codecs };
 }

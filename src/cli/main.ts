@@ -7,28 +7,47 @@
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ZarrError } from "../index.js";
-import { benchCommand, consolidateCommand, zomCommand } from "./library-commands.js";
+import { ZarrError } from "../errors.js";
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
-import { cpCommand } from "./cp.js";
 import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
-import { getCommand } from "./get.js";
-import { infoCommand } from "./info.js";
-import { treeCommand } from "./tree.js";
-import { viewCommand } from "./view.js";
-import { workerCommand } from "./worker.js";
 
-export const COMMANDS: readonly Command[] = [
-  infoCommand,
-  treeCommand,
-  getCommand,
-  cpCommand,
-  workerCommand,
-  consolidateCommand,
-  zomCommand,
-  benchCommand,
-  viewCommand,
+/**
+ * The commands, each loaded on first use: `parzarr --help` and one command's run load only what
+ * that command needs (the library, zod, the bench code), which keeps start-up short.
+ */
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: "info", summary: "show an array's or group's metadata, sizes and attributes", load: async () => (await import("./info.js")).infoCommand },
+  { name: "tree", summary: "print the hierarchy with each array's shape and data type", load: async () => (await import("./tree.js")).treeCommand },
+  { name: "get", summary: "print or save a selection of an array's values", load: async () => (await import("./get.js")).getCommand },
+  {
+    name: "cp",
+    summary: "copy, rechunk, recompress or convert arrays and hierarchies within a memory budget",
+    load: async () => (await import("./cp.js")).cpCommand,
+  },
+  {
+    name: "worker",
+    summary: "run the slab jobs of `cp --queue` from a Redis queue, on any number of machines",
+    load: async () => (await import("./worker.js")).workerCommand,
+  },
+  {
+    name: "view",
+    summary: "open a browser page that shows the hierarchy and draws 2-d slices of arrays",
+    load: async () => (await import("./view.js")).viewCommand,
+  },
+  { name: "consolidate", summary: "write consolidated metadata for a hierarchy", load: async () => (await import("./library-commands.js")).consolidateCommand },
+  { name: "zom", summary: "print a hierarchy as a Zarr Object Model (ZEP 6) JSON document", load: async () => (await import("./library-commands.js")).zomCommand },
+  {
+    name: "bench",
+    summary: "compare read/write speed with zarr-python and zarrita.js on generated data",
+    load: async () => (await import("./library-commands.js")).benchCommand,
+  },
 ];
 
 function mainHelp(): string {
@@ -57,11 +76,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     io.stdout.write("parzarr 0.1.0\n");
     return 0;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     io.stderr.write(`parzarr: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
     return 2;
   }
+  const command = await entry.load();
   try {
     return await command.run(rest, io);
   } catch (err) {

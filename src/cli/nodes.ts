@@ -12,6 +12,12 @@ export function storeOf(target: Target, readOnly: boolean): Store {
 
 export async function openNode(target: Target, store: Store = storeOf(target, true)): Promise<ZarrArray | Group> {
   try {
+    if (target.path !== "" && store.descriptor().kind === "fetch") {
+      // A server cannot list: a node below the root is opened through the root's consolidated
+      // metadata when there is some, so that its children can be listed too.
+      const root = await open(store, { mode: "r" }).catch(() => undefined);
+      if (root instanceof Group && root.consolidated) return await root.get(target.path);
+    }
     return await open(store, { path: target.path, mode: "r" });
   } catch (err) {
     // A bare "no group at the store root" hides which path the user typed.
@@ -44,12 +50,12 @@ async function* walkFrom(
   last: boolean[],
 ): AsyncGenerator<TreeEntry & { depth: number; last: boolean[] }> {
   const prefix = group.path === "" ? "" : `${group.path}/`;
-  const { prefixes } = await group.store.listDir(prefix);
+  // Through the group, so consolidated metadata lists the children where the store cannot (HTTP).
   const children: TreeEntry[] = [];
-  for (const name of [...prefixes].sort()) {
+  for (const name of await group.memberNames()) {
     const path = `${prefix}${name}`;
     try {
-      const node = await open(group.store, { path, mode: "r" });
+      const node = await group.get(name);
       children.push(node instanceof ZarrArray ? { kind: "array", path, node } : { kind: "group", path, node });
     } catch (err) {
       if (err instanceof NotFoundError) continue; // a folder that is not a node (a stray directory)

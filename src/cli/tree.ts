@@ -16,7 +16,6 @@ Options:
 
 export const treeCommand: Command = {
   name: "tree",
-  summary: "print the hierarchy with each array's shape and data type",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, { json: { type: "boolean" } });

@@ -76,7 +76,6 @@ function openBrowser(url: string): void {
 
 export const viewCommand: Command = {
   name: "view",
-  summary: "open a browser page that shows the hierarchy and draws 2-d slices of arrays",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, { port: { type: "string" }, host: { type: "string" }, "no-open": { type: "boolean" } });

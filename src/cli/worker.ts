@@ -22,7 +22,6 @@ Options:
 
 export const workerCommand: Command = {
   name: "worker",
-  summary: "run the slab jobs of `cp --queue` from a Redis queue, on any number of machines",
   help: HELP,
   async run(argv, io) {
     const p = parse(argv, {

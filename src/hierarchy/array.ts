@@ -10,16 +10,18 @@ import {
   isObjectType,
   isTypedArray,
   memoryBytesPerComponent,
+  parseDataType,
   componentsPerElement,
-  parseFillValue,
   storedToScalar,
   toNumpyTypestr,
   v2DtypeJson,
   type DataType,
+  type ElementArray,
   type Scalar,
 } from "../metadata/dtype.js";
 import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
+import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
 import { chunkGridShape, mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
@@ -37,6 +39,7 @@ import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
+import type { ArrayOf, GetResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
 
@@ -75,7 +78,12 @@ function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]):
   return { data, strides };
 }
 
-export class ZarrArray {
+/**
+ * `A` and `V` are the types of `get`'s NDArray data and scalars. A handle knows them when its data
+ * type is known (`createArray({ dtype: "int32" })`, `openArray<"int32">`, `arr.typed("int32")`
+ * give an `ArrayOf<"int32">`: Int32Array and number); otherwise they are every form.
+ */
+export class ZarrArray<out A extends ElementArray = ElementArray, out V extends Scalar = Scalar> {
   /** @internal use openArray/createArray. */
   constructor(
     readonly store: Store,
@@ -144,6 +152,24 @@ export class ZarrArray {
   }
   get name(): string {
     return this.path === "" ? "/" : `/${this.path}`;
+  }
+
+  /**
+   * This handle with its data type in its type, checked: `(await openArray(p)).typed("float32")`
+   * gives a `ZarrArray<"float32">` whose `get` returns Float32Array data, or throws
+   * INVALID_ARGUMENT when the array holds another type. Takes v3 names and numpy type strings.
+   */
+  typed<T extends string>(dtype: T): ArrayOf<T> {
+    let want: string;
+    try {
+      want = parseDataType(dtype).name;
+    } catch {
+      throw new InvalidArgumentError(`typed(${JSON.stringify(dtype)}): not a data type`);
+    }
+    if (want !== this.meta.dtype.name) {
+      throw new InvalidArgumentError(`array ${describePath(this.path)} holds ${this.meta.dtype.name}, not ${dtype}`);
+    }
+    return this as unknown as ArrayOf<T>;
   }
 
   /** Number of chunks in the grid along each dimension. */
@@ -222,8 +248,9 @@ export class ZarrArray {
 
   /**
    * Reads a selection. Returns an NDArray in C order, or a scalar when every dimension is
-   * selected by an integer. Missing chunks read as the fill value. Strings come back as
-   * `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
+   * selected by an integer; no selection (null, undefined) is the whole array, an NDArray even
+   * for a 0-d array (numpy's `a[...]`). Missing chunks read as the fill value. Strings come back
+   * as `string[]`, byte strings and records as `Uint8Array[]`; `{ field }` on a record array
    * returns that field's values instead (see `fieldView`). Integer arrays and masks in the
    * selection work as in zarr-python's `__getitem__` (see `oindex`, `vindex`).
    *
@@ -231,12 +258,19 @@ export class ZarrArray {
    * the class `get` would return) the values are read into it and the result is an NDArray over
    * `out`'s own memory. Workers write into an `out` on a SharedArrayBuffer directly; any other
    * `out` is filled on this thread (asking for threads then is an INVALID_ARGUMENT).
+   *
+   * The result's type follows the call (see array-types.ts): an NDArray when the selection
+   * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
+   * handle's data type when known (an `ArrayOf<"float32">` gives a Float32Array).
    */
+  async get(selection: Selection, options: GetOptions & ({ field: string } | { out: unknown })): Promise<NDArray | Scalar>;
+  async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
-    return this.readPlan(resolveSelection(selection, this.meta.shape), options);
+    const whole = selection === null || selection === undefined;
+    return this.readPlan(resolveSelection(selection, this.meta.shape), options, whole);
   }
 
   /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
@@ -273,8 +307,11 @@ export class ZarrArray {
     };
   }
 
-  private async readPlan(resolved: ResolvedSelection, options: GetOptions): Promise<NDArray | Scalar> {
-    const { plan: chunkPlan, full, shape, dropped, scalar } = this.layout(resolved);
+  /** `whole`: the caller named no selection, so even a 0-d array's result is an NDArray. */
+  private async readPlan(resolved: ResolvedSelection, options: GetOptions, whole = false): Promise<NDArray | Scalar> {
+    const layout = this.layout(resolved);
+    const { plan: chunkPlan, full, shape, dropped } = layout;
+    const scalar = layout.scalar && !whole;
     const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
     const items = this.items(chunkPlan);
@@ -347,7 +384,8 @@ export class ZarrArray {
       // Validates the scalar against the type once, before any chunk is touched.
       // Strings and byte strings are values as they are, not the JSON forms fill values use.
       const direct = typeof value === "string" || value instanceof Uint8Array;
-      writeValue = { kind: "scalar", value: direct ? value : parseFillValue(value, this.meta.dtype, "value") };
+      // Numbers follow the casting rule of indexing/cast.ts, as the elements of an array do.
+      writeValue = { kind: "scalar", value: direct ? value : castScalar(value, this.meta.dtype) };
     } else {
       if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
       let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);

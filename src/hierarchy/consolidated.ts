@@ -22,7 +22,7 @@ import {
   v3ConsolidatedRootDocument,
   v3EntryText,
 } from "../metadata/consolidated.js";
-import { type JsonObject, isJsonObject, parseJsonBytes } from "../metadata/json.js";
+import { type JsonObject, isJsonObject, parseJsonBytes, parseJsonText } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { ReadableStore, Store } from "../stores/types.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
@@ -174,7 +174,7 @@ async function collectDocuments(store: ReadableStore, root: string, zarrFormat: 
       await take(".zgroup");
     } else {
       const text = await take("zarr.json");
-      const doc: unknown = text === undefined ? undefined : JSON.parse(text);
+      const doc: unknown = text === undefined ? undefined : parseJsonText(text, prefix + "zarr.json");
       if (isJsonObject(doc) && doc.node_type === "array") return;
     }
     const { prefixes } = await store.listDir(prefix);
@@ -209,11 +209,11 @@ export async function consolidateMetadata(input: string | URL | Store, options: 
   }
   const rootText = texts.get("zarr.json");
   if (rootText === undefined) throw new NotFoundError(`${nodeKey(path, "zarr.json")} disappeared while consolidating`);
-  const rootDoc = JSON.parse(rootText) as JsonObject;
+  const rootDoc = parseJsonText(rootText, nodeKey(path, "zarr.json")) as JsonObject;
   const docs = new Map<string, string>();
   for (const [key, text] of texts) {
     if (key === "zarr.json") continue;
-    const doc: unknown = JSON.parse(text);
+    const doc: unknown = parseJsonText(text, nodeKey(path, key));
     if (!isJsonObject(doc)) throw new InvalidMetadataError(`${nodeKey(path, key)}: must be a JSON object`);
     // Only v3 nodes belong in a v3 group's consolidated metadata.
     if (doc.zarr_format !== 3) continue;

@@ -92,17 +92,26 @@ export class Group {
    * the group was opened through consolidated metadata, which lists them without the store.
    */
   async members(): Promise<[string, ZarrArray | Group][]> {
-    const view = this.options.consolidated;
-    const names = view?.covers(this.path)
-      ? view.children(this.path)
-      : (await this.store.listDir(this.path === "" ? "" : `${this.path}/`)).prefixes;
     const out: [string, ZarrArray | Group][] = [];
-    for (const name of [...names].sort()) {
+    for (const name of await this.memberNames()) {
       const path = this.childPath(name);
       const meta = await this.lookup(path);
       if (meta) out.push([name, nodeFromMetadata(this.store, path, meta, this.options)]);
     }
     return out;
+  }
+
+  /**
+   * The names that may be direct children, sorted, without opening them (so one unreadable child
+   * does not hide the others): from consolidated metadata, else the store's sub-folders (some may
+   * hold no node; `get` says NOT_FOUND for those). Needs a listable store unless consolidated.
+   */
+  async memberNames(): Promise<string[]> {
+    const view = this.options.consolidated;
+    const names = view?.covers(this.path)
+      ? view.children(this.path)
+      : (await this.store.listDir(this.path === "" ? "" : `${this.path}/`)).prefixes;
+    return [...names].sort();
   }
 
   async arrays(): Promise<[string, ZarrArray][]> {

@@ -46,12 +46,31 @@ export function requireWritable(store: Store, path: string): WritableStore {
   return store;
 }
 
-/** Clears the way for a new node: refuses or removes what is there, and makes ancestor groups. */
-export async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean): Promise<void> {
+/** Where a node is, for messages: the store's folder, archive or URL, and the path inside. */
+function nodeLocation(store: Store, path: string): string {
+  const d = store.descriptor();
+  const where =
+    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : "a memory store";
+  return path === "" ? `the root of ${where}` : `"${path}" in ${where}`;
+}
+
+/** Refuses to create over an existing node, saying what is there and how to replace it. */
+async function refuseExisting(store: WritableStore, path: string): Promise<void> {
   const existing = await readNode(store, path);
-  if (existing && !overwrite) {
-    throw new AlreadyExistsError(`${describePath(path)} already holds a ${existing.nodeType}`);
+  if (existing) {
+    const what = existing.nodeType === "array" ? "an array" : "a group";
+    throw new AlreadyExistsError(
+      `${nodeLocation(store, path)} already holds ${what}; pass overwrite: true (or mode "w") to replace it, or open it with mode "r+" or "a"`,
+    );
   }
+}
+
+/**
+ * Clears the way for a new node: refuses or removes what is there, and makes ancestor groups.
+ * `checked`: the caller has already refused an existing node.
+ */
+export async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean, checked = false): Promise<void> {
+  if (!overwrite && !checked) await refuseExisting(store, path);
   if (overwrite) await deleteNode(store, path);
   // The v2 spec (and zarr-python for both versions) makes every ancestor a group.
   for (const parent of parentPaths(path)) {
@@ -70,9 +89,13 @@ export async function createArrayAt(
   handle: NodeOpenOptions,
 ): Promise<ZarrArray> {
   const writable = requireWritable(store, path);
+  const overwrite = options.overwrite ?? false;
+  // An existing node first: `openArray(path, { mode: "w-" })` without creation options on an
+  // existing array is ALREADY_EXISTS, not a complaint about the missing shape.
+  if (!overwrite) await refuseExisting(writable, path);
   // Everything is validated before the first byte is written.
   const meta = buildArrayMetadata(options);
-  await prepareNode(writable, path, meta.zarrFormat, options.overwrite ?? false);
+  await prepareNode(writable, path, meta.zarrFormat, overwrite, true);
   await writeArrayMetadata(writable, path, meta);
   return new ZarrArray(store, path, meta, handle);
 }

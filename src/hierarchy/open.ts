@@ -3,11 +3,12 @@
  * (a FileSystemStore) or an http(s) URL (a FetchStore), with zarr-python's modes.
  */
 import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
-import type { JsonObject } from "../metadata/json.js";
+import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import type { ZarrArray } from "./array.js";
+import type { ArrayOf } from "./array-types.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
@@ -66,8 +67,21 @@ function setup(input: StoreInput, options: OpenOptions) {
   return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer } };
 }
 
+/**
+ * The data type in a handle's type: inferred from a `dtype` string given, or named by the caller
+ * (`openArray<"float32">(path)`, the caller's claim; `arr.typed("float32")` checks it).
+ */
+type TypedDtype<D extends string> = { dtype?: D | Exclude<JsonValue, string> };
+
 /** Opens an array; with mode `a`, `w` or `w-` and creation options, creates it. */
-export async function openArray(input: StoreInput, options: OpenOptions & Partial<CreateArrayOptions> = {}): Promise<ZarrArray> {
+export async function openArray<D extends string = string>(
+  input: StoreInput,
+  options: OpenOptions & Partial<CreateArrayOptions> & TypedDtype<D> = {},
+): Promise<ArrayOf<D>> {
+  return (await openUntyped(input, options)) as unknown as ArrayOf<D>;
+}
+
+async function openUntyped(input: StoreInput, options: OpenOptions & Partial<CreateArrayOptions>): Promise<ZarrArray> {
   const { mode, store, path, handle } = setup(input, options);
   if (mode === "w" || mode === "w-") {
     return createArrayAt(store, path, { ...(options as CreateArrayOptions), overwrite: mode === "w" }, handle);
@@ -87,12 +101,12 @@ export async function openArray(input: StoreInput, options: OpenOptions & Partia
 }
 
 /** Creates an array (failing if one exists unless `overwrite` is set). */
-export async function createArray(
+export async function createArray<D extends string = string>(
   input: StoreInput,
-  options: CreateArrayOptions & { path?: string; writeEmptyChunks?: boolean; synchronizer?: Synchronizer },
-): Promise<ZarrArray> {
+  options: CreateArrayOptions & TypedDtype<D> & { path?: string; writeEmptyChunks?: boolean; synchronizer?: Synchronizer },
+): Promise<ArrayOf<D>> {
   const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
-  return createArrayAt(store, path, options, handle);
+  return (await createArrayAt(store, path, options, handle)) as unknown as ArrayOf<D>;
 }
 
 export interface GroupOptions extends OpenOptions {

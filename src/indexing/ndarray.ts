@@ -2,10 +2,11 @@
  * NDArray, the result of `get` and a value for `set`, and the conversion of user values into a
  * typed array of the array's data type.
  */
-import { ShapeMismatchError, BadSelectionError } from "../errors.js";
+import { InvalidArgumentError, ShapeMismatchError } from "../errors.js";
 import {
   allocTypedArray,
   componentsPerElement,
+  integerRange,
   scalarToComponents,
   typeFamily,
   type DataType,
@@ -15,6 +16,7 @@ import {
 } from "../metadata/dtype.js";
 import { contiguousStrides, product } from "./strided.js";
 import { fromUserItems, userForm } from "./values.js";
+import { integerElement } from "./cast.js";
 
 /**
  * An n-dimensional array in C order: `data[offset + Σ i_k * stride_k]` (strides in elements; a
@@ -84,7 +86,8 @@ export function prepareWriteValue(
     shape = value.shape;
     stride = value.stride;
   } else {
-    throw new BadSelectionError(`cannot write a value of type ${typeof value}`);
+    // A value that is neither a scalar of the array's kind nor an array: an argument, not a selection.
+    throw new InvalidArgumentError(`cannot write a value of type ${typeof value} to a ${dtype.name} array`);
   }
   // Accept the selection's shape, or the full-rank shape that keeps integer-indexed axes as 1.
   const strides0 = stride ? [...stride] : contiguousStrides(shape);
@@ -138,10 +141,19 @@ function convert(
   const c = componentsPerElement(dtype);
   const o = out as unknown as { [i: number]: number | bigint };
   const idx = new Array<number>(shape.length).fill(0);
+  // Integer types refuse what a typed array would wrap (300 into uint8) or zero (NaN): see cast.ts.
+  const range = integerRange(dtype);
+  const bool = typeFamily(dtype) === "bool";
   for (let i = 0; i < n; i++) {
     let off = 0;
     for (let d = 0; d < shape.length; d++) off += idx[d] * strides[d];
-    if (c === 2) {
+    if (range) {
+      o[i] = integerElement(src[off], dtype, range, i);
+    } else if (bool) {
+      // numpy's bool(x): NaN is true, as every non-zero number.
+      const x = src[off];
+      o[i] = (typeof x === "number" ? x !== 0 : typeof x === "bigint" ? x !== 0n : x) ? 1 : 0;
+    } else if (c === 2) {
       o[2 * i] = Number(src[2 * off]);
       o[2 * i + 1] = Number(src[2 * off + 1]);
     } else {

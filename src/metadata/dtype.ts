@@ -595,6 +595,11 @@ const INT_RANGES: Partial<Record<NumericTypeName, [bigint, bigint]>> = {
   uint64: [0n, 2n ** 64n - 1n],
 };
 
+/** The inclusive range of an integer type; undefined for every other type. */
+export function integerRange(dt: DataType): [bigint, bigint] | undefined {
+  return dt.kind === "numeric" ? INT_RANGES[dt.name] : undefined;
+}
+
 /** int64 min: numpy's NaT ("Not a Time"). */
 export const NAT = -(2n ** 63n);
 

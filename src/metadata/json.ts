@@ -125,14 +125,68 @@ export function parseJsonBytes(bytes: Uint8Array, file: string): unknown {
   } catch (cause) {
     throw new InvalidMetadataError(`${file}: not valid UTF-8`, { cause });
   }
+  return parseJsonText(text, file);
+}
+
+const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
+
+/**
+ * Metadata JSON as Python's `json` writes it: standard JSON plus the bare literals `NaN`,
+ * `Infinity` and `-Infinity` (zarr-python writes them for non-finite attributes, and xarray's
+ * `_FillValue`/`missing_value` attributes are often NaN). JSON.parse alone refuses them.
+ */
+export function parseJsonText(text: string, file: string): unknown {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch (cause) {
-    throw new InvalidMetadataError(`${file}: not valid JSON (${(cause as Error).message})`, { cause });
+    const rewritten = rewriteNonFinite(text);
+    try {
+      if (rewritten === undefined) throw cause;
+      doc = JSON.parse(rewritten.text, (_key, v: unknown) =>
+        typeof v === "string" && v.startsWith(rewritten.marker) ? NON_FINITE[v.slice(rewritten.marker.length)] : v,
+      );
+    } catch {
+      // Broken in some other way: report the error of the text as it was.
+      throw new InvalidMetadataError(`${file}: not valid JSON (${(cause as Error).message})`, { cause });
+    }
   }
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) throw new InvalidMetadataError(`${file}: nested ${depth} deep, more than the ${MAX_JSON_DEPTH} levels metadata may have`);
   return doc;
 }
 
+/**
+ * Replaces each bare NaN/Infinity/-Infinity outside strings by a string that starts with a random
+ * marker absent from the text, so the reviver cannot take a user's string for one. Undefined
+ * when there is no such literal.
+ */
+function rewriteNonFinite(text: string): { text: string; marker: string } | undefined {
+  let marker: string;
+  do marker = `nonfinite-${globalThis.crypto.randomUUID()}:`;
+  while (text.includes(marker));
+  let out = "";
+  let found = false;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      // Copy the string through, escapes included.
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    const word = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
+    if (word && !/[\w.]/.test(text[i - 1] ?? "") && !/[\w.]/.test(text[i + word[0].length] ?? "")) {
+      out += `"${marker}${word[0]}"`;
+      i += word[0].length;
+      found = true;
+      continue;
+    }
+    out += c;
+    i++;
+  }
+  return found ? { text: out, marker } : undefined;
+}
