@@ -40,7 +40,7 @@ async function viewerAssets(): Promise<string> {
   const out = await mkdtemp(join(tmpdir(), "parzarr-viewer-"));
   // Only reached from a source checkout, where esbuild (a devDependency) is installed.
   const tools = "../../tools/build-browser.js";
-  const { buildBrowser } = (await import(tools)) as typeof import("../../tools/build-browser.js");
+  const { buildBrowser } = (await import(tools)) as { buildBrowser(out: string, o: { minify: boolean }): Promise<unknown> };
   await buildBrowser(out, { minify: true });
   return out;
 }

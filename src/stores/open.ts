@@ -57,7 +57,8 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
 }
 
 /**
- * A string or URL with http(s) gives a (read-only) FetchStore; on Node a path ending in `.zip`
+ * A string or URL with http(s) gives a (read-only) FetchStore; `s3://bucket/prefix` an S3Store
+ * configured from the environment (see stores/s3.ts); on Node a path ending in `.zip`
  * gives a ZipStore (mode "r" when read-only, else "a": call `close()` to finish it), and file:
  * URLs and other strings a FileSystemStore, relative paths against the current folder; a store is
  * returned as it is.
@@ -66,6 +67,8 @@ export function resolveStore(input: string | URL | Store, options: { readOnly?: 
   if (typeof input !== "string" && !(input instanceof URL)) return input;
   const text = String(input);
   if (/^https?:\/\//i.test(text)) return new FetchStore(text);
+  // Endpoint, region and credentials come from the environment (AWS_ENDPOINT_URL and the rest).
+  if (/^s3:\/\//i.test(text)) return new S3Store(text, { readOnly: options.readOnly });
   const local = platform().localStore;
   if (!local) {
     throw new UnsupportedError(`"${text}" is not an http(s) URL, and there are no local paths in a browser: pass a store (FetchStore, OPFSStore, MemoryStore)`);
