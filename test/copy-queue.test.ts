@@ -54,13 +54,7 @@ function cli(args: string[], env: Record<string, string>): Proc {
   };
 }
 
-// KNOWN DEFECT, skipped so the rest of the suite can land: after the issue 11/12/15 merges,
-// `cp --queue` to a fresh s3:// destination fails with ALREADY_EXISTS (prepareDestination's
-// openNode finds a node there), and the CLI's huge-page re-run leaves `parzarr worker` children
-// alive when the test SIGKILLs the parent. Both are open in issue 16's note; remove this skip
-// with the fix.
-const knownDefect = "cp --queue to a fresh S3 destination reports ALREADY_EXISTS since the merges (issue 16, open)";
-describe("cp --queue with parzarr worker processes", { skip: skip || knownDefect }, () => {
+describe("cp --queue with parzarr worker processes", { skip }, () => {
   let redis: TestRedis;
   let s3: TestS3;
   let env: Record<string, string>;
