@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -69,12 +70,76 @@ test("a signal to the command reaches the re-run, and the command ends by that s
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("exit", (code, signal) => r({ code, signal })));
     // Wait until the re-run is waiting on the server, then signal the command (the parent).
-    while (requests === 0) await new Promise((r) => setTimeout(r, 50));
+    while (requests === 0) {
+      assert.equal(child.exitCode, null, `the command ended before its request: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
     child.kill("SIGTERM");
     const end = await ended;
     assert.equal(end.signal, "SIGTERM", `${JSON.stringify(end)} ${stderr}`);
     assert.match(stderr, /running again/);
   } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** The pids whose parent is `ppid`, from /proc (Linux, as the re-run is). */
+function childrenOf(ppid: number): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so split after the last ")".
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === ppid) pids.push(Number(name));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+/** Alive and not a zombie (a container's init may be slow to reap what it inherits). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+test("the re-run does not outlive a command killed with SIGKILL", { skip: reruns ? false : "not glibc >= 2.35 Linux" }, async () => {
+  let requests = 0;
+  const server = createServer(() => void requests++);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as AddressInfo).port;
+  let rerun: number | undefined;
+  try {
+    const { GLIBC_TUNABLES: _drop, ...base } = process.env;
+    const main = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", main, "info", `http://127.0.0.1:${port}/a.zarr`], { env: base, stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    const ended = new Promise<NodeJS.Signals | null>((r) => child.on("exit", (_code, signal) => r(signal)));
+    // The re-run is the one waiting on the server.
+    while (requests === 0) {
+      assert.equal(child.exitCode, null, `the command ended before its request: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const kids = childrenOf(child.pid!);
+    assert.equal(kids.length, 1, `one re-run under the command: ${kids.join(", ")}`);
+    rerun = kids[0];
+    child.kill("SIGKILL");
+    assert.equal(await ended, "SIGKILL");
+    // It is gone within seconds (it would wait on the server for ever otherwise).
+    const deadline = Date.now() + 15_000;
+    while (running(rerun!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(running(rerun!), false, `the re-run ${rerun} outlived its parent`);
+  } finally {
+    if (rerun !== undefined && running(rerun)) process.kill(rerun, "SIGKILL");
     server.closeAllConnections();
     server.close();
   }

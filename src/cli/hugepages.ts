@@ -41,6 +41,27 @@ function glibcVersion(): string | undefined {
   return header?.glibcVersionRuntime;
 }
 
+/** Set in the re-run's environment, so that it knows its IPC channel is the parent's lifeline. */
+const RERUN_MARK = "PARZARR_HUGETLB_RERUN";
+
+/**
+ * In the re-run: ends this process by SIGKILL as soon as the parent's channel closes, which is
+ * when the parent died (it waits for the re-run to exit otherwise). Linux has no portable
+ * PR_SET_PDEATHSIG in Node, and a SIGKILLed parent forwards nothing. The channel does not keep
+ * this process alive. Returns whether this process is such a re-run.
+ */
+export function followParent(): boolean {
+  if (process.env[RERUN_MARK] !== "1" || typeof process.send !== "function" || !process.channel) return false;
+  // Not inherited by whatever this command spawns: those are not re-runs.
+  delete process.env[RERUN_MARK];
+  process.once("disconnect", () => {
+    // The parent was killed outright; end the same way, with nothing half-finished reported done.
+    process.kill(process.pid, "SIGKILL");
+  });
+  process.channel.unref();
+  return true;
+}
+
 /** How the re-run ended: its exit code, or the signal that ended it. */
 export type RerunEnd = { code: number; signal: null } | { code: null; signal: NodeJS.Signals };
 
@@ -53,7 +74,13 @@ export async function reexecWithHugePages(debug: (line: string) => void): Promis
   const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env });
   if (env === null) return null;
   debug(`parzarr: running again with GLIBC_TUNABLES=${env.GLIBC_TUNABLES} (set PARZARR_HUGETLB=0 to skip)`);
-  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { stdio: "inherit", env });
+  // An IPC channel beside the inherited stdio: the kernel closes it when this process dies, even
+  // by SIGKILL, which no handler here can see; the re-run takes the close as its cue to end too
+  // (`followParent`), so a killed `parzarr worker` leaves no orphan holding jobs and connections.
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    env: { ...env, [RERUN_MARK]: "1" },
+  });
   const forward = (signal: NodeJS.Signals) => () => void child.kill(signal);
   const handlers = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { ZarrError } from "../errors.js";
 import { CliError, UsageError } from "./args.js";
 import type { CliIO, Command } from "./command.js";
-import { endAsRerun, reexecWithHugePages } from "./hugepages.js";
+import { endAsRerun, followParent, reexecWithHugePages } from "./hugepages.js";
 
 /**
  * The commands, each loaded on first use: `parzarr --help` and one command's run load only what
@@ -117,6 +117,8 @@ function isEntry(): boolean {
 }
 
 async function runEntry(): Promise<number> {
+  // The re-run below is already running with huge pages: it only has to die with its parent.
+  if (followParent()) return runMain();
   try {
     const rerun = await reexecWithHugePages((line) => {
       if (process.env.PARZARR_DEBUG === "1") process.stderr.write(`${line}\n`);
@@ -125,6 +127,10 @@ async function runEntry(): Promise<number> {
   } catch {
     // The re-run could not start (no execPath to spawn?): go on in this process, without huge pages.
   }
+  return runMain();
+}
+
+function runMain(): Promise<number> {
   // A closed pipe (`parzarr get ... | head`) is not an error worth a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
