@@ -6,16 +6,20 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, readdirSync, writeSync, closeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 import { createArray, openArray, S3Store, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { redisSkip, startRedis, type TestRedis } from "./helpers/redis.js";
 import { startS3, type TestS3 } from "./helpers/s3.js";
 
 const skip = redisSkip();
+const EMPTY_QUEUE = { completed: 0, failed: 0, waiting: 0, active: 0, delayed: 0 };
+const bytesOf = (a: Float32Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 const MAIN = new URL("../src/cli/main.ts", import.meta.url).pathname;
 
 interface Proc {
@@ -59,6 +63,7 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
   let s3: TestS3;
   let env: Record<string, string>;
   const procs: Proc[] = [];
+  const dirs: string[] = [];
   before(async () => {
     [redis, s3] = await Promise.all([startRedis(), startS3()]);
     env = { ...s3.env };
@@ -67,7 +72,20 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
     await Promise.all(procs.map((p) => p.exit));
     await Promise.all([redis.close(), s3.close()]);
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
+
+  /** Jobs in each state of the queue, as BullMQ counts them. */
+  const queueCounts = async (name: string) => {
+    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const q = new Queue(name, { connection });
+    try {
+      return await q.getJobCounts("completed", "failed", "waiting", "active", "delayed");
+    } finally {
+      await q.close();
+      connection.disconnect();
+    }
+  };
 
   const startWorker = (queueName: string, extraEnv: Record<string, string> = {}) => {
     const p = cli(["worker", "--queue", redis.url, "--queue-name", queueName, "--lease-ms", "1500"], { ...env, ...extraEnv });
@@ -75,13 +93,17 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     return p;
   };
 
-  test("3 workers, one killed with SIGKILL mid-slab: a v2 array on disk becomes v3 on S3, every value right", async () => {
+  test("3 workers, one killed with SIGKILL mid-slab: a 64 MiB v2 array on disk becomes v3 on S3, every value right", async () => {
     const dir = scratchDir("parzarr-queue-");
+    dirs.push(dir);
     const src = join(dir, "src.zarr");
-    // 4 MiB of float32 in 64 x 64 zlib chunks; the copy writes 128 x 128 zstd chunks, 8 slabs.
-    const shape = [1024, 1024];
-    const a = await createArray(src, { shape, chunks: [64, 64], dtype: "<f4", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
-    const data = Float32Array.from({ length: 1024 * 1024 }, (_, i) => Math.sin(i / 1000) * 1000 + (i % 7));
+    // 64 MiB of float32 in 512 x 512 lz4 chunks (a fast codec: the test is about the queue); the
+    // copy writes 512 x 1024 zstd chunks in 8 slabs of 8 MiB.
+    const n = 4096;
+    const shape = [n, n];
+    const a = await createArray(src, { shape, chunks: [512, 512], dtype: "<f4", zarrFormat: 2, compressor: { id: "lz4", acceleration: 1 } });
+    const data = new Float32Array(n * n);
+    for (let i = 0; i < data.length; i++) data[i] = (i % 4099) * 0.25 - (i >> 12);
     await a.set(null, { data, shape });
 
     const queueName = "q-kill";
@@ -91,7 +113,7 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     await Promise.all([doomed, ...others].map((w) => w.waitFor(/waiting for slab jobs/)));
 
     const dest = `s3://${s3.bucket}/queued/dst.zarr`;
-    const cp = cli(["cp", src, dest, "--format", "3", "--chunks", "128,128", "--codec", "zstd:3", "--memory", "1.5MiB", "--queue", redis.url, "--queue-name", queueName], env);
+    const cp = cli(["cp", src, dest, "--format", "3", "--chunks", "512,1024", "--codec", "zstd:1", "--memory", "40MiB", "--queue", redis.url, "--queue-name", queueName], env);
     procs.push(cp);
     const done = await cp.exit;
     assert.equal(done.code, 0, cp.stderr.join("\n"));
@@ -107,11 +129,14 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
 
     const out = await openArray(new S3Store(dest, s3.options), { mode: "r" });
     assert.equal(out.zarrFormat, 3);
-    assert.deepEqual(out.chunks, [128, 128]);
+    assert.deepEqual(out.chunks, [512, 1024]);
     assert.ok(out.codecs.some((c) => c.name === "zstd"));
     const got = (await out.get()) as NDArray;
     assert.deepEqual(got.shape, shape);
-    assert.deepEqual(got.data, data, "every element equal to the source");
+    // Compared as bytes: 16 Mi elements one by one through deepEqual would take a while.
+    assert.ok(got.data instanceof Float32Array);
+    assert.equal(Buffer.compare(bytesOf(got.data), bytesOf(data)), 0, "every element equal to the source");
+    assert.deepEqual(await queueCounts(queueName), EMPTY_QUEUE, "the finished copy leaves no jobs in the queue");
     // The journal of an unfinished copy is gone: the copy is complete.
     assert.ok(!(await new S3Store(dest, s3.options).list("")).some((k) => k.includes("journal")));
 
@@ -122,6 +147,7 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
 
   test("a slab that keeps failing is retried a bounded number of times, then named, and cp exits 1", async () => {
     const dir = scratchDir("parzarr-queue-bad-");
+    dirs.push(dir);
     const src = join(dir, "src.zarr");
     const a = await createArray(src, { shape: [64, 64], chunks: [16, 16], dtype: "<i4", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
     await a.set(null, { data: Int32Array.from({ length: 64 * 64 }, (_, i) => i), shape: [64, 64] });
@@ -141,6 +167,8 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     assert.match(line, /cp: 1 of 2 slab\(s\) failed: \/ slab 1 \(.*corrupt/);
     const failures = workers.flatMap((w) => w.stderr.filter((l) => / failed: /.test(l)));
     assert.equal(failures.length, 3, `3 attempts, no more: ${failures.join("\n")}`);
+    // Reported, so removed too: neither the slab that copied nor the one that failed stays.
+    assert.deepEqual(await queueCounts(queueName), EMPTY_QUEUE);
     for (const w of workers) w.child.kill("SIGTERM");
     await Promise.all(workers.map((w) => w.exit));
   });

@@ -66,6 +66,22 @@ const ATTEMPTS = 3;
 const BACKOFF_MS = 1000;
 
 /**
+ * What BullMQ keeps of finished jobs. The planner removes its own jobs once it has their outcome
+ * (`copyOnQueue`); these bounds only catch what a planner that died before then leaves behind:
+ * completed jobs for an hour, failed ones (their reasons) for a week, at most 1000 of each.
+ */
+const KEEP_COMPLETED = { age: 3600, count: 1000 };
+const KEEP_FAILED = { age: 7 * 24 * 3600, count: 1000 };
+
+type SlabJobOptions = {
+  jobId: string;
+  attempts: number;
+  backoff: { type: "exponential"; delay: number };
+  removeOnComplete: typeof KEEP_COMPLETED;
+  removeOnFail: typeof KEEP_FAILED;
+};
+
+/**
  * Creates the destination's nodes, enqueues one job per slab of the plan, and waits until every
  * slab is done or has failed all its attempts. Returns the failed slabs (none: the copy is whole).
  */
@@ -82,7 +98,7 @@ export async function copyOnQueue(
   if (s.resume) throw new ZarrError("INVALID_ARGUMENT", "--resume does not apply to a queued copy: BullMQ retries failed slabs itself");
   const journal = await prepareDestination(destStore, dest, plan, s, source);
   const copy = randomBytes(6).toString("hex");
-  const jobs: { name: string; data: SlabJobData; opts: { jobId: string; attempts: number; backoff: { type: "exponential"; delay: number } } }[] = [];
+  const jobs: { name: string; data: SlabJobData; opts: SlabJobOptions }[] = [];
   const sizes = new Map<string, { units: number; bytes: number }>();
   const totals = { chunks: 0, bytes: 0 };
   for (const j of plan.jobs) {
@@ -106,7 +122,13 @@ export async function copyOnQueue(
           box,
           threads: s.threads,
         },
-        opts: { jobId, attempts: ATTEMPTS, backoff: { type: "exponential", delay: BACKOFF_MS } },
+        opts: {
+          jobId,
+          attempts: ATTEMPTS,
+          backoff: { type: "exponential", delay: BACKOFF_MS },
+          removeOnComplete: KEEP_COMPLETED,
+          removeOnFail: KEEP_FAILED,
+        },
       });
     }
   }
@@ -134,6 +156,10 @@ export async function copyOnQueue(
         }
       }),
     );
+    // Every outcome is known (and failures are reported to the caller): nothing of this copy
+    // needs to stay in Redis. Removed here rather than by `removeOnComplete: true`, which would
+    // let a job finish and vanish before `waitUntilFinished` looks, and read as missing.
+    await Promise.allSettled(added.map((job) => job.remove()));
   } finally {
     await Promise.allSettled([q.close(), events.close()]);
     // Connections handed to BullMQ as instances are ours to close.
