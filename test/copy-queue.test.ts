@@ -1,6 +1,6 @@
 /**
- * `parzarr cp --queue` and `parzarr worker` with a real redis-server and s3rver started by the
- * test: a v2 array on disk copied to v3 on S3 with new chunks and codec by 3 worker processes,
+ * `parzarr cp --queue` and `parzarr worker` with a real redis-server (TLS, a password) and s3rver
+ * started by the test: a v2 array on disk copied to v3 on S3 with new chunks and codec by 3 worker processes,
  * one of them killed with SIGKILL in the middle of a slab; the copy still finishes with every
  * value right. And a slab that cannot be read fails its bounded attempts and is named.
  */
@@ -65,8 +65,10 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
   const procs: Proc[] = [];
   const dirs: string[] = [];
   before(async () => {
-    [redis, s3] = await Promise.all([startRedis(), startS3()]);
-    env = { ...s3.env };
+    // The queue's Redis is reached over TLS with a password, as a managed one would be; every
+    // process trusts the test's own CA through NODE_EXTRA_CA_CERTS.
+    [redis, s3] = await Promise.all([startRedis({ tls: true, password: "queue pass" }), startS3()]);
+    env = { ...s3.env, ...redis.env };
   });
   after(async () => {
     for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
@@ -77,7 +79,7 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
 
   /** Jobs in each state of the queue, as BullMQ counts them. */
   const queueCounts = async (name: string) => {
-    const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const connection = new Redis(redis.url, { ...redis.clientOptions, maxRetriesPerRequest: null });
     const q = new Queue(name, { connection });
     try {
       return await q.getJobCounts("completed", "failed", "waiting", "active", "delayed");
@@ -143,6 +145,25 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     for (const w of others) w.child.kill("SIGTERM");
     for (const w of others) assert.equal((await w.exit).code, 0, "SIGTERM lets a worker finish and exit 0");
     assert.ok(others.every((w) => w.stderr.includes("worker: stopped")));
+  });
+
+  test("a wrong password: cp and worker exit 1 at once with Redis's reason, the password masked, nothing written", async () => {
+    const dir = scratchDir("parzarr-queue-auth-");
+    dirs.push(dir);
+    const src = join(dir, "src.zarr");
+    await createArray(src, { shape: [8], chunks: [4], dtype: "<i4", zarrFormat: 2 });
+    const wrong = redis.url.replace("queue%20pass", "not%20it");
+    assert.notEqual(wrong, redis.url);
+    const dest = `s3://${s3.bucket}/queued/never.zarr`;
+    const runs = [cli(["cp", src, dest, "--queue", wrong], env), cli(["worker", "--queue", wrong], env)];
+    procs.push(...runs);
+    for (const run of runs) {
+      assert.equal((await run.exit).code, 1, run.stderr.join("\n"));
+      const text = run.stderr.join("\n");
+      assert.match(text, /STORE_ERROR: cannot reach Redis at rediss:\/\/:\*\*\*@127\.0\.0\.1:\d+ for the copy queue: WRONGPASS/);
+      assert.doesNotMatch(text, /not%20it|not it/);
+    }
+    assert.deepEqual(await new S3Store(dest, s3.options).list(""), [], "no node created for a queue that cannot be reached");
   });
 
   test("a slab that keeps failing is retried a bounded number of times, then named, and cp exits 1", async () => {

@@ -1,9 +1,10 @@
 /**
  * RedisSynchronizer against a real redis-server started by the test on a loopback port: leases
  * exclude each other, time out with a typed error, are renewed while held, expire when their
- * holder is gone, and are released only by their holder. Then 4 processes write unaligned,
- * overlapping regions of one array on S3 (s3rver): nothing is lost with the synchronizer, and
- * the same run without it loses elements (so the test can fail).
+ * holder is gone, and are released only by their holder; a password in the URL is used, and a
+ * wrong one is a typed error. Then 4 processes write unaligned, overlapping regions of one array
+ * on S3 (s3rver), their leases in a Redis reached over TLS with a password: nothing is lost with
+ * the synchronizer, and the same run without it loses elements (so the test can fail).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -134,16 +135,52 @@ describe("RedisSynchronizer", { skip }, () => {
   });
 });
 
+describe("RedisSynchronizer with a password", { skip }, () => {
+  let redis: TestRedis;
+  before(async () => {
+    redis = await startRedis({ password: "s3cret pass" });
+  });
+  after(async () => {
+    await redis.close();
+  });
+
+  test("takes leases with the password in the URL; a wrong or missing one is a StoreError with the server's reason, the password masked", async () => {
+    assert.match(redis.url, /^redis:\/\/:s3cret%20pass@127\.0\.0\.1:\d+$/);
+    const s = new RedisSynchronizer(redis.url);
+    assert.equal(await s.withLock("scope", "k", async () => "in"), "in");
+    await s.close();
+    for (const [url, reason] of [
+      [redis.url.replace("s3cret%20pass", "wrong"), /WRONGPASS/],
+      [redis.url.replace(":s3cret%20pass@", ""), /NOAUTH/],
+    ] as const) {
+      const bad = new RedisSynchronizer(url, { timeoutMs: 1000 });
+      const err = await bad.withLock("scope", "k", async () => "never").catch((e: unknown) => e);
+      await bad.close();
+      assert.ok(err instanceof ZarrError && err.code === "STORE_ERROR", String(err));
+      assert.match(err.message, /cannot reach Redis at redis:\/\/(:\*\*\*@)?127\.0\.0\.1:\d+ for chunk locks/);
+      assert.match(err.message, reason);
+      assert.doesNotMatch(err.message, /wrong|s3cret/);
+    }
+  });
+});
+
 /**
  * Runs `rounds` rounds of the race workload with 4 writer processes; returns per round the
- * elements lost and the errors the writers met.
+ * elements lost and the errors the writers met. `env` goes to the writers (a CA to trust).
  */
-async function raceRounds(s3: TestS3, root: string, lock: string, rounds: number, w: RaceWorkload): Promise<{ lost: number; errors: string[] }[]> {
+async function raceRounds(
+  s3: TestS3,
+  root: string,
+  lock: string,
+  rounds: number,
+  w: RaceWorkload,
+  env: Record<string, string> = {},
+): Promise<{ lost: number; errors: string[] }[]> {
   const kids = Array.from({ length: w.writers }, (_, i) =>
     // One writer plans its writes on 2 worker threads, which take the same leases.
     spawn(process.execPath, ["--import", "tsx", WRITER, root, lock, String(i), "0", String(i === 1 ? 2 : 0), JSON.stringify(w), "--serve"], {
       stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, ...s3.env },
+      env: { ...process.env, ...s3.env, ...env },
     }),
   );
   const answers = kids.map((k) => createInterface({ input: k.stdout })[Symbol.asyncIterator]());
@@ -179,7 +216,10 @@ describe("4 processes writing one S3 array", { skip }, () => {
   let redis: TestRedis;
   let s3: TestS3;
   before(async () => {
-    [redis, s3] = await Promise.all([startRedis(), startS3()]);
+    // TLS and a password at once, the way a managed Redis is reached (the tests above use plain
+    // redis://). The writers trust the test's own CA through NODE_EXTRA_CA_CERTS, as a deployment
+    // with a private CA would.
+    [redis, s3] = await Promise.all([startRedis({ tls: true, password: "pw" }), startS3()]);
   });
   after(async () => {
     await Promise.all([redis.close(), s3.close()]);
@@ -190,12 +230,13 @@ describe("4 processes writing one S3 array", { skip }, () => {
   const create = (root: string) =>
     createArray(new S3Store(root, s3.options), { shape: raceShape(w), chunks: w.chunks, dtype: "int32", fillValue: 0, zarrFormat: 3 });
 
-  test("with a RedisSynchronizer: 0 elements lost in every round", async () => {
+  test("with a RedisSynchronizer over TLS (rediss://) and a password: 0 elements lost in every round", async () => {
+    assert.match(redis.url, /^rediss:\/\/:pw@/);
     const root = `s3://${s3.bucket}/race-locked`;
     await create(root);
-    const rounds = await raceRounds(s3, root, redis.url, 2, w);
+    const rounds = await raceRounds(s3, root, redis.url, 2, w, redis.env);
     assert.deepEqual(rounds, [{ lost: 0, errors: [] }, { lost: 0, errors: [] }]);
-    const raw = new Redis(redis.url);
+    const raw = new Redis(redis.url, redis.clientOptions);
     assert.deepEqual(await raw.keys("parzarr:lock:*"), [], "no lease left behind");
     raw.disconnect();
   });

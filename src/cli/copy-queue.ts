@@ -12,11 +12,12 @@
 import { randomBytes } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { openArray, resolveStore, ZarrError, type Store, type ZarrArray } from "../index.js";
 import type { Target } from "./args.js";
 import { copySlab, joinPath, prepareDestination, type CopyPlan, type CopySettings } from "./copy.js";
 import { slabBox, unitsIn } from "./copy-plan.js";
+import { connectRedis } from "../parallel/redis-connect.js";
 
 export const DEFAULT_QUEUE_NAME = "parzarr-cp";
 
@@ -41,9 +42,24 @@ export interface QueueOptions {
   name?: string;
 }
 
-function redisConnection(url: string): Redis {
+/**
+ * A connection for BullMQ, connected first so that a wrong password, an untrusted certificate or
+ * no server at all fails at once with the reason (BullMQ would wait for ever).
+ */
+function queueConnection(url: string): Promise<Redis> {
   // BullMQ's blocking commands need ioredis to retry forever rather than fail a request.
-  return new Redis(url, { maxRetriesPerRequest: null });
+  return connectRedis(url, { maxRetriesPerRequest: null }, "for the copy queue");
+}
+
+/** Both connections, or none left open. */
+async function queueConnections(url: string, n: number): Promise<Redis[]> {
+  const made = await Promise.allSettled(Array.from({ length: n }, () => queueConnection(url)));
+  const failed = made.find((m) => m.status === "rejected");
+  if (failed) {
+    for (const m of made) if (m.status === "fulfilled") m.value.disconnect();
+    throw failed.reason;
+  }
+  return made.map((m) => (m as PromiseFulfilledResult<Redis>).value);
 }
 
 /** A store path every machine can open: local paths made absolute, URLs kept. */
@@ -96,7 +112,15 @@ export async function copyOnQueue(
 ): Promise<QueuedCopyResult> {
   if (destStore.readOnly || !("set" in destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
   if (s.resume) throw new ZarrError("INVALID_ARGUMENT", "--resume does not apply to a queued copy: BullMQ retries failed slabs itself");
-  const journal = await prepareDestination(destStore, dest, plan, s, source);
+  // Redis first: nothing is written to the destination for a queue that cannot be reached.
+  const connections = await queueConnections(queue.url, 2);
+  let journal: Awaited<ReturnType<typeof prepareDestination>>;
+  try {
+    journal = await prepareDestination(destStore, dest, plan, s, source);
+  } catch (err) {
+    for (const c of connections) c.disconnect();
+    throw err;
+  }
   const copy = randomBytes(6).toString("hex");
   const jobs: { name: string; data: SlabJobData; opts: SlabJobOptions }[] = [];
   const sizes = new Map<string, { units: number; bytes: number }>();
@@ -133,7 +157,6 @@ export async function copyOnQueue(
     }
   }
   const name = queue.name ?? DEFAULT_QUEUE_NAME;
-  const connections = [redisConnection(queue.url), redisConnection(queue.url)];
   const q = new Queue<SlabJobData>(name, { connection: connections[0] });
   const events = new QueueEvents(name, { connection: connections[1] });
   const failed: QueuedCopyResult["failed"] = [];
@@ -189,9 +212,10 @@ export interface CopyWorkerOptions extends QueueOptions {
 
 /**
  * Runs slab jobs until `close()`: each slab reads its box from the source and writes it, whole
- * chunks only, to the destination. `close()` lets the slabs in progress finish first.
+ * chunks only, to the destination. `close()` lets the slabs in progress finish first. Resolves once
+ * connected to Redis; a server that cannot be reached or refuses the password is a StoreError.
  */
-export function startCopyWorker(options: CopyWorkerOptions): { close(): Promise<void>; worker: Worker<SlabJobData> } {
+export async function startCopyWorker(options: CopyWorkerOptions): Promise<{ close(): Promise<void>; worker: Worker<SlabJobData> }> {
   const arrays = new Map<string, Promise<ZarrArray>>();
   const stores = new Map<string, Store>();
   const open = (store: string, path: string, mode: "r" | "r+") => {
@@ -212,7 +236,7 @@ export function startCopyWorker(options: CopyWorkerOptions): { close(): Promise<
     return a;
   };
   const leaseMs = options.leaseMs ?? 30_000;
-  const connection = redisConnection(options.url);
+  const connection = await queueConnection(options.url);
   const worker = new Worker<SlabJobData>(
     options.name ?? DEFAULT_QUEUE_NAME,
     async (job) => {

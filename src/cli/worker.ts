@@ -2,6 +2,7 @@
 import { UsageError, flag, intOpt, parse, stringOpt } from "./args.js";
 import { write, type Command } from "./command.js";
 import { startCopyWorker } from "./copy-queue.js";
+import { redactRedisUrl } from "../parallel/redis-connect.js";
 
 const HELP = `Usage: parzarr worker --queue redis://HOST:PORT [options]
 
@@ -42,7 +43,7 @@ export const workerCommand: Command = {
     // this many, with some of its chunks written (what a lost machine leaves).
     const crashAfter = io.env.PARZARR_WORKER_CRASH_AFTER_SLABS;
     let slabsDone = 0;
-    const worker = startCopyWorker({
+    const worker = await startCopyWorker({
       url,
       name: stringOpt(p, "queue-name"),
       concurrency,
@@ -59,7 +60,7 @@ export const workerCommand: Command = {
       },
     });
     await worker.worker.waitUntilReady();
-    if (!quiet) io.stderr.write(`worker: waiting for slab jobs on ${url}\n`);
+    if (!quiet) io.stderr.write(`worker: waiting for slab jobs on ${redactRedisUrl(url)}\n`);
     await new Promise<void>((resolve) => {
       const stop = () => resolve();
       process.once("SIGINT", stop);

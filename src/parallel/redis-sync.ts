@@ -17,6 +17,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
 import { InvalidArgumentError, LockTimeoutError, StoreError } from "../errors.js";
+import { connectRedis, redactRedisUrl } from "./redis-connect.js";
 
 export interface RedisSynchronizerOptions {
   /** How long a lease lasts without renewal: a dead holder blocks others this long at most. Default 10000 ms. */
@@ -75,6 +76,11 @@ export class RedisSynchronizer {
     this.keyPrefix = options.keyPrefix ?? "parzarr:lock:";
   }
 
+  /** The server as messages name it: the URL without its password. */
+  private get where(): string {
+    return redactRedisUrl(this.url);
+  }
+
   descriptor(): RedisSyncDescriptor {
     return { kind: "redis", url: this.url, leaseMs: this.leaseMs, timeoutMs: this.timeoutMs, keyPrefix: this.keyPrefix };
   }
@@ -85,29 +91,18 @@ export class RedisSynchronizer {
   }
 
   private connect(): Promise<RedisClient> {
-    this.client ??= (async () => {
-      // Loaded on first use: processes that never lock across machines never load a Redis client.
-      const { Redis } = await import("ioredis");
-      const client = new Redis(this.url, {
+    this.client ??= connectRedis(
+      this.url,
+      {
         // Fail a command instead of queueing it forever when Redis cannot be reached.
         maxRetriesPerRequest: 2,
         retryStrategy: (times) => (times > 5 ? null : Math.min(50 * times, 500)),
-        lazyConnect: true,
-      });
-      client.on("error", () => {
-        // Reported by the command that fails; without a listener ioredis prints every retry.
-      });
-      try {
-        await client.connect();
-      } catch (err) {
-        client.disconnect();
-        this.client = undefined;
-        throw new StoreError(`cannot reach Redis at ${this.url} for chunk locks: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-        });
-      }
-      return client;
-    })();
+      },
+      "for chunk locks",
+    ).catch((err: unknown) => {
+      this.client = undefined;
+      throw err;
+    });
     return this.client;
   }
 
@@ -143,11 +138,11 @@ export class RedisSynchronizer {
       const deadline = Date.now() + this.timeoutMs;
       for (let attempt = 0; ; attempt++) {
         const got = await redis.set(name, token, "PX", this.leaseMs, "NX").catch((err: unknown) => {
-          throw new StoreError(`cannot lock chunk "${key}" in Redis at ${this.url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          throw new StoreError(`cannot lock chunk "${key}" in Redis at ${this.where}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         });
         if (got === "OK") break;
         if (Date.now() >= deadline) {
-          throw new LockTimeoutError(`timed out after ${this.timeoutMs} ms waiting for the lock on chunk "${key}" (Redis ${this.url})`, key);
+          throw new LockTimeoutError(`timed out after ${this.timeoutMs} ms waiting for the lock on chunk "${key}" (Redis ${this.where})`, key);
         }
         // Polling with jitter, so that waiters spread out; a chunk's read-modify-write is short.
         await sleep(Math.min(2 + attempt, 20) * (0.5 + Math.random()));

@@ -25,7 +25,7 @@ if (flags.includes("--no-table")) setChunkLockingForBenchmark(false);
 const synchronizer =
   lockDir === "-"
     ? undefined
-    : /^redis:/.test(lockDir!)
+    : /^rediss?:/.test(lockDir!)
       ? new RedisSynchronizer(lockDir!, { leaseMs: 5000, timeoutMs: 30_000 })
       : new ProcessSynchronizer(lockDir!, { staleMs: 2000, timeoutMs: 30_000 });
 const a = await openArray(root, { mode: "r+", synchronizer });
