@@ -9,14 +9,15 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { MemoryStore, createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { MemoryStore, S3Store, createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
+import { startS3 } from "./helpers/s3.js";
 
 const skip = chromiumSkip();
 const PAGE_DIR = new URL("./browser/", import.meta.url).pathname;
@@ -91,9 +92,11 @@ describe("parzarr in headless Chromium", { skip }, () => {
   /** What Node reads, by URL path below /data/ or /fixtures/. */
   const expected = new Map<string, { shape: number[]; sha256: string }>();
 
+  const dirs: string[] = [];
   before(async () => {
     const dataDir = scratchDir();
     const libDir = scratchDir();
+    dirs.push(dataDir, libDir);
     names = await writeArrays(dataDir);
     for (const name of names) {
       const r = (await (await openArray(join(dataDir, name), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
@@ -118,6 +121,7 @@ describe("parzarr in headless Chromium", { skip }, () => {
   after(async () => {
     await browser?.close();
     await server?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   async function openPage(mode: "iso" | "plain"): Promise<Page> {
@@ -236,6 +240,55 @@ describe("parzarr in headless Chromium", { skip }, () => {
       }
     });
   }
+
+  test("S3Store in the page (isolated): writes on Web Workers that Node reads back, and reads of what Node wrote, inline and on workers", async () => {
+    // s3rver on another port than the page: the bucket's CORS rules let the page (and its
+    // workers) send signed, ranged requests and read the answers.
+    const s3 = await startS3("parzarr", { cors: true });
+    try {
+      const nodeUrl = `s3://${s3.bucket}/from-node.zarr`;
+      const fromNode = await createArray(new S3Store(nodeUrl, s3.options), {
+        shape: [300, 260],
+        chunks: [64, 64],
+        dtype: "<f4",
+        zarrFormat: 2,
+        compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 },
+      });
+      const values = Float32Array.from(ramp(300 * 260, (i) => Math.sin(i / 97) * 1000));
+      await fromNode.set(null, { data: values, shape: [300, 260] }, { threads: 0 });
+      const nodeRead = sha256(((await fromNode.get(null, { threads: 0 })) as NDArray<TypedArray>).data);
+      const want = await opfsExpected();
+      const url = `s3://${s3.bucket}/from-browser.zarr`;
+      const page = await openPage("iso");
+      let got: { written: { isolated: boolean; writePeak: number; inline: string; workers: string; reopened: string; objects: Record<string, string> }; read: { inline: string; workers: string; peak: number } };
+      try {
+        got = await call(page, "iso", "s3RoundTrip", {
+          lib: "/iso/lib/parzarr.js",
+          workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`,
+          url,
+          nodeUrl,
+          options: s3.options,
+          plan: OPFS_PLAN,
+        });
+      } finally {
+        await page.close();
+      }
+      assert.equal(got.written.isolated, true);
+      assert.ok(got.written.writePeak > 0, "the writes ran on the Web Workers");
+      for (const [how, sha] of Object.entries({ inline: got.written.inline, workers: got.written.workers, reopened: got.written.reopened })) {
+        assert.equal(sha, want.values, `the page read back what it wrote (${how})`);
+      }
+      assert.deepEqual(got.written.objects, want.objects, "the same objects, byte for byte, as Node writes");
+      // Node reads what the page wrote.
+      const fromBrowser = (await (await openArray(new S3Store(url, s3.options), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
+      assert.equal(sha256(fromBrowser.data), want.values, "Node reads the page's writes");
+      assert.equal(got.read.inline, nodeRead, "the page reads Node's array inline");
+      assert.equal(got.read.workers, nodeRead, "the page reads Node's array on Web Workers");
+      assert.ok(got.read.peak > 0, "the read ran on the Web Workers");
+    } finally {
+      await s3.close();
+    }
+  });
 
   test("browser errors are typed: a path, piscina, a worker URL that does not load (no hang)", async () => {
     const page = await openPage("iso");

@@ -63,14 +63,13 @@ export async function failures({ lib, workerUrl, arrayUrl }) {
 }
 
 /**
- * An OPFS array written on Web Workers (sync access handles) where memory is shared, else inline
- * (the page's writable streams): a whole write, then two concurrent unaligned writes that share
- * chunks. Read back inline and on workers; the stored objects' digests come back too.
+ * An array written on Web Workers where memory is shared, else inline: a whole write, then two
+ * concurrent unaligned writes that share chunks. Read back inline, on workers and through a
+ * second store; the stored objects' digests come back too. `openStore()` gives a fresh store
+ * object on the same data each call.
  */
-export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
-  const pz = await import(lib);
-  const store = new pz.OPFSStore(root);
-  await store.deletePrefix("");
+async function storeRoundTrip(pz, { workerUrl, plan }, openStore) {
+  const store = openStore();
   const a = await pz.createArray(store, plan.create);
   const pool = new pz.WorkerPool({ threads: 2, workerUrl });
   let peak = 0;
@@ -82,7 +81,7 @@ export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
   await Promise.all(plan.writes.map(([s, v]) => a.set(sel(s), v, { pool, threads: 2, onProgress })));
   const inline = await a.get(null, { threads: 0 });
   const onWorkers = await a.get(null, { pool, threads: 2 });
-  const reopened = await (await pz.openArray(new pz.OPFSStore(root), { mode: "r" })).get(null, { threads: 0 });
+  const reopened = await (await pz.openArray(openStore(), { mode: "r" })).get(null, { threads: 0 });
   const objects = {};
   for (const key of await store.list("")) objects[key] = await sha256(await store.get(key));
   await pool.close();
@@ -94,4 +93,27 @@ export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
     reopened: await sha256(reopened.data),
     objects,
   };
+}
+
+/** The round trip on the Origin Private File System (workers use sync access handles). */
+export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
+  const pz = await import(lib);
+  await new pz.OPFSStore(root).deletePrefix("");
+  return storeRoundTrip(pz, { workerUrl, plan }, () => new pz.OPFSStore(root));
+}
+
+/**
+ * The round trip on S3 (`url` with `options`: endpoint, credentials), then an array Node wrote
+ * there (`nodeUrl`) read whole, inline and on Web Workers, which open the store themselves.
+ */
+export async function s3RoundTrip({ lib, workerUrl, url, nodeUrl, options, plan }) {
+  const pz = await import(lib);
+  const written = await storeRoundTrip(pz, { workerUrl, plan }, () => new pz.S3Store(url, options));
+  const a = await pz.openArray(new pz.S3Store(nodeUrl, options), { mode: "r" });
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  let peak = 0;
+  const inline = await a.get(null, { threads: 0 });
+  const onWorkers = await a.get(null, { pool, threads: 2, onProgress: () => void (peak = Math.max(peak, pool.busy)) });
+  await pool.close();
+  return { written, read: { inline: await sha256(inline.data), workers: await sha256(onWorkers.data), peak } };
 }

@@ -25,9 +25,10 @@ export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3R
 
 const MAIN = new URL("./s3rver-main.ts", import.meta.url).pathname;
 
-export async function startS3(bucket = "parzarr"): Promise<TestS3> {
+/** `cors`: the bucket answers browser pages of any origin (s3rver-main.ts). */
+export async function startS3(bucket = "parzarr", options: { cors?: boolean } = {}): Promise<TestS3> {
   const dir = mkdtempSync(join(tmpdir(), "parzarr-s3rver-"));
-  const child = spawn(process.execPath, ["--openssl-legacy-provider", "--import", "tsx", MAIN, dir, bucket], {
+  const child = spawn(process.execPath, ["--openssl-legacy-provider", "--import", "tsx", MAIN, dir, bucket, ...(options.cors ? ["--cors"] : [])], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
