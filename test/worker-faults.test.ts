@@ -32,14 +32,54 @@ import {
   slice,
   type NDArray,
 } from "../src/index.js";
+import { Worker } from "node:worker_threads";
 import { ComlinkExecutor } from "../src/parallel/comlink-executor.js";
+import type { WorkerLike } from "../src/parallel/comlink-web-workers.js";
+import { workerUrl } from "../src/parallel/worker-files.js";
 import { lockScopeOf, lockSlot, processLockTable } from "../src/parallel/lock-table.js";
 import { reviveError, serialiseError } from "../src/parallel/task-outcome.js";
 import { scratchDir } from "./helpers/paths.js";
 
+/**
+ * A worker made by the caller (`createWorker`), as in a browser: the pool gets only a message
+ * endpoint, no thread id. Here a worker thread behind an adapter that reports, like a Web Worker,
+ * messages and errors; an exit nobody asked for is reported as the "error" a crashed worker gives.
+ */
+const callersThreads: Worker[] = [];
+function callersWorker(): WorkerLike {
+  const w = new Worker(workerUrl("comlink-node-worker"));
+  callersThreads.push(w);
+  let ending = false;
+  const handlers = new Map<unknown, { event: string; h: (x: unknown) => void }>();
+  const call = (l: EventListenerOrEventListenerObject, ev: unknown) => (typeof l === "function" ? l(ev as Event) : l.handleEvent(ev as Event));
+  return {
+    postMessage: (m: unknown, transfer?: Transferable[]) => w.postMessage(m, transfer as never),
+    addEventListener(type: string, l: EventListenerOrEventListenerObject) {
+      const entry =
+        type === "message"
+          ? { event: "message", h: (data: unknown) => call(l, { data }) }
+          : type === "error"
+            ? { event: "exit", h: () => void (ending || call(l, { type: "error", message: "the worker died" })) }
+            : undefined;
+      if (!entry) return;
+      handlers.set(l, entry);
+      w.on(entry.event, entry.h);
+    },
+    removeEventListener(_type: string, l: EventListenerOrEventListenerObject) {
+      const entry = handlers.get(l);
+      if (entry) w.off(entry.event, entry.h);
+    },
+    terminate() {
+      ending = true;
+      void w.terminate();
+    },
+  } as WorkerLike;
+}
+
 const pools = {
   piscina: new WorkerPool({ threads: 1, executor: "piscina" }),
   comlink: new WorkerPool({ threads: 1, executor: "comlink" }),
+  "comlink (createWorker)": new WorkerPool({ threads: 1, executor: "comlink", createWorker: callersWorker }),
 };
 after(async () => {
   await Promise.all(Object.values(pools).map((p) => p.close()));
@@ -48,11 +88,18 @@ after(async () => {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Ends every worker thread of a pool from outside, as a crash or an out-of-memory kill would. */
-async function killWorkers(pool: WorkerPool): Promise<void> {
+async function killWorkers(kind: keyof typeof pools): Promise<void> {
+  const pool = pools[kind];
   const executor = (pool as unknown as { executor: unknown }).executor as {
     piscina?: { threads: { terminate(): Promise<number> }[] };
     workers?: { terminate(): Promise<unknown> | void }[];
   };
+  if (kind === "comlink (createWorker)") {
+    // The pool's own terminate() is a requested end; a crash is not: end the threads under it.
+    assert.ok(callersThreads.length > 0, "the pool has no worker to end");
+    await Promise.all(callersThreads.splice(0).map((w) => w.terminate()));
+    return;
+  }
   const threads = executor.piscina ? executor.piscina.threads : executor.workers ?? [];
   assert.ok(threads.length > 0, "the pool has no worker to end");
   await Promise.all(threads.map((w) => w.terminate()));
@@ -75,7 +122,7 @@ async function holdFileLock(sync: ProcessSynchronizer, scope: string, key: strin
   return { release: () => (release(), held) };
 }
 
-for (const kind of ["piscina", "comlink"] as const) {
+for (const kind of ["piscina", "comlink", "comlink (createWorker)"] as const) {
   test(`a ${kind} worker killed while holding a chunk lock: typed error, lock released, next write goes on`, { timeout: 60_000 }, async () => {
     const pool = pools[kind];
     const root = scratchDir();
@@ -91,7 +138,7 @@ for (const kind of ["piscina", "comlink"] as const) {
     const slots = new Int32Array(processLockTable());
     const slot = lockSlot(scope, key);
     while (Atomics.load(slots, slot) === 0) await sleep(5);
-    await killWorkers(pool);
+    await killWorkers(kind);
 
     const err = await outcome;
     assert.ok(err instanceof WorkerExitError, `expected a WorkerExitError, got ${String(err)}`);

@@ -4,10 +4,15 @@
  * copied (see src/parallel/returned-chunks.ts).
  */
 import { transfer } from "comlink";
+import { platform } from "../src/platform/current.js";
 import { runTaskMessage } from "../src/parallel/worker-task.js";
 import { outcomeTransferables, type TaskMessage, type TaskOutcome } from "../src/parallel/task-outcome.js";
 
 export const workerApi = {
+  /** The id this worker's chunk locks are held under (see Platform.adoptThreadId); sent first. */
+  adoptThreadId(id: number): void {
+    platform().adoptThreadId(id);
+  },
   async runChunkTask(message: TaskMessage): Promise<TaskOutcome> {
     const outcome = await runTaskMessage(message);
     return transfer(outcome, outcomeTransferables(outcome));

@@ -16,7 +16,10 @@ export interface ComlinkWorker {
    * (a Node worker's "error" and "exit" events). May be called more than once for one death.
    */
   onFailure(listener: (err: Error) => void): void;
-  /** Node only: the worker's thread id, whose chunk locks are released when it dies. */
+  /**
+   * The id the worker's chunk locks carry (a Node thread id, or the one a Web Worker was given
+   * at its start), whose locks are released when it dies.
+   */
   readonly threadId?: number;
   terminate(): Promise<unknown> | void;
   /** Node only: whether the worker may keep the process alive (only while it has work). */
@@ -60,6 +63,9 @@ export class ComlinkExecutor implements Executor {
       const at = this.workers.indexOf(w);
       if (at < 0 || this.closed) return; // already handled ("error" is followed by "exit")
       this.workers.splice(at, 1);
+      // Ended before its locks are freed: a worker that only reported an error may still be
+      // running its task, and must not write a chunk whose lock another writer now holds.
+      void Promise.resolve(w.terminate()).catch(() => {});
       if (w.threadId !== undefined) releaseLocksOfExitedThread(w.threadId);
       const job = this.running.get(w);
       this.running.delete(w);

@@ -7,6 +7,7 @@ import { wrap, type Endpoint } from "comlink";
 import { InvalidArgumentError } from "../errors.js";
 import type { BrowserWorkerApi } from "../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
+import { ownerIdForWorker } from "./lock-table.js";
 
 /** What parzarr needs of a Web Worker: a message endpoint it can end. */
 export interface WorkerLike extends Endpoint {
@@ -40,8 +41,15 @@ export function webWorkers(options: WebWorkerOptions): ComlinkWorkerFactory {
   return (): ComlinkWorker => {
     const worker = make();
     const api = wrap<BrowserWorkerApi>(worker);
+    // Sent before any task (messages keep their order): the id this worker's chunk locks carry,
+    // so that the executor can free them if the worker dies holding one.
+    const threadId = ownerIdForWorker();
+    api.adoptThreadId(threadId).catch(() => {
+      // A worker that cannot take it fails its first task too, which reports why.
+    });
     return {
       api,
+      threadId,
       onFailure: (listener) => {
         // A worker script that fails to load or throws at the top level fires "error"; a message
         // that cannot be deserialised fires "messageerror". Either way the worker is unusable.

@@ -267,6 +267,19 @@ export function releaseThreadLocks(table: SharedArrayBuffer | ArrayBuffer, deadT
 }
 
 /**
+ * Lock owner ids the pools of this thread give the workers they start (workers take them with
+ * `adoptThreadId`), so that a pool knows whose slots to free when a worker dies. From [2^28,
+ * 2^29): above any Node thread id and the random ids browser workers have until told theirs,
+ * within the table's 30 bits. A random start keeps two copies of this module apart.
+ */
+let nextOwnerId = 2 ** 28 + Math.floor(Math.random() * 2 ** 27);
+export function ownerIdForWorker(): number {
+  const id = nextOwnerId;
+  nextOwnerId = nextOwnerId + 1 >= 2 ** 29 ? 2 ** 28 : nextOwnerId + 1;
+  return id;
+}
+
+/**
  * What an executor calls when one of its worker threads has exited: frees the slots that thread
  * held in this process's table (the table every write task planned here carries).
  */

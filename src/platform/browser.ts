@@ -19,8 +19,9 @@ const g = globalThis as WebGlobals;
 const inWorker = typeof g.WorkerGlobalScope !== "undefined";
 
 /**
- * Browsers give workers no numeric id. A random one per worker (never 0, the main thread's) only
- * has to tell the owners of lock slots apart, and must fit the lock table's 30 bits.
+ * Browsers give workers no numeric id. The pool that starts a worker gives it one
+ * (`adoptThreadId`, from `ownerIdForWorker` in [2^28, 2^29)); until then, a random one below
+ * 2^28 (never 0, the main thread's) tells the owners of lock slots apart.
  */
 let ownId = 0;
 function workerId(): number {
@@ -28,7 +29,7 @@ function workerId(): number {
     const r = new Uint32Array(1);
     if (g.crypto) g.crypto.getRandomValues(r);
     else r[0] = Math.floor(Math.random() * 2 ** 32);
-    ownId = 1 + (r[0] % (2 ** 29 - 1));
+    ownId = 1 + (r[0] % (2 ** 28 - 1));
   }
   return ownId;
 }
@@ -52,6 +53,7 @@ export const browserPlatform: Platform = {
   // than this is refused up front rather than failing in the allocator.
   maxBufferBytes: 2 ** 32,
   threadId: () => (inWorker ? workerId() : 0),
+  adoptThreadId: (id) => void (ownId = id),
   isMainThread: () => !inWorker,
   randomUUID,
   sharedMemory: () => typeof SharedArrayBuffer === "function" && g.crossOriginIsolated !== false,

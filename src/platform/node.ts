@@ -35,11 +35,15 @@ function localStore(pathOrUrl: string, options: { readOnly?: boolean }): Store {
   return new FileSystemStore(path, options);
 }
 
+/** The id a pool gave this worker (comlink workers made by `createWorker`), else the thread's own. */
+let adoptedThreadId: number | undefined;
+
 export const nodePlatform: Platform = {
   name: "node",
   availableParallelism,
   maxBufferBytes: constants.MAX_LENGTH,
-  threadId: () => threadId,
+  threadId: () => adoptedThreadId ?? threadId,
+  adoptThreadId: (id) => void (adoptedThreadId = id),
   isMainThread: () => isMainThread,
   randomUUID,
   sharedMemory: () => true,

@@ -15,6 +15,12 @@ export interface Platform {
   readonly maxBufferBytes: number;
   /** This thread's id: 0 on the main thread, distinct on every live worker. */
   threadId(): number;
+  /**
+   * In a worker: take the id the pool that started it gave it (`ownerIdForWorker`), so that the
+   * pool can free the chunk locks this worker held if it dies. Browsers give workers no id the
+   * page can see, and a worker the caller made (`createWorker`) is one the pool cannot ask.
+   */
+  adoptThreadId(id: number): void;
   isMainThread(): boolean;
   /** A random UUID: ids that must not collide across threads (memory stores, zip writers). */
   randomUUID(): string;
