@@ -290,6 +290,29 @@ describe("parzarr in headless Chromium", { skip }, () => {
     }
   });
 
+  test("a Web Worker that dies holding a chunk lock: its write fails, its slot is freed, the next write to that chunk finishes", async () => {
+    const page = await openPage("iso");
+    try {
+      const got = await call<{ caught: boolean; firstOutcome: string; freed: boolean; second: string; probe: number[] }>(page, "iso", "deadWorkerLock", {
+        lib: "/iso/lib/parzarr.js",
+        workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`,
+        root: "parzarr-test-dead-worker/a.zarr",
+      });
+      assert.equal(got.caught, true, "the worker was caught holding the chunk's slot");
+      assert.match(got.firstOutcome, /^failed: .*crashed/, "the dead worker's write fails, saying why");
+      assert.equal(got.freed, true, "the pool freed the dead worker's slot");
+      assert.equal(got.second, "written", "the next write to the chunk finished");
+      const original = (r: number) => (r * 2048 + 7) % 1000; // column 7, in both writes
+      for (let r = 0; r < 16; r++) {
+        // Rows 0..4: the killed write may or may not have been stored before it died.
+        const ok = r >= 5 && r < 15 ? [2] : r < 5 ? [1, original(r)] : [original(r)];
+        assert.ok(ok.includes(got.probe[r]!), `row ${r}: ${got.probe[r]} not in ${ok.join(", ")}`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
   test("browser errors are typed: a path, piscina, a worker URL that does not load (no hang)", async () => {
     const page = await openPage("iso");
     try {

@@ -117,3 +117,53 @@ export async function s3RoundTrip({ lib, workerUrl, url, nodeUrl, options, plan 
   await pool.close();
   return { written, read: { inline: await sha256(inline.data), workers: await sha256(onWorkers.data), peak } };
 }
+
+/**
+ * A Web Worker that dies while it holds a chunk lock. The pool's workers come from
+ * `createWorker`, wrapped so that the page can end one the way a crash does: the worker stops
+ * (terminate) and its "error" listeners hear of it. The page waits until a slot of the lock
+ * table is taken by the worker's partial write of one large chunk, kills the worker, and writes
+ * the same chunk again inline: that write must finish (before the fix it waited for ever).
+ */
+export async function deadWorkerLock({ lib, workerUrl, root }) {
+  const pz = await import(lib);
+  const killers = [];
+  const createWorker = () => {
+    const w = new Worker(workerUrl, { type: "module" });
+    const errorListeners = [];
+    killers.push(() => {
+      w.terminate();
+      for (const l of errorListeners) l(new ErrorEvent("error", { message: "the worker crashed (killed by the test)" }));
+    });
+    return {
+      postMessage: (m, t) => w.postMessage(m, t),
+      addEventListener: (type, l) => (type === "error" ? errorListeners.push(l) : w.addEventListener(type, l)),
+      removeEventListener: (type, l) => w.removeEventListener(type, l),
+      terminate: () => w.terminate(),
+    };
+  };
+  const store = new pz.OPFSStore(root);
+  await store.deletePrefix("");
+  // One 16 MiB chunk: its read-modify-write on the worker takes long enough to be caught.
+  const n = 2048;
+  const a = await pz.createArray(store, { shape: [n, n], chunks: [n, n], dtype: "float32", fillValue: 0, codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 5, checksum: false } }] });
+  await a.set(null, { data: Float32Array.from({ length: n * n }, (_, i) => i % 1000), shape: [n, n] }, { threads: 0 });
+  const pool = new pz.WorkerPool({ threads: 1, createWorker });
+  const slots = new Int32Array(globalThis[Symbol.for("parzarr.lockTable.v1")] ?? new ArrayBuffer(4));
+  const first = a.set([pz.slice(0, 10), pz.slice(0, 10)], 1, { pool, threads: 1 }).then(() => "written", (e) => `failed: ${e.code ?? ""} ${e.message}`);
+  const deadline = Date.now() + 30_000;
+  const taken = () => slots.some((v) => v !== 0);
+  while (!taken() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+  const caught = taken();
+  killers.forEach((kill) => kill());
+  const firstOutcome = await first;
+  const freed = !taken();
+  const second = await Promise.race([
+    a.set([pz.slice(5, 15), pz.slice(5, 15)], 2, { threads: 0 }).then(() => "written", (e) => `failed: ${e.message}`),
+    new Promise((r) => setTimeout(() => r("stuck"), 20_000)),
+  ]);
+  const probe = second === "written" ? Array.from((await a.get([pz.slice(0, 16), 7], { threads: 0 })).data) : [];
+  await pool.close();
+  await store.deletePrefix("");
+  return { caught, firstOutcome, freed, second, probe };
+}
