@@ -3,7 +3,8 @@
  * src/browser.ts (browsers) install their platform first and then re-export this.
  */
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
-export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
+export type { Mode, OpenOptions, ArrayOpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
+export type { ExpectOptions } from "./hierarchy/open-options.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
 export type { ReadOutput } from "./indexing/read-into.js";
