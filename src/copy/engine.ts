@@ -8,7 +8,7 @@
 import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
 import type { CreateArrayOptions } from "../hierarchy/create-options.js";
-import { Group } from "../hierarchy/group.js";
+import type { Group } from "../hierarchy/group.js";
 import { layoutOf } from "../hierarchy/layout.js";
 import { createArray, createGroup, openArray } from "../hierarchy/open.js";
 import { openNodeAt, walk } from "../hierarchy/walk.js";
