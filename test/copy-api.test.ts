@@ -21,6 +21,7 @@ import {
   ZipStore,
   copy,
   copyAll,
+  createGroup,
   openArray,
   openGroup,
   type CopyReport,
@@ -79,7 +80,8 @@ src = zarr.open_group(zarr.DirectoryStore(sys.argv[1]), mode='r')
 # r+: zarr-python's copy_all updates the destination's attributes even in a dry run.
 dst = zarr.open_group(zarr.DirectoryStore(sys.argv[2]), mode='r+')
 try:
-    print(json.dumps(list(zarr.copy_all(src, dst, if_exists=sys.argv[3], dry_run=True))))
+    shallow = len(sys.argv) > 4 and sys.argv[4] == 'shallow'
+    print(json.dumps(list(zarr.copy_all(src, dst, if_exists=sys.argv[3], dry_run=True, shallow=shallow))))
 except zarr.errors.CopyError as e:
     print(json.dumps('CopyError'))
 `;
@@ -252,6 +254,21 @@ describe("copy and copyAll against zarr-python", { skip: zarrPythonSkip() }, () 
     assert.deepEqual(report.entries.map((e) => e.dest), ["foo", "foo/bar", "foo/bar/baz"]);
     assert.equal(report.entries[2].bytes, 800);
     assert.ok(!existsSync(dst));
+    // shallow: the children that are arrays, not the groups (zarr-python does not recurse).
+    const empty = join(tmp, "empty.zarr");
+    await createGroup(new FileSystemStore(empty), { zarrFormat: 2 });
+    const shallow = await copyAll({ store: srcStore() }, { store: new FileSystemStore(empty) }, { shallow: true, dryRun: true });
+    assert.deepEqual([...counts(shallow), shallow.bytesCopied], JSON.parse(python(DRY_RUN, src, empty, "raise", "shallow")));
+    assert.deepEqual(shallow.entries.map((e) => e.source), ["/names", "/spam", "/sparse"]);
+  });
+
+  test("withoutAttrs copies no user attributes", async () => {
+    const mem = new MemoryStore();
+    await copy({ store: srcStore(), path: "foo" }, { store: mem }, { withoutAttrs: true });
+    assert.deepEqual((await openGroup(mem, { path: "foo", mode: "r" })).attrs, {});
+    const baz = await openArray(mem, { path: "foo/bar/baz", mode: "r" });
+    assert.deepEqual(baz.attrs, {});
+    assert.deepEqual(Array.from(((await baz.get()) as NDArray).data as BigInt64Array, Number), source.arrays["foo/bar/baz"].values);
   });
 
   test("overlapping source and destination are refused before anything is written", async () => {
