@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync } f
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import {
+  AbortError,
   AlreadyExistsError,
   FetchStore,
   FileSystemStore,
@@ -260,6 +261,12 @@ describe("copy and copyAll against zarr-python", { skip: zarrPythonSkip() }, () 
     const shallow = await copyAll({ store: srcStore() }, { store: new FileSystemStore(empty) }, { shallow: true, dryRun: true });
     assert.deepEqual([...counts(shallow), shallow.bytesCopied], JSON.parse(python(DRY_RUN, src, empty, "raise", "shallow")));
     assert.deepEqual(shallow.entries.map((e) => e.source), ["/names", "/spam", "/sparse"]);
+  });
+
+  test("an aborted signal stops the copy with ABORTED", async () => {
+    const ac = new AbortController();
+    ac.abort();
+    await assert.rejects(copy({ store: srcStore(), path: "spam" }, { store: new MemoryStore() }, { signal: ac.signal }), (err: AbortError) => err.code === "ABORTED");
   });
 
   test("withoutAttrs copies no user attributes", async () => {

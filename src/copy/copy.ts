@@ -91,9 +91,12 @@ export interface CopyReport {
   entries: CopyEntry[];
 }
 
-const COPY_OPTION_NAMES: readonly string[] = [
-  "name", "ifExists", "chunks", "shards", "codec", "format", "memory", "dryRun", "withoutAttrs", "shallow", "onProgress", "threads", "pool", "signal",
-];
+/** A record over the option names, so an option added to CopyOptions and not here does not compile. */
+const COPY_OPTION_KEYS: Record<keyof CopyOptions, true> = {
+  name: true, ifExists: true, chunks: true, shards: true, codec: true, format: true, memory: true, dryRun: true,
+  withoutAttrs: true, shallow: true, onProgress: true, threads: true, pool: true, signal: true,
+};
+const COPY_OPTION_NAMES: readonly string[] = Object.keys(COPY_OPTION_KEYS);
 const DEFAULT_MEMORY = 512 * 2 ** 20;
 
 /** One node of the source, in the order zarr-python visits them (a group before its children). */
