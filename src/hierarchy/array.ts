@@ -35,6 +35,8 @@ import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { isShared, toShared } from "../parallel/shared.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
+import type { ChunkCache, Recheck } from "../parallel/chunk-cache.js";
+import { cacheId, readThroughCache } from "../parallel/cached-read.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -59,6 +61,10 @@ export interface ArrayHandleOptions {
    * when an operation rewrites it).
    */
   assumed?: "assumed" | "cached";
+  /** Decoded chunks shared with other handles (chunk-cache.ts); reads go through it. */
+  cache?: ChunkCache;
+  /** When a cached chunk is revalidated before use (default true: on every read). */
+  recheckCachedData?: Recheck;
 }
 
 /** Options of `get`: those of every operation, a record field, and the buffer to read into. */
@@ -94,6 +100,8 @@ function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]):
  * give an `ArrayOf<"int32">`: Int32Array and number); otherwise they are every form.
  */
 export class ZarrArray<out A extends ElementArray = ElementArray, out V extends Scalar = Scalar> {
+  /** For `recheckCachedData: "open"`: cached chunks checked since then are fresh. */
+  private readonly openedAt: number;
   /** @internal use openArray/createArray. */
   constructor(
     readonly store: Store,
@@ -101,6 +109,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     private meta: ArrayMetadata,
     private readonly options: ArrayHandleOptions,
   ) {
+    this.openedAt = Date.now();
     // Refused before any chunk is allocated: metadata may come from anywhere.
     checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
   }
@@ -351,8 +360,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const missing = this.options.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
-    const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    const { cache } = this.options;
+    if (cache && !isObjectType(this.meta.dtype)) {
+      const context = { cache, recheck: this.options.recheckCachedData ?? true, openedAt: this.openedAt, store: this.store, meta: this.meta, missing: missing.missing };
+      await readThroughCache(context, items, out, placeOptions);
+    } else {
+      const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
+      await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    }
     if (into !== null) return into.result;
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
@@ -419,16 +434,19 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
     // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
     const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
-    const makeTask = (batch: ChunkItem[]): WriteTask => ({
-      kind: "write",
-      store: descriptor,
-      meta: this.meta,
-      items: batch,
-      value: taskValue,
-      writeEmptyChunks,
-      lock,
-    });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    const written: string[] = [];
+    const makeTask = (batch: ChunkItem[]): WriteTask => {
+      // Dropped before the chunks change and again after: a read racing this write may have
+      // cached a chunk's old value in between. The cache never serves what this process overwrote.
+      if (this.options.cache) for (const item of batch) written.push(item.key);
+      this.forgetCached(batch.map((item) => item.key));
+      return { kind: "write", store: descriptor, meta: this.meta, items: batch, value: taskValue, writeEmptyChunks, lock };
+    };
+    try {
+      await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    } finally {
+      this.forgetCached(written);
+    }
   }
 
   /**
@@ -526,6 +544,12 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return fromStore ? base : { ...base, shape: this.meta.shape };
   }
 
+  /** Drops chunks from the cache, if the handle has one, after this handle changed them. */
+  private forgetCached(keys: readonly string[]): void {
+    const { cache } = this.options;
+    if (cache) for (const key of keys) cache.drop(cacheId(this.store, this.meta, key));
+  }
+
   private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
     const store = this.writableStore();
     const grid = chunkGridShape(shape, this.meta.chunks);
@@ -534,6 +558,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
       return coords !== null && coords.some((c, d) => c >= grid[d]);
     });
+    this.forgetCached(outside);
     for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
   }
 
