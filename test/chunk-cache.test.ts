@@ -20,6 +20,8 @@ const root = scratchDir("parzarr-chunk-cache-");
 const dir = join(root, "a.zarr");
 /** Chunk requests by status since the last reset (metadata requests are not counted). */
 let counts: Record<number, number> = {};
+/** Requests for metadata documents by status. */
+let metaCounts: Record<number, number> = {};
 let server: Server;
 let url = "";
 
@@ -39,6 +41,7 @@ function serve(): Promise<void> {
       status = 404;
     }
     if (!/(\.z(array|attrs|group|metadata)|zarr\.json)$/.test(path)) counts[status] = (counts[status] ?? 0) + 1;
+    else metaCounts[status] = (metaCounts[status] ?? 0) + 1;
     res.writeHead(status, etag ? { ETag: etag } : {});
     res.end(body);
   });
@@ -177,4 +180,25 @@ test("the cache keeps to maxBytes, least recently used out first; clear() emptie
   assert.throws(() => new ChunkCache({} as never), invalid);
   await assert.rejects(openArray(url, { mode: "r", cache: {} as never }), invalid);
   await assert.rejects(openArray(url, { mode: "r", cache, recheckCachedData: "sometimes" as never }), invalid);
+});
+
+test("recheckCachedMetadata: true revalidates the document before each operation (a 304 when unchanged); \"open\" keeps what was read", { skip }, async () => {
+  const m = join(root, "m.zarr");
+  const make = runPython(`import sys, zarr; zarr.open(sys.argv[1], mode="w", shape=(10,), chunks=(5,), dtype="<i2", fill_value=3)`, m);
+  assert.equal(make.status, 0, make.stderr);
+  const checked = await openArray(`${url.replace(/a\.zarr$/, "m.zarr")}`, { mode: "r", recheckCachedMetadata: true });
+  const once = await openArray(`${url.replace(/a\.zarr$/, "m.zarr")}`, { mode: "r" });
+  await checked.get([0]);
+  metaCounts = {};
+  await checked.get([0]);
+  assert.deepEqual(metaCounts, { 304: 1 });
+  const grow = runPython(`import sys, zarr; zarr.open(sys.argv[1], mode="r+").resize(12)`, m);
+  assert.equal(grow.status, 0, grow.stderr);
+  assert.equal(await checked.get([11]), 3);
+  assert.deepEqual(checked.shape, [12]);
+  metaCounts = {};
+  await once.get([0]);
+  assert.deepEqual([once.shape, metaCounts], [[10], {}]);
+  await assert.rejects(once.get([11]), (e: unknown) => e instanceof ZarrError && e.code === "BAD_SELECTION");
+  await assert.rejects(openArray(url, { mode: "r", recheckCachedMetadata: -1 }), (e: unknown) => e instanceof ZarrError && e.code === "INVALID_ARGUMENT");
 });

@@ -20,6 +20,7 @@ export interface NodeOpenOptions {
   fillMissingDataReads?: boolean;
   cache?: ChunkCache;
   recheckCachedData?: Recheck;
+  recheckCachedMetadata?: Recheck;
   /** Arrays whose metadata the caller gave (ArrayHandleOptions.assumed). */
   assumed?: "assumed" | "cached";
 }

@@ -66,6 +66,13 @@ export interface OpenOptions {
    * every read), false (never), "open" (once per handle), or a number of seconds since its last check.
    */
   recheckCachedData?: Recheck;
+  /**
+   * When an array's metadata document is revalidated (a conditional read) before a read or
+   * write: "open" (the default: read at open only), true (before every operation), false, or a
+   * number of seconds since its last check. A changed document (another writer resized the
+   * array) replaces the handle's metadata.
+   */
+  recheckCachedMetadata?: Recheck;
 }
 
 /** openArray's options on metadata, from TensorStore's zarr3 driver (see README). */
@@ -107,7 +114,8 @@ function setup(input: StoreInput, options: OpenOptions) {
   const { cache } = options;
   if (cache !== undefined && !(cache instanceof ChunkCache)) throw new InvalidArgumentError("cache must be a ChunkCache");
   const recheckCachedData = checkRecheck(options.recheckCachedData, "recheckCachedData");
-  const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads, cache, recheckCachedData };
+  const recheckCachedMetadata = checkRecheck(options.recheckCachedMetadata, "recheckCachedMetadata");
+  const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads, cache, recheckCachedData, recheckCachedMetadata };
   return { mode, store, path, handle };
 }
 
