@@ -10,7 +10,8 @@ import { createServer, type Server } from "node:http";
 import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { ChunkCache, MemoryStore, WorkerPool, ZarrError, createArray, openArray, openGroup, type NDArray } from "../src/index.js";
+import { ChunkCache, MemoryStore, S3Store, WorkerPool, ZarrError, createArray, openArray, openGroup, type NDArray } from "../src/index.js";
+import { startS3 } from "./helpers/s3.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 
@@ -201,4 +202,20 @@ test("recheckCachedMetadata: true revalidates the document before each operation
   assert.deepEqual([once.shape, metaCounts], [[10], {}]);
   await assert.rejects(once.get([11]), (e: unknown) => e instanceof ZarrError && e.code === "BAD_SELECTION");
   await assert.rejects(openArray(url, { mode: "r", recheckCachedMetadata: -1 }), (e: unknown) => e instanceof ZarrError && e.code === "INVALID_ARGUMENT");
+});
+
+test("over S3 (s3rver): unchanged chunks revalidate by ETag without a decode, a rewritten one is read again", async (t) => {
+  const s3 = await startS3();
+  t.after(() => s3.close());
+  const store = new S3Store(`s3://${s3.bucket}/c.zarr`, s3.options);
+  const w = await createArray(store, { shape: [12], chunks: [4], dtype: "uint16" });
+  await w.set(null, { data: Uint16Array.from({ length: 12 }, (_, i) => i * 11), shape: [12] });
+  const cache = new ChunkCache({ maxBytes: 1 << 20 });
+  const a = await openArray(new S3Store(`s3://${s3.bucket}/c.zarr`, s3.options), { mode: "r", cache, recheckCachedData: true });
+  await a.get(null, { threads: 0 });
+  assert.deepEqual([cache.stats().misses, cache.stats().revalidated], [3, 0]);
+  await w.set("4:8", 500);
+  const got = (await a.get(null, { threads: 0 })) as NDArray<Uint16Array>;
+  assert.deepEqual([...got.data], [0, 11, 22, 33, 500, 500, 500, 500, 88, 99, 110, 121]);
+  assert.deepEqual([cache.stats().misses, cache.stats().revalidated, cache.stats().hits], [4, 2, 2]);
 });

@@ -63,10 +63,11 @@ export async function readThroughCache(ctx: CachedReadContext, plan: ChunkPlan<C
     else if (isFresh(ctx.recheck, entry.checkedAt, ctx.openedAt)) ready.set(key, entry);
     else stale.push([key, entry]);
   }
-  await revalidate(ctx, stale, ready, signal);
+  const changed = await revalidate(ctx, stale, ready, signal);
   if (signal?.aborted) throw new AbortError();
   await fill(ctx, misses, ready, options);
-  cache.count("hits", byKey.size - misses.length);
+  // Hits: chunks served without reading their bytes (fresh, or found unchanged).
+  cache.count("hits", byKey.size - misses.length - changed);
   const fill_ = fillComponents(meta.fillValue, meta.dtype);
   const chunkStrides = contiguousStrides(meta.chunks);
   for (const [key, items] of byKey) {
@@ -99,10 +100,14 @@ function wholeItem(meta: ArrayMetadata, item: ChunkItem): ChunkItem {
   };
 }
 
-/** Conditional reads of stale entries: unchanged ones are fresh again, changed ones decoded here. */
-async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][], ready: Map<string, CachedChunk>, signal?: AbortSignal): Promise<void> {
+/**
+ * Conditional reads of stale entries: unchanged ones are fresh again, changed ones decoded here.
+ * Returns how many had changed.
+ */
+async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][], ready: Map<string, CachedChunk>, signal?: AbortSignal): Promise<number> {
   const { cache, store, meta } = ctx;
   let next = 0;
+  let changed = 0;
   const runner = async (): Promise<void> => {
     while (next < stale.length) {
       const [key, entry] = stale[next++];
@@ -114,10 +119,14 @@ async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][]
         fresh = { ...entry, checkedAt: now };
       } else if (read.kind === "missing") {
         if (entry.state === "missing") cache.count("revalidated");
-        else cache.count("misses");
+        else {
+          cache.count("misses");
+          changed++;
+        }
         fresh = { state: "missing", checkedAt: now };
       } else {
         cache.count("misses");
+        changed++;
         const view = await decodeChunk(meta, key, read.bytes);
         const data = allocElements(meta.dtype, product(meta.chunks)) as TypedArray;
         copyElements(meta.dtype, data, { offset: 0, strides: contiguousStrides(meta.chunks) }, view.data, { offset: view.offset, strides: view.strides }, meta.chunks);
@@ -128,6 +137,7 @@ async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][]
     }
   };
   await Promise.all(Array.from({ length: Math.min(REVALIDATE_IN_FLIGHT, stale.length) }, runner));
+  return changed;
 }
 
 /**

@@ -26,7 +26,7 @@ export interface ChunkCacheStats {
   bytes: number;
   /** Chunks held now (missing chunks count, at no bytes). */
   entries: number;
-  /** Reads served from the cache, revalidated or not. */
+  /** Chunks served from the cache without reading their bytes: fresh, or found unchanged. */
   hits: number;
   /** Chunks read and decoded because they were not cached or had changed. */
   misses: number;
