@@ -19,7 +19,7 @@ import { contiguousStrides, product, type StridedRegion } from "../indexing/stri
 import type { DimRun, Scatter } from "../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
-import { isWritable } from "../stores/types.js";
+import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 import { decodeIntoPlace, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
@@ -59,7 +59,15 @@ export interface ReadTask {
    * opened with `fillMissingDataReads: false`); absent: it reads as the fill value.
    */
   missing?: "error";
+  /**
+   * A cache fill (cached-read.ts): each item is a whole chunk, read with its version and decoded
+   * into its place; runChunkTask returns the versions (null: the chunk is missing).
+   */
+  fillCache?: true;
 }
+
+/** The version of a chunk's bytes as read (see VersionedRead), or null when it is missing. */
+export type ChunkVersion = string | null;
 
 export type WriteValue = { kind: "array"; buffer: TaskBuffer } | { kind: "scalar"; value: Scalar };
 
@@ -215,16 +223,47 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     if (await decodeIntoPlace(meta, item, bytes, out)) return;
     if (await decodeIntoRows(meta, item, bytes, out)) return;
     const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
-    const srcRegion = regionAt(
-      item.chunkSel.map((r) => r.start),
-      item.chunkSel.map((r) => r.step),
-      view.strides,
-      view.offset,
-    );
-    copyElements(meta.dtype, out.data, outRegion, view.data, srcRegion, counts);
+    placeFromChunk(meta, item, view, out);
   } finally {
     for (const b of held) giveScratch(b);
   }
+}
+
+/**
+ * Copies an item's values out of a whole decoded chunk (C order or strided, `view`) into the
+ * output: a scattered item through a box of its runs, as readScattered does.
+ */
+export function placeFromChunk(meta: ArrayMetadata, item: ChunkItem, view: ChunkView, out: TaskBuffer): void {
+  const counts = item.chunkSel.map((r) => r.count);
+  const src = regionAt(
+    item.chunkSel.map((r) => r.start),
+    item.chunkSel.map((r) => r.step),
+    view.strides,
+    view.offset,
+  );
+  if (!item.scatter) {
+    copyElements(meta.dtype, out.data, regionAt(item.outStart, item.outStep ?? null, out.strides), view.data, src, counts);
+    return;
+  }
+  const boxStrides = contiguousStrides(counts);
+  const box = allocElements(meta.dtype, product(counts));
+  copyElements(meta.dtype, box, { offset: 0, strides: boxStrides }, view.data, src, counts);
+  const c = componentsPerElement(meta.dtype);
+  forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
+}
+
+/** A cache fill's item: the whole chunk, with the version of the bytes it was decoded from. */
+async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkVersion> {
+  const { meta, out } = task;
+  const outRegion = regionAt(item.outStart, null, out.strides);
+  const read = await readVersioned(store, item.key, { signal });
+  if (read.kind !== "value") {
+    fillMissing(task, item, outRegion, meta.chunks);
+    return null;
+  }
+  const view = await decodeChunk(meta, item.key, read.bytes);
+  copyElements(meta.dtype, out.data, outRegion, view.data, { offset: view.offset, strides: view.strides }, meta.chunks);
+  return read.version;
 }
 
 /** Whether a write covers every element of the chunk that lies inside the array. */
@@ -338,11 +377,17 @@ async function encodeAndStore(
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
  * `signal` reaches every store read, so a slow fetch stops when the operation is cancelled.
  */
-export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<void> {
+export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
   if (task.kind === "read") {
+    if (task.fillCache) {
+      const versions: ChunkVersion[] = [];
+      for (const item of task.items) versions.push(await readWholeVersioned(task, store, item, signal));
+      return versions;
+    }
     for (const item of task.items) await readItem(task, store, item, signal);
-    return;
+    return undefined;
   }
   if (!isWritable(store)) throw new ReadOnlyError("the store is read-only");
   for (const item of task.items) await writeItem(task, store, item, signal);
+  return undefined;
 }
