@@ -11,13 +11,12 @@
  *
  *   npx tsx bench/chunk-cache.ts [--reps 5] [--threads 2]
  */
-import { createServer } from "node:http";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { ChunkCache, WorkerPool, createArray, openArray } from "../src/index.js";
 import { median, randomWalk, scratchFolder } from "./pool-data.js";
+import { startEtagServer } from "../test/helpers/etag-server.js";
 
 const { values } = parseArgs({ options: { reps: { type: "string", default: "5" }, threads: { type: "string", default: "2" } } });
 const reps = Number(values.reps);
@@ -29,26 +28,8 @@ const work = scratchFolder("chunk-cache");
 const a = await createArray(join(work, "a.zarr"), { shape: [SIZE, SIZE], chunks: [CHUNK, CHUNK], dtype: "float32", codecs: ["bytes", { name: "zstd", configuration: { level: 1 } }] });
 await a.set(null, { data: randomWalk([SIZE, SIZE]), shape: [SIZE, SIZE] });
 
-let counts: Record<number, number> = {};
-const server = createServer((req, res) => {
-  const path = join(work, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
-  let status = 200;
-  let body: Buffer | undefined;
-  let etag = "";
-  try {
-    const info = statSync(path);
-    etag = `"${info.size}-${info.mtimeMs}-${info.ino}"`;
-    if (req.headers["if-none-match"] === etag) status = 304;
-    else body = readFileSync(path);
-  } catch {
-    status = 404;
-  }
-  if (!path.endsWith("zarr.json") && !/\.z(array|attrs|group)$/.test(path)) counts[status] = (counts[status] ?? 0) + 1;
-  res.writeHead(status, etag ? { ETag: etag } : {});
-  res.end(body);
-});
-await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.zarr`;
+const server = await startEtagServer(work);
+const url = `${server.base}/a.zarr`;
 const pool = new WorkerPool({ threads });
 
 async function timed(label: string, read: () => Promise<unknown>, prepare?: () => Promise<void>): Promise<void> {
@@ -56,11 +37,11 @@ async function timed(label: string, read: () => Promise<unknown>, prepare?: () =
   let seen: Record<number, number> = {};
   for (let i = 0; i < reps; i++) {
     await prepare?.();
-    counts = {};
+    server.reset();
     const t0 = performance.now();
     await read();
     times.push(performance.now() - t0);
-    seen = counts;
+    seen = server.chunks;
   }
   console.log(`${label.padEnd(16)} ${median(times).toFixed(1).padStart(8)} ms   chunk requests ${JSON.stringify(seen)}`);
 }
@@ -85,6 +66,6 @@ try {
   console.log(`cache: ${JSON.stringify(cache.stats())}`);
 } finally {
   await pool.close();
-  server.close();
+  await server.close();
   rmSync(work, { recursive: true, force: true });
 }

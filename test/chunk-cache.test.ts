@@ -6,12 +6,11 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { createServer, type Server } from "node:http";
-import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
 import { ChunkCache, MemoryStore, S3Store, WorkerPool, ZarrError, createArray, openArray, openGroup, type NDArray } from "../src/index.js";
 import { startS3 } from "./helpers/s3.js";
+import { startEtagServer, type EtagServer } from "./helpers/etag-server.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 
@@ -19,35 +18,8 @@ const skip = zarrPythonSkip();
 const pool = new WorkerPool({ threads: 2 });
 const root = scratchDir("parzarr-chunk-cache-");
 const dir = join(root, "a.zarr");
-/** Chunk requests by status since the last reset (metadata requests are not counted). */
-let counts: Record<number, number> = {};
-/** Requests for metadata documents by status. */
-let metaCounts: Record<number, number> = {};
-let server: Server;
+let server: EtagServer;
 let url = "";
-
-/** Serves `root` with ETags from size and mtime, answering a matching If-None-Match with 304. */
-function serve(): Promise<void> {
-  server = createServer((req, res) => {
-    const path = join(root, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
-    let status = 200;
-    let body: Buffer | undefined;
-    let etag = "";
-    try {
-      const info = statSync(path);
-      etag = `"${info.size}-${info.mtimeMs}-${info.ino}"`;
-      if (req.headers["if-none-match"] === etag) status = 304;
-      else body = readFileSync(path);
-    } catch {
-      status = 404;
-    }
-    if (!/(\.z(array|attrs|group|metadata)|zarr\.json)$/.test(path)) counts[status] = (counts[status] ?? 0) + 1;
-    else metaCounts[status] = (metaCounts[status] ?? 0) + 1;
-    res.writeHead(status, etag ? { ETag: etag } : {});
-    res.end(body);
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-}
 
 function python(script: string): string {
   const r = runPython(`import sys, zarr, numpy as np\n${script}`, dir);
@@ -64,13 +36,13 @@ before(async () => {
   python(`a = zarr.open(sys.argv[1], mode="w", shape=(64, 64), chunks=(16, 16), dtype="<f8", compressor=zarr.Zlib(1), fill_value=-1, write_empty_chunks=False)
 a[:] = np.arange(4096, dtype="<f8").reshape(64, 64) / 7
 a[48:64, 48:64] = -1`);
-  await serve();
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.zarr`;
+  server = await startEtagServer(root);
+  url = `${server.base}/a.zarr`;
 });
 
 after(async () => {
   await pool.close();
-  server?.close();
+  await server?.close();
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -83,27 +55,27 @@ for (const [name, options] of [
   test(`a repeated read: no chunk request with recheckCachedData false, only 304s with true (${name})`, { skip }, async () => {
     const expected = [...truth()];
     const cache = new ChunkCache({ maxBytes: 1 << 20 });
-    counts = {};
+    server.reset();
     const a = await openArray(url, { mode: "r", cache, recheckCachedData: false });
     assert.deepEqual(await values(a, options), expected);
     // 15 chunks stored and one missing (404), each asked for once.
-    assert.deepEqual(counts, { 200: 15, 404: 1 });
+    assert.deepEqual(server.chunks, { 200: 15, 404: 1 });
     assert.deepEqual([cache.stats().misses, cache.stats().entries, cache.size], [16, 16, 15 * 2048]);
-    counts = {};
+    server.reset();
     assert.deepEqual(await values(a, options), expected);
-    assert.deepEqual(counts, {});
+    assert.deepEqual(server.chunks, {});
     assert.equal(cache.stats().hits, 16);
     // Another handle sharing the cache, revalidating on every read (the default).
     const b = await openArray(url, { mode: "r", cache });
-    counts = {};
+    server.reset();
     assert.deepEqual(await values(b, options), expected);
-    assert.deepEqual(counts, { 304: 15, 404: 1 });
+    assert.deepEqual(server.chunks, { 304: 15, 404: 1 });
     assert.equal(cache.stats().revalidated, 16);
     // A part of the array touches only its chunks.
-    counts = {};
+    server.reset();
     const part = (await b.get("0:16, 16:40", options)) as NDArray<Float64Array>;
     assert.deepEqual([...part.data], expected.filter((_, i) => i < 16 * 64 && i % 64 >= 16 && i % 64 < 40));
-    assert.deepEqual(counts, { 304: 2 });
+    assert.deepEqual(server.chunks, { 304: 2 });
   });
 }
 
@@ -112,22 +84,22 @@ test("a chunk another writer changed is read again; recheck \"open\" checks once
   const a = await openArray(url, { mode: "r", cache });
   await values(a);
   python(`zarr.open(sys.argv[1], mode="r+")[0:16, 0:16] = 7`);
-  counts = {};
+  server.reset();
   assert.deepEqual(await values(a), [...truth()]);
-  assert.deepEqual(counts, { 200: 1, 304: 14, 404: 1 });
+  assert.deepEqual(server.chunks, { 200: 1, 304: 14, 404: 1 });
   // Stale under false: the cache serves what it holds (TensorStore's contract, as documented).
   const stale = await openArray(url, { mode: "r", cache, recheckCachedData: false });
   python(`zarr.open(sys.argv[1], mode="r+")[0:16, 0:16] = 8`);
   assert.equal((await stale.get([0, 0])) as number, 7);
   const once = await openArray(url, { mode: "r", cache, recheckCachedData: "open" });
-  counts = {};
+  server.reset();
   assert.equal((await once.get([0, 0])) as number, 8);
   assert.equal((await once.get([0, 0])) as number, 8);
-  assert.deepEqual(counts, { 200: 1 });
+  assert.deepEqual(server.chunks, { 200: 1 });
   const hour = await openArray(url, { mode: "r", cache, recheckCachedData: 3600 });
-  counts = {};
+  server.reset();
   await values(hour);
-  assert.deepEqual(counts, {});
+  assert.deepEqual(server.chunks, {});
 });
 
 test("writes through a handle drop their cached chunks; files revalidate by size, mtime and inode", { skip }, async () => {
@@ -169,11 +141,11 @@ test("the cache keeps to maxBytes, least recently used out first; clear() emptie
   await a.get("0:16, 0:16");
   await a.get("16:32, 0:16");
   // The chunk at (0, 0) was used most recently after the new one's neighbours: (0, 1) left first.
-  counts = {};
+  server.reset();
   await a.get("0:16, 0:16");
-  assert.deepEqual(counts, {});
+  assert.deepEqual(server.chunks, {});
   await a.get("0:16, 16:32");
-  assert.deepEqual(counts, { 200: 1 });
+  assert.deepEqual(server.chunks, { 200: 1 });
   assert.ok(cache.size <= cache.maxBytes);
   cache.clear();
   assert.deepEqual([cache.stats().entries, cache.size], [0, 0]);
@@ -190,16 +162,16 @@ test("recheckCachedMetadata: true revalidates the document before each operation
   const checked = await openArray(`${url.replace(/a\.zarr$/, "m.zarr")}`, { mode: "r", recheckCachedMetadata: true });
   const once = await openArray(`${url.replace(/a\.zarr$/, "m.zarr")}`, { mode: "r" });
   await checked.get([0]);
-  metaCounts = {};
+  server.reset();
   await checked.get([0]);
-  assert.deepEqual(metaCounts, { 304: 1 });
+  assert.deepEqual(server.metadata, { 304: 1 });
   const grow = runPython(`import sys, zarr; zarr.open(sys.argv[1], mode="r+").resize(12)`, m);
   assert.equal(grow.status, 0, grow.stderr);
   assert.equal(await checked.get([11]), 3);
   assert.deepEqual(checked.shape, [12]);
-  metaCounts = {};
+  server.reset();
   await once.get([0]);
-  assert.deepEqual([once.shape, metaCounts], [[10], {}]);
+  assert.deepEqual([once.shape, server.metadata], [[10], {}]);
   await assert.rejects(once.get([11]), (e: unknown) => e instanceof ZarrError && e.code === "BAD_SELECTION");
   await assert.rejects(openArray(url, { mode: "r", recheckCachedMetadata: -1 }), (e: unknown) => e instanceof ZarrError && e.code === "INVALID_ARGUMENT");
 });
