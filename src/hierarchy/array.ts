@@ -240,8 +240,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * assumeCachedMetadata's when the handle assumed it. Assumed metadata is never revalidated.
    */
   private async revalidateMetadata(): Promise<void> {
-    const recheck = this.options.recheckCachedMetadata ?? "open";
-    if (this.options.assumed === "assumed" || isFresh(recheck, this.metaCheckedAt, this.openedAt)) return;
     const key = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
     const now = Date.now();
     const read = await readVersioned(this.store, key, { ifChanged: this.metaVersion });
@@ -258,6 +256,15 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
     this.metaCheckedAt = now;
     this.meta = meta;
+  }
+
+  /**
+   * Checked before awaiting revalidateMetadata: a get or set that needs no check must reach its
+   * placement without yielding, so that a pool closed right after the call still runs it.
+   */
+  private metadataIsStale(): boolean {
+    const recheck = this.options.recheckCachedMetadata ?? "open";
+    return this.options.assumed !== "assumed" && !isFresh(recheck, this.metaCheckedAt, this.openedAt);
   }
 
   /** The chunk items of a plan, made lazily as the coordinator takes them. */
@@ -321,7 +328,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
-    await this.revalidateMetadata();
+    if (this.metadataIsStale()) await this.revalidateMetadata();
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
     const whole = selection === null || selection === undefined;
@@ -350,14 +357,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return {
       get: async (selection, options = {}) => {
         checkOptionNames(options, GET_OPTION_NAMES, "get");
-        await this.revalidateMetadata();
+        if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.readPlan(resolve(selection), options);
       },
       set: async (selection, value, options = {}) => {
         checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
-        await this.revalidateMetadata();
+        if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.writePlan(resolve(selection), value, options);
       },
@@ -437,7 +444,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
-    await this.revalidateMetadata();
+    if (this.metadataIsStale()) await this.revalidateMetadata();
     pipelineFor(this.meta);
     return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
   }
