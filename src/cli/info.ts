@@ -3,7 +3,7 @@ import { Group, type JsonObject, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, tuple } from "./format.js";
-import { layoutOf } from "./layout.js";
+import { layoutOf } from "../hierarchy/layout.js";
 import { openNode, walk } from "./nodes.js";
 import { arrayInfo, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
 
