@@ -57,3 +57,34 @@ export function giveScratch(b: Uint8Array): void {
 export function scratchAllocations(): number {
   return created;
 }
+
+/**
+ * Scratch buffers taken for one job (encoding and storing one chunk) and given back together
+ * when it is done. What a codec returns may be a view of a leased buffer: it stays valid until
+ * `release()`, so the caller releases only once nothing reads the result any more.
+ */
+export class ScratchLease {
+  private readonly held: Uint8Array[] = [];
+
+  /** A buffer of at least `n` bytes, held until `release()` (use `subarray(0, n)`). */
+  take(n: number): Uint8Array {
+    const b = takeScratch(n);
+    this.held.push(b);
+    return b;
+  }
+
+  /** Holds `b`, a buffer from `takeScratch`, until `release()`. */
+  adopt(b: Uint8Array): void {
+    this.held.push(b);
+  }
+
+  /** Whether `view` lies in one of the buffers this lease holds. */
+  owns(view: ArrayBufferView): boolean {
+    return this.held.some((b) => b.buffer === view.buffer);
+  }
+
+  /** Gives every buffer back; views of them must not be used afterwards. */
+  release(): void {
+    for (const b of this.held.splice(0)) giveScratch(b);
+  }
+}

@@ -7,6 +7,7 @@ import { isObjectType, parseDataType } from "../metadata/dtype.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
+import { ScratchLease } from "../scratch.js";
 
 export class CodecPipeline {
   private constructor(
@@ -150,12 +151,25 @@ export class CodecPipeline {
     return true;
   }
 
-  async encode(view: ChunkView): Promise<Uint8Array> {
-    let v = view;
-    for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
-    let b = await this.arrayToBytes.codec.encode(v, this.arrayToBytes.spec);
-    for (const codec of this.bytesToBytes) b = await codec.encode(b);
-    return b;
+  /**
+   * Encodes one chunk. Every stage but the last encodes into this thread's scratch buffers (a
+   * fresh 4 MiB buffer per chunk costs as much as compressing it, more on worker threads); with
+   * `lease` the last one does too and the result may be a view of a leased buffer, which the
+   * caller releases once it has stored the bytes. Without, the result is the caller's own.
+   */
+  async encode(view: ChunkView, lease?: ScratchLease): Promise<Uint8Array> {
+    const inner = lease ?? new ScratchLease();
+    const last = this.bytesToBytes.length;
+    try {
+      let v = view;
+      for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
+      let b = await this.arrayToBytes.codec.encode(v, this.arrayToBytes.spec, last === 0 && !lease ? undefined : inner);
+      for (let i = 0; i < last; i++) b = await this.bytesToBytes[i].encode(b, i === last - 1 && !lease ? undefined : inner);
+      // A last stage that passed its (leased) input through: the caller gets a copy of its own.
+      return !lease && inner.owns(b) ? b.slice() : b;
+    } finally {
+      if (!lease) inner.release();
+    }
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
+import type { ScratchLease } from "../scratch.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
 export interface ChunkSpec {
@@ -63,7 +64,11 @@ export interface ChunkRun {
 export interface ArrayToBytesCodec {
   readonly kind: "array_to_bytes";
   readonly name: string;
-  encode(view: ChunkView, spec: ChunkSpec): Uint8Array | Promise<Uint8Array>;
+  /**
+   * With `scratch`, the result may be a view of a buffer taken from it (valid until the caller
+   * releases the lease): an encode then allocates no fresh memory per chunk.
+   */
+  encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
   /**
    * Optional: decodes only `selection` of the chunk, fetching what it needs from `source`. The
@@ -86,7 +91,8 @@ export interface ArrayToBytesCodec {
 export interface BytesToBytesCodec {
   readonly kind: "bytes_to_bytes";
   readonly name: string;
-  encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /** `scratch`: as for ArrayToBytesCodec.encode. */
+  encode(bytes: Uint8Array, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
   /**
    * Decodes into `dest`, which has exactly the decoded size (a chunk's place in the output);
