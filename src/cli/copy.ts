@@ -30,6 +30,7 @@ import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { layoutOf } from "./layout.js";
 import { baseName, openNode, walk } from "./nodes.js";
 import { assertNoOverlap } from "./copy-overlap.js";
+import { SlabBuffer } from "../copy/slab-buffer.js";
 
 export { assertNoOverlap, type CopyEnd } from "./copy-overlap.js";
 import { componentsPerElement, isObjectType, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype.js";
@@ -399,10 +400,12 @@ export async function copySlab(
   op: { threads?: number },
   hooks: CopyHooks,
   onProgress: (done: number, total: number) => void,
+  buffer?: SlabBuffer,
 ): Promise<void> {
   hooks.beforeSlab?.();
   const sel = box.start.map((a, d) => slice(a, box.stop[d]));
-  const value = (await source.get(sel, op)) as NDArray | Scalar;
+  const out = buffer?.take(source.metadata.dtype, box.start.reduce((n, a, d) => n * (box.stop[d] - a), 1)) ?? null;
+  const value = (out !== null && box.start.length > 0 ? await source.get(sel, { ...op, out }) : await source.get(sel, op)) as NDArray | Scalar;
   hooks.afterRead?.();
   await dst.set(sel, value as never, { ...op, onProgress });
 }
@@ -445,6 +448,7 @@ export async function runCopy(
   let slabsWritten = 0;
   let slabsSkipped = 0;
   const op = s.threads === undefined ? {} : { threads: s.threads };
+  const slabMemory = new SlabBuffer();
   hooks.progress?.(chunks, bytes, totals, start);
   for (const j of plan.jobs) {
     const dst = await openArray(destStore, { path: joinPath(dest.path, j.rel), mode: "r+" });
@@ -459,7 +463,7 @@ export async function runCopy(
       await copySlab(j.source, dst, box, op, hooks, (done, total) => {
         hooks.onChunk?.({ slabsThisRun: slabsWritten, done, total });
         hooks.progress?.(before.chunks + Math.round((units * done) / total), before.bytes + Math.round((slabBytes * done) / total), totals, start);
-      });
+      }, slabMemory);
       chunks = before.chunks + units;
       bytes = before.bytes + slabBytes;
       await journal.markDone(j.rel, i);
