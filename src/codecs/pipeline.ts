@@ -3,7 +3,8 @@
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { isObjectType, parseDataType } from "../metadata/dtype.js";
+import { isObjectType, parseDataType, type ElementArray } from "../metadata/dtype.js";
+import type { StridedRegion } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
@@ -100,6 +101,19 @@ export class CodecPipeline {
   get decodesIntoPlace(): boolean {
     const ab = this.arrayToBytes;
     return !this.hasArrayToArray && ab.codec.decodesAsCopy?.(ab.spec) === true;
+  }
+
+  /** Whether `decodeIntoRegion` can place this chain's whole chunks (a lone codec that knows how: sharding). */
+  get decodesIntoRegion(): boolean {
+    return !this.hasArrayToArray && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.decodeIntoRegion !== undefined;
+  }
+
+  /** Decodes a whole chunk into `region` of `dest`; false, touching nothing, when the chain cannot. */
+  async decodeIntoRegion(bytes: Uint8Array, dest: ElementArray, region: StridedRegion): Promise<boolean> {
+    const ab = this.arrayToBytes;
+    if (!this.decodesIntoRegion || !ab.codec.decodeIntoRegion) return false;
+    await ab.codec.decodeIntoRegion(bytes, ab.spec, dest, region);
+    return true;
   }
 
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */

@@ -5,6 +5,7 @@
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ScratchLease } from "../scratch.js";
+import type { StridedRegion } from "../indexing/strided.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
 export interface ChunkSpec {
@@ -86,6 +87,12 @@ export interface ArrayToBytesCodec {
    * memory as stored), so the bytes before this codec can be decoded straight into an output.
    */
   decodesAsCopy?(spec: ChunkSpec): boolean;
+  /**
+   * Optional: decodes a whole chunk straight into `region` of `dest` (an output's strided memory)
+   * instead of into a chunk-sized buffer that is copied there afterwards (a shard: each inner
+   * chunk goes to its place in one copy).
+   */
+  decodeIntoRegion?(bytes: Uint8Array, spec: ChunkSpec, dest: ElementArray, region: StridedRegion): Promise<void>;
 }
 
 export interface BytesToBytesCodec {

@@ -23,7 +23,7 @@ import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
-import { decodeIntoPlace, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
+import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
 import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 
@@ -202,6 +202,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     }
     if (await decodeIntoPlace(meta, item, bytes, out)) return;
     if (await decodeIntoRows(meta, item, bytes, out)) return;
+    if (await decodeIntoRegion(meta, item, bytes, out, outRegion)) return;
     const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
     const srcRegion = regionAt(
       item.chunkSel.map((r) => r.start),

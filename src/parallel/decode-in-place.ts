@@ -10,7 +10,7 @@ import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerCompone
 import type { ByteScatter, ChunkView } from "../codecs/types.js";
 import { contiguousView } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";
-import { product } from "../indexing/strided.js";
+import { product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
 
@@ -185,6 +185,21 @@ export async function decodeIntoRows(meta: ArrayMetadata, item: ChunkItem, bytes
   if (scatter === null) return false;
   try {
     return await pipeline.decodeScatter(bytes, scatter);
+  } catch (err) {
+    throw asCorruptChunk(item.key, err);
+  }
+}
+
+/**
+ * A whole chunk whose codec places its parts itself (a shard: each inner chunk straight into the
+ * output, no shard-sized buffer in between); false, having written nothing, when it cannot.
+ * Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoRegion(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer, region: StridedRegion): Promise<boolean> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoRegion || item.chunkSel.some((r, d) => r.start !== 0 || r.count !== meta.chunks[d] || (r.step !== 1 && r.count !== 1))) return false;
+  try {
+    return await pipeline.decodeIntoRegion(bytes, out.data, region);
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }
