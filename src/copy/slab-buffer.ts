@@ -6,23 +6,24 @@
  */
 import {
   componentsPerElement,
-  isObjectType,
   memoryBytesPerComponent,
   typedArrayOver,
   type DataType,
   type TypedArray,
 } from "../metadata/dtype.js";
+import { userForm } from "../indexing/values.js";
 
 export class SlabBuffer {
   private memory: SharedArrayBuffer | null = null;
 
   /**
    * A typed array over the reused memory for `count` elements of `dtype`, or null where a slab
-   * cannot be read into it: variable-length types (strings, objects), or a runtime without
+   * cannot be read into it: types whose values are not numbers (strings, byte strings, records:
+   * `get` cannot read them into a typed array), or a runtime without
    * SharedArrayBuffer (workers can only write into shared memory).
    */
   take(dtype: DataType, count: number): TypedArray | null {
-    if (isObjectType(dtype) || typeof SharedArrayBuffer === "undefined" || count === 0) return null;
+    if (userForm(dtype) !== "typed" || typeof SharedArrayBuffer === "undefined" || count === 0) return null;
     const length = count * componentsPerElement(dtype);
     const bytes = length * memoryBytesPerComponent(dtype);
     // The first slab of an array is its largest (later ones are clipped at the edges), so the
