@@ -116,6 +116,15 @@ export class CodecPipeline {
     return true;
   }
 
+  /**
+   * Whether `decodeInto` writes straight into its destination (no last bytes->bytes stage, or one
+   * that decodes into a buffer): otherwise it decodes into fresh memory and copies that over, and
+   * a caller that would copy again afterwards does better with `decode`.
+   */
+  get decodesIntoWithoutCopy(): boolean {
+    return this.decodesIntoPlace && (this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeInto !== undefined);
+  }
+
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
   get storesRawBytes(): boolean {
     return this.decodesIntoPlace && this.bytesToBytes.length === 0;

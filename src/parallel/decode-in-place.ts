@@ -109,12 +109,13 @@ export async function readChunkBytes(
 
 /**
  * Decodes a whole chunk into a scratch buffer (pushed onto `held`) when the chain can decode into
- * a destination, and returns it as a C-order view; null when the chain cannot, or the output is
- * not a typed array. Failures of the bytes name the chunk's key.
+ * a destination without a copy, and returns it as a C-order view; null when the chain cannot, or
+ * the output is not a typed array. Failures of the bytes name the chunk's key.
  */
 export async function decodeIntoScratch(meta: ArrayMetadata, key: string, bytes: Uint8Array, held: Uint8Array[]): Promise<ChunkView | null> {
   const pipeline = pipelineFor(meta);
-  if (!pipeline.decodesIntoPlace || isObjectType(meta.dtype)) return null;
+  // A chain that decodes into fresh memory anyway (zstd) is read from there: no scratch copy.
+  if (!pipeline.decodesIntoWithoutCopy || isObjectType(meta.dtype)) return null;
   const count = product(meta.chunks);
   const length = count * componentsPerElement(meta.dtype);
   const nbytes = length * memoryBytesPerComponent(meta.dtype);
