@@ -88,3 +88,18 @@ export class ScratchLease {
     for (const b of this.held.splice(0)) giveScratch(b);
   }
 }
+
+/**
+ * The first `n` bytes of `b` (a buffer from `takeScratch` that an encoder wrote into) for the
+ * caller: under `lease`, a view of `b`, which the lease now holds; without one, a copy of just
+ * those bytes, and `b` goes back to the free list.
+ */
+export function handOver(b: Uint8Array, n: number, lease: ScratchLease | undefined): Uint8Array {
+  if (lease) {
+    lease.adopt(b);
+    return b.subarray(0, n);
+  }
+  const own = b.slice(0, n);
+  giveScratch(b);
+  return own;
+}

@@ -232,7 +232,7 @@ function pythonSkipReason(): string | null {
 }
 
 /** Runs a child process and parses the JSON on its last line of output; fails with its last stderr lines. */
-function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
+export function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
     let out = "";

@@ -6,11 +6,10 @@
  * reports each run's wall time and its peak RSS (getrusage of the children: the largest
  * process, so parzarr's huge-page re-run counts, not its short-lived parent).
  */
-import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median } from "./compare.js";
+import { median, runJsonChild } from "./compare.js";
 
 /** The budget `cp` gets; the target is a peak RSS within it plus 200 MiB. */
 export const ETL_MEMORY = 256 * 2 ** 20;
@@ -51,18 +50,7 @@ z2[:] = z1
 `;
 
 function measured(python: string, argv: string[]): Promise<EtlRun> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(python, ["-c", RUSAGE, ...argv], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`${argv.slice(0, 3).join(" ")} ... failed (exit ${code}): ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolvePromise(JSON.parse(out.trim().split("\n").pop()!) as EtlRun);
-    });
-  });
+  return runJsonChild<EtlRun>(`${argv.slice(0, 3).join(" ")} ...`, python, ["-c", RUSAGE, ...argv]);
 }
 
 /** The parzarr command beside this module, run with the same runtime and loader flags. */

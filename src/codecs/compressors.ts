@@ -12,7 +12,7 @@ import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
-import { giveScratch, takeScratch, type ScratchLease } from "../scratch.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 
 function bytesToBytes(
   name: string,
@@ -85,13 +85,7 @@ export const lz4Codec: CodecFactory = (conf) => {
       giveScratch(out);
       throw err;
     }
-    if (scratch) {
-      scratch.adopt(out);
-      return out.subarray(0, n);
-    }
-    const frame = out.slice(0, n);
-    giveScratch(out);
-    return frame;
+    return handOver(out, n, scratch);
   };
   const declaredSize = (b: Uint8Array): number => {
     if (b.length < 4) throw new CorruptChunkError(`lz4: ${b.length} bytes is too short for the size header`);

@@ -27,7 +27,7 @@ import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress } from "./zstd.js";
-import { giveScratch, takeScratch, type ScratchLease } from "../../scratch.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
 
@@ -557,11 +557,5 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scr
     return memcpyed();
   }
   writeHeader(out, flags, ntbytes);
-  if (scratch) {
-    scratch.adopt(out);
-    return out.subarray(0, ntbytes);
-  }
-  const frame = out.slice(0, ntbytes);
-  giveScratch(out);
-  return frame;
+  return handOver(out, ntbytes, scratch);
 }
