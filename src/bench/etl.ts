@@ -6,7 +6,7 @@
  * reports each run's wall time and its peak RSS (getrusage of the children: the largest
  * process, so parzarr's huge-page re-run counts, not its short-lived parent).
  */
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { median, runJsonChild } from "./compare.js";
@@ -53,11 +53,37 @@ function measured(python: string, argv: string[]): Promise<EtlRun> {
   return runJsonChild<EtlRun>(`${argv.slice(0, 3).join(" ")} ...`, python, ["-c", RUSAGE, ...argv]);
 }
 
-/** The parzarr command beside this module, run with the same runtime and loader flags. */
-function parzarrCommand(): string[] {
+/** The newest modification time of the files below `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The parzarr command to time, as a user runs it: the compiled CLI (`npm run build`) when this
+ * benchmark runs from the TypeScript sources and a build newer than every source exists, since
+ * under tsx each worker thread compiles the sources again (seconds of CPU that no installed
+ * parzarr pays); else the CLI beside this module, with the same runtime and loader flags.
+ */
+export function parzarrCommand(): { argv: string[]; what: string } {
   const here = fileURLToPath(import.meta.url);
-  const main = join(dirname(here), "..", "cli", `main${here.endsWith(".ts") ? ".ts" : ".js"}`);
-  return [process.execPath, ...process.execArgv, main];
+  const root = join(dirname(here), "..", "..");
+  if (here.endsWith(".ts")) {
+    const built = join(root, "dist", "src", "cli", "main.js");
+    try {
+      const builtAt = statSync(built).mtimeMs;
+      if (builtAt > newestMtime(join(root, "src")) && builtAt > newestMtime(join(root, "workers"))) {
+        return { argv: [process.execPath, built], what: "the compiled CLI (dist/)" };
+      }
+    } catch {
+      // No build: the sources through tsx, below.
+    }
+    return { argv: [process.execPath, ...process.execArgv, join(dirname(here), "..", "cli", "main.ts")], what: "the TypeScript CLI through tsx (run `npm run build` first to time the compiled one)" };
+  }
+  return { argv: [process.execPath, ...process.execArgv, join(dirname(here), "..", "cli", "main.js")], what: "the compiled CLI" };
 }
 
 export async function runEtl(opts: { source: string; sourceChunk: number; workDir: string; repeats: number; python: string; log: (s: string) => void }): Promise<EtlResult> {
@@ -65,7 +91,9 @@ export async function runEtl(opts: { source: string; sourceChunk: number; workDi
   const result: EtlResult = { chunk, parzarr: [], zarrPython: [] };
   const ours = join(opts.workDir, "etl-parzarr.zarr");
   const theirs = join(opts.workDir, "etl-zarr-python.zarr");
-  const cp = [...parzarrCommand(), "cp", opts.source, ours, "--chunks", `${chunk},${chunk}`, "--codec", "zstd:3", "--format", "3", "--memory", "256MiB", "--overwrite", "-q"];
+  const command = parzarrCommand();
+  opts.log(`  etl: timing ${command.what}`);
+  const cp = [...command.argv, "cp", opts.source, ours, "--chunks", `${chunk},${chunk}`, "--codec", "zstd:3", "--format", "3", "--memory", "256MiB", "--overwrite", "-q"];
   try {
     // Alternately, so that a burst of load elsewhere on the machine hits both about equally.
     for (let i = 0; i < opts.repeats; i++) {
