@@ -3,7 +3,8 @@
  * src/browser.ts (browsers) install their platform first and then re-export this.
  */
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
-export type { Mode, OpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
+export type { Mode, OpenOptions, ArrayOpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
+export type { ExpectOptions } from "./hierarchy/open-options.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
 export type { ReadOutput } from "./indexing/read-into.js";
@@ -52,28 +53,21 @@ export type { JsonObject, JsonValue } from "./metadata/json.js";
 export { registerCodec } from "./codecs/registry.js";
 export type { Codec, CodecFactory, ChunkSpec, ChunkView } from "./codecs/types.js";
 export * from "./errors.js";
+export { copy, copyAll } from "./copy/copy.js";
+export type { CopyOptions, CopyReport, CopyEntry, CopyProgressInfo, CopySource, CopyDestination, IfExists } from "./copy/copy.js";
+export { parseCodecSpec } from "./copy/codec-spec.js";
+export type { CodecSpec } from "./copy/codec-spec.js";
 export { consolidateMetadata } from "./hierarchy/consolidated.js";
 export type { ConsolidateOptions } from "./hierarchy/consolidated.js";
 export { fromZarr, toZarr, diffZarr, validateZarr } from "./hierarchy/zom.js";
 export type { FromZarrOptions, ToZarrOptions, ZomValidation } from "./hierarchy/zom.js";
 export type { ZomDifference } from "./metadata/zom-diff.js";
 export { zomJsonSchema, ZOM_SCHEMA_ERRATA } from "./metadata/zom-json-schema.js";
-export {
-  zomSchema,
-  nodeSpecSchema,
-  attributesSchema,
-  arraySpecV2Schema,
-  groupSpecV2Schema,
-  arraySpecV3Schema,
-  groupSpecV3Schema,
-  xarraySchema,
-  xarrayAttrsSchema,
-  xarrayArraySpecV2Schema,
-  xarrayArraySpecV3Schema,
-  zomIssues,
-  formatZomIssue,
-} from "./metadata/zom-schema.js";
-export type { ZomIssue, XarrayAttrs, XarrayArraySpecV2, XarrayGroupSpecV2, XarrayArraySpecV3, XarrayGroupSpecV3 } from "./metadata/zom-schema.js";
+// The zod schemas live in the `parzarr/zom` entry (src/zom.ts), so that importing the library
+// does not load zod; issue reporting and the model types stay here.
+export { zomIssues, formatZomIssue } from "./metadata/zom-issues.js";
+export type { ZomIssue } from "./metadata/zom-issues.js";
+export type { XarrayAttrs, XarrayArraySpecV2, XarrayGroupSpecV2, XarrayArraySpecV3, XarrayGroupSpecV3 } from "./metadata/zom-schema.js";
 export { walkSpec, isGroupSpec, isArraySpec } from "./metadata/zom-types.js";
 export type {
   ArraySpec,

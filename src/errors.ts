@@ -21,7 +21,9 @@ export type ZarrErrorCode =
   | "INVALID_ARGUMENT"
   | "TOO_LARGE"
   | "ACCESS_DENIED"
-  | "WORKER_EXITED";
+  | "WORKER_EXITED"
+  | "MISSING_CHUNK"
+  | "METADATA_MISMATCH";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -184,5 +186,31 @@ export class WorkerExitError extends ZarrError {
   constructor(message: string, keys: string[], options?: { cause?: unknown }) {
     super("WORKER_EXITED", message, options);
     this.keys = keys;
+  }
+}
+
+/**
+ * A read of a chunk that is not stored, by an array opened with `fillMissingDataReads: false`
+ * (TensorStore's `fill_missing_data_reads`): the chunk would otherwise read as the fill value.
+ */
+export class MissingChunkError extends ZarrError {
+  /** The store key of the missing chunk (the shard's key, for a sharded array). */
+  readonly key: string;
+  constructor(message: string, key: string) {
+    super("MISSING_CHUNK", message);
+    this.key = key;
+  }
+}
+
+/**
+ * Stored metadata that disagrees with what the caller stated: an `expect` constraint at open, or
+ * the metadata a handle opened with `assumeCachedMetadata` assumed. `field` names the field.
+ */
+export class MetadataMismatchError extends ZarrError {
+  /** The metadata field that differs: "shape", "dtype", "chunks", "codecs", ... */
+  readonly field: string;
+  constructor(message: string, field: string) {
+    super("METADATA_MISMATCH", message);
+    this.field = field;
   }
 }

@@ -9,18 +9,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { createArray, openArray, openGroup, type NDArray } from "../src/index.js";
-import { main } from "../src/cli/main.js";
+import { cliInProcess } from "./helpers/cli-in-process.js";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
 
 const HIER = join(FIXTURES, "zarr-python-2.13", "hierarchy.zarr");
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (add: (t: string) => void) => ({ write: (t: string | Uint8Array) => (add(String(t)), true) }) as unknown as NodeJS.WritableStream;
-  const code = await main(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: {} });
-  return { code, stdout, stderr };
-}
+const cli = cliInProcess;
 
 function ok(r: { code: number; stderr: string }, what: string) {
   assert.equal(r.code, 0, `${what}: ${r.stderr}`);

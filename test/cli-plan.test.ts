@@ -5,10 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MemoryStore, createArray, openArray, type NDArray } from "../src/index.js";
+import { InvalidArgumentError, MemoryStore, createArray, openArray, type NDArray } from "../src/index.js";
 import { UsageError, parseBytes, parseTarget } from "../src/cli/args.js";
-import { parseCodecSpec, specOfChain, v2CompressorOf, v3CodecsOf } from "../src/cli/codec-spec.js";
-import { BudgetError, planSlabs, slabBox, unitsIn } from "../src/cli/copy-plan.js";
+import { parseCodecSpec, specOfChain, v2CompressorOf, v3CodecsOf } from "../src/copy/codec-spec.js";
+import { BudgetError, planSlabs, slabBox, unitsIn } from "../src/copy/slabs.js";
 
 const dims = fc.integer({ min: 1, max: 3 });
 
@@ -85,9 +85,9 @@ test("codec specs write readable arrays in both formats, and read back as the sa
   }
 });
 
-test("bad codec specs, sizes and targets are usage errors", () => {
+test("bad codec specs are INVALID_ARGUMENT, bad sizes and targets usage errors", () => {
   for (const bad of ["brotli", "zstd:x", "gzip:10", "blosc:lz5", "blosc:lz4:5:sideways", "zstd:3:1"]) {
-    assert.throws(() => parseCodecSpec(bad), UsageError, bad);
+    assert.throws(() => parseCodecSpec(bad), InvalidArgumentError, bad);
   }
   assert.equal(parseBytes("512MiB", "memory"), 512 * 2 ** 20);
   assert.equal(parseBytes("1.5GB", "memory"), 1.5e9);

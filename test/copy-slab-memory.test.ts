@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createArray, slice, type NDArray } from "../src/index.js";
-import { copySlab } from "../src/cli/copy.js";
+import { copySlab } from "../src/copy/engine.js";
 import { SlabBuffer } from "../src/copy/slab-buffer.js";
 import { parseDataType } from "../src/metadata/dtype.js";
 import { scratchDir } from "./helpers/paths.js";

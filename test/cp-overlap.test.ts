@@ -9,7 +9,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { FileSystemStore, InvalidArgumentError, MemoryStore, createArray, createGroup, openArray, type NDArray } from "../src/index.js";
 import { main } from "../src/cli/main.js";
-import { assertNoOverlap, planCopy, runCopy, type CopySettings } from "../src/cli/copy.js";
+import { assertNoOverlap, planCopy, runCopy, type CopySettings } from "../src/copy/engine.js";
 import { scratchDir } from "./helpers/paths.js";
 
 async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
@@ -95,9 +95,8 @@ test("the engine refuses an overlapping copy by itself (library callers), on any
   const a = await createArray(store, { path: "a", shape: [4], chunks: [2], dtype: "int32" });
   await a.set(null, Int32Array.from([7, 8, 9, 10]));
   const settings: CopySettings = { memory: 2 ** 20, resume: false, overwrite: true, skipUnreadable: false };
-  const source = { store: "mem", path: "a", text: "mem#a" };
-  const plan = await planCopy(source, settings, store);
-  await assert.rejects(runCopy(plan, source, { store: "mem", path: "", text: "mem" }, store, settings), InvalidArgumentError);
+  const plan = await planCopy(a, settings, "mem#a");
+  await assert.rejects(runCopy(plan, { store, path: "", text: "mem" }, settings), InvalidArgumentError);
   assert.deepEqual(Array.from(((await a.get()) as NDArray).data as Int32Array), [7, 8, 9, 10]);
   // The check itself: same store object or another handle on the same place; a different store.
   assert.throws(() => assertNoOverlap({ store, path: "a/b" }, { store, path: "a" }), InvalidArgumentError);

@@ -6,7 +6,7 @@
  * checked against numpy applied to the array zarr-python reads (`z[:]`), and blocks against the
  * equivalent slices zarr-python reads.
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,23 +25,12 @@ import {
   type TypedArray,
   type ZarrArray,
 } from "../src/index.js";
-import { allocTypedArray } from "../src/metadata/dtype.js";
 import { normaliseSelection } from "../src/indexing/selection.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { scratchDir } from "./helpers/paths.js";
+import { randomData, rng, testPool } from "./helpers/random.js";
 
-const pool = new WorkerPool({ threads: 2 });
-after(() => pool.close());
-
-function rng(seed: number): (n: number) => number {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  };
-}
+const pool = testPool();
 
 const DTYPES: NumericTypeName[] = ["int32", "float64", "uint8", "int64", "complex128", "bool", "int16", "float32"];
 
@@ -178,19 +167,7 @@ function randomMixed(r: (n: number) => number, shape: number[], forWrite: boolea
   return { call: "get", sel: items, kind: "o", py };
 }
 
-function randomData(dtype: NumericTypeName, count: number, r: (n: number) => number): TypedArray {
-  const data = allocTypedArray({ kind: "numeric", name: dtype } as never, count);
-  const o = data as unknown as { [i: number]: number | bigint };
-  for (let i = 0; i < data.length; i++) {
-    const v = r(201) - 100;
-    if (typeof o[i] === "bigint") o[i] = BigInt(v) * 12345n;
-    else if (dtype === "bool") o[i] = v & 1;
-    else if (dtype === "uint8") o[i] = v & 255;
-    else if (dtype.startsWith("float") || dtype.startsWith("complex")) o[i] = v / 4;
-    else o[i] = v;
-  }
-  return data;
-}
+const VALUES = { half: 100, bigScale: 12345n, floatDivisor: 4 };
 
 /** An NDArray or scalar as a flat list of numbers (complex: re, im) and its shape. */
 function flat(x: NDArray | Scalar): { values: number[]; shape: number[] } {
@@ -323,7 +300,7 @@ test("reads: oindex, vindex, blocks, backward slices and arrays in get equal zar
     const r = rng(seed * 7919);
     const c = randomConfig(r);
     const dir = join(root, `r${seed}`);
-    const arrays = await makeArrays(dir, c, randomData(c.dtype, c.shape.reduce((a, b) => a * b, 1), r));
+    const arrays = await makeArrays(dir, c, randomData(c.dtype, c.shape.reduce((a, b) => a * b, 1), r, VALUES));
     const cases: SelCase[] = [];
     for (let k = 0; k < 6; k++) {
       cases.push(randomOrthogonal(r, c.shape, false), randomPoints(r, c.shape, false), randomBlocks(r, c.shape, c.chunks), randomMixed(r, c.shape, false));
@@ -360,7 +337,7 @@ test("writes: oindex/vindex/blocks/get-style sets store what zarr-python's sette
   for (let seed = 1; seed <= 16; seed++) {
     const r = rng(seed * 104729);
     const c = randomConfig(r);
-    const data = randomData(c.dtype, c.shape.reduce((a, b) => a * b, 1), r);
+    const data = randomData(c.dtype, c.shape.reduce((a, b) => a * b, 1), r, VALUES);
     const dir = join(root, `w${seed}`);
     const initial = (await makeArrays(join(dir, "initial"), c, data))[0];
     const inline = await makeArrays(join(dir, "inline"), c, data);
@@ -375,7 +352,7 @@ test("writes: oindex/vindex/blocks/get-style sets store what zarr-python's sette
       const shape = flat(probe).shape;
       const count = shape.reduce((a, b) => a * b, 1);
       const scalar = r(3) === 0 ? (c.dtype === "bool" ? 1 : 3) : null;
-      const values = randomData(c.dtype, count, r);
+      const values = randomData(c.dtype, count, r, VALUES);
       const value = scalar !== null ? (c.dtype === "bool" ? true : c.dtype === "int64" ? 3n : scalar) : { data: values, shape };
       for (const [a, options] of [...inline.map((a) => [a, { threads: 0 }] as const), ...onPool.map((a) => [a, { pool, threads: 2 }] as const)]) {
         if (sc.call === "blocks" && isSharded(a)) await a.set(sc.slices, value as never, options);

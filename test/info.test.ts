@@ -51,3 +51,25 @@ test("v3 sharded info names shards and counts stored shards", async () => {
   assert.match(formatInfo(info), /Shard shape\s+: \(4, 8\)\n/);
   assert.match(formatInfo(info), /Shards initialized : 1\/2/);
 });
+
+test("variable-length strings from zarr-python: info says their size is unknown and counts them, without a storage ratio", { skip: zarrPythonSkip() }, async () => {
+  const dir = join(scratchDir(), "s.zarr");
+  const py = runPython(
+    String.raw`
+import sys, zarr, numcodecs, numpy as np
+z = zarr.open_array(sys.argv[1], mode="w", shape=(5, 4), chunks=(2, 4), dtype=object, object_codec=numcodecs.VLenUTF8())
+z[:] = np.array([["word %d" % (i * 4 + j) * (i + 1) for j in range(4)] for i in range(5)], dtype=object)
+`,
+    dir,
+  );
+  assert.equal(py.status, 0, py.stderr);
+  const { openArray } = await import("../src/index.js");
+  const a = await openArray(dir);
+  const info = await a.info();
+  assert.equal(info.nbytes, null);
+  assert.equal(info.compressionRatio, null);
+  assert.ok(info.nbytesStored! > 0);
+  const text = formatInfo(info);
+  assert.match(text, /No. bytes\s+: unknown \(20 elements of variable length\)\n/);
+  assert.match(text, /Storage ratio\s+: -\n/);
+});

@@ -12,7 +12,7 @@ import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { InvalidMetadataError, createArray, createGroup, openArray, openGroup } from "../src/index.js";
 import { parseJsonText } from "../src/metadata/json.js";
-import { main } from "../src/cli/main.js";
+import { cliInProcess } from "./helpers/cli-in-process.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 
@@ -27,13 +27,7 @@ function assertNonFinite(attrs: Record<string, unknown>): void {
   assert.deepEqual(attrs.nested, { x: NaN });
 }
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const sink = (add: (t: string) => void) => ({ write: (t: string | Uint8Array) => (add(String(t)), true) }) as unknown as NodeJS.WritableStream;
-  const code = await main(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: {} });
-  return { code, stdout, stderr };
-}
+const cli = cliInProcess;
 
 test("the JSON reader takes the bare literals outside strings and nothing else", () => {
   const v = parseJsonText('{"a": NaN, "b": [Infinity,-Infinity], "NaN": "NaN", "c": "x\\" NaN"}', "doc") as Record<string, unknown>;

@@ -25,10 +25,10 @@ import {
   type TypedArray,
   type ZarrArray,
 } from "../src/index.js";
-import { allocTypedArray } from "../src/metadata/dtype.js";
 import { INLINE_BELOW_BYTES, INLINE_BELOW_BYTES_RAW, batchSize, inBatches, placeOperation } from "../src/parallel/coordinator.js";
 import { toShared } from "../src/parallel/shared.js";
 import { scratchDir } from "./helpers/paths.js";
+import { randomData, rng } from "./helpers/random.js";
 
 const pools = {
   piscina: new WorkerPool({ threads: 2, executor: "piscina" }),
@@ -45,29 +45,9 @@ const DTYPES: NumericTypeName[] = [
   "float16", "float32", "float64", "complex64", "complex128",
 ];
 
-/** A small seeded generator, so that a failing case can be replayed from its seed. */
-function rng(seed: number): (n: number) => number {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  };
-}
-
-function randomData(a: ZarrArray, count: number, r: (n: number) => number): TypedArray {
-  const data = allocTypedArray(a.dataType, count);
-  const o = data as unknown as { [i: number]: number | bigint };
-  for (let i = 0; i < data.length; i++) {
-    const v = r(2001) - 1000;
-    if (typeof o[i] === "bigint") o[i] = BigInt(v) * 1234567n;
-    else if (a.dtype === "bool") o[i] = v & 1;
-    else if (a.dtype.startsWith("float") || a.dtype.startsWith("complex")) o[i] = v / 8;
-    else o[i] = v;
-  }
-  return data;
-}
+/** Values as large as the types allow without losing exactness in float16. */
+const VALUES = { half: 1000, bigScale: 1234567n, floatDivisor: 8 };
+const randomValues = (a: ZarrArray, count: number, r: (n: number) => number): TypedArray => randomData(a.dtype as NumericTypeName, count, r, VALUES);
 
 function chainFor(k: number): CodecConfig[] {
   switch (k) {
@@ -106,7 +86,7 @@ async function makeArray(store: string | Store, dtype: NumericTypeName, c: Case,
   // Leave some chunks missing (they read as the fill value) by writing only part of the array.
   const sel = c.shape.map((s) => slice(0, Math.max(1, s - r(2))));
   const counts = c.shape.map((s, d) => (sel[d].stop as number));
-  await a.set(sel, { data: randomData(a, counts.reduce((x, y) => x * y, 1), r), shape: counts }, { threads: 0 });
+  await a.set(sel, { data: randomValues(a, counts.reduce((x, y) => x * y, 1), r), shape: counts }, { threads: 0 });
   return a;
 }
 
@@ -174,7 +154,7 @@ for (const [executor, pool] of Object.entries(pools)) {
         const probe = await inlineArr.get(c.selection, { threads: 0 });
         const r = rng(seed * 31);
         const value = typeof probe === "object" && "data" in probe && rep === 0
-          ? { data: randomData(inlineArr, probe.shape.reduce((x, y) => x * y, 1), r), shape: probe.shape }
+          ? { data: randomValues(inlineArr, probe.shape.reduce((x, y) => x * y, 1), r), shape: probe.shape }
           : dtype === "bool" ? true : dtype.startsWith("complex") ? ([1.5, -2] as [number, number]) : 3;
         await inlineArr.set(c.selection, value, { threads: 0 });
         await poolArr.set(c.selection, value, { pool, threads: 2 });

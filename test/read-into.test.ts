@@ -3,13 +3,12 @@
  * NDArrays, private and shared, inline and on a pool) equal what zarr-python reads; wrong buffers
  * and unknown option names are refused with nothing written; reads reuse their scratch memory.
  */
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   InvalidArgumentError,
   MemoryStore,
-  WorkerPool,
   ZarrError,
   createArray,
   openArray,
@@ -20,10 +19,10 @@ import {
 import { scratchAllocations } from "../src/scratch.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
+import { testPool } from "./helpers/random.js";
 
 const skip = zarrPythonSkip();
-const pool = new WorkerPool({ threads: 2 });
-after(() => pool.close());
+const pool = testPool();
 
 const ROWS = 300;
 const COLS = 257;

@@ -44,7 +44,7 @@ function typeErrors(files: Record<string, string>): string[] {
     types: ["node"],
     typeRoots: [join(ROOT, "node_modules/@types")],
     skipLibCheck: true,
-    paths: { parzarr: [join(ROOT, "src/index.ts")] },
+    paths: { parzarr: [join(ROOT, "src/index.ts")], "parzarr/zom": [join(ROOT, "src/zom.ts")] },
     allowImportingTsExtensions: true,
   });
   return ts

@@ -21,15 +21,10 @@ import {
   createGroup,
   diffZarr,
   fromZarr,
-  groupSpecV2Schema,
-  arraySpecV2Schema,
-  attributesSchema,
   openGroup,
   toZarr,
   validateZarr,
-  xarraySchema,
   zomJsonSchema,
-  zomSchema,
   type AnyGroupSpecV2,
   type AnyGroupSpecV3,
   type ArraySpecV3,
@@ -40,6 +35,7 @@ import {
   type GroupSpec,
   type ArraySpec,
 } from "../src/index.js";
+import { arraySpecV2Schema, attributesSchema, groupSpecV2Schema, xarraySchema, zomSchema } from "../src/zom.js";
 import { z } from "zod";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";

@@ -13,10 +13,10 @@ import { randomBytes } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
 import { Queue, QueueEvents, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { isWritable } from "../stores/types.js";
 import { openArray, resolveStore, ZarrError, type Store, type ZarrArray } from "../index.js";
 import type { Target } from "./args.js";
-import { copySlab, joinPath, prepareDestination, type CopyPlan, type CopySettings } from "./copy.js";
-import { slabBox, unitsIn } from "./copy-plan.js";
+import { copySlab, joinPath, prepareDestination, slabsOf, type CopyPlan, type CopySettings } from "../copy/engine.js";
 
 export const DEFAULT_QUEUE_NAME = "parzarr-cp";
 
@@ -78,20 +78,16 @@ export async function copyOnQueue(
   queue: QueueOptions,
   hooks: QueuedCopyHooks = {},
 ): Promise<QueuedCopyResult> {
-  if (destStore.readOnly || !("set" in destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
+  if (!isWritable(destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
   if (s.resume) throw new ZarrError("INVALID_ARGUMENT", "--resume does not apply to a queued copy: BullMQ retries failed slabs itself");
-  const journal = await prepareDestination(destStore, dest, plan, s, source);
+  const journal = await prepareDestination({ store: destStore, path: dest.path, text: dest.text }, plan, s, source.text);
   const copy = randomBytes(6).toString("hex");
   const jobs: { name: string; data: SlabJobData; opts: { jobId: string; attempts: number; backoff: { type: "exponential"; delay: number } } }[] = [];
   const sizes = new Map<string, { units: number; bytes: number }>();
   const totals = { chunks: 0, bytes: 0 };
   for (const j of plan.jobs) {
-    const itemBytes = j.source.size === 0 ? 0 : j.source.dataType.itemSize;
-    for (let index = 0; index < j.plan.count; index++) {
-      const box = slabBox(j.plan, j.source.shape, index);
+    for (const [index, { box, units, bytes }] of slabsOf(j).entries()) {
       const jobId = `${copy}-${jobs.length}`;
-      const units = unitsIn(box, j.unit);
-      const bytes = box.start.reduce((a, s0, d) => a * (box.stop[d] - s0), 1) * itemBytes;
       sizes.set(jobId, { units, bytes });
       totals.chunks += units;
       totals.bytes += bytes;

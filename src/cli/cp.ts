@@ -1,9 +1,11 @@
 /** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
-import { resolveStore, ZipStore } from "../index.js";
+import { InvalidArgumentError, resolveStore, ZipStore } from "../index.js";
 import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
-import { CODEC_SPEC_HELP, parseCodecSpec } from "./codec-spec.js";
+import { CODEC_SPEC_HELP, parseCodecSpec, type CodecSpec } from "../copy/codec-spec.js";
 import { write, type CliIO, type Command } from "./command.js";
-import { assertNoOverlap, describePlan, planCopy, runCopy, type CopyHooks, type CopySettings } from "./copy.js";
+import { assertNoOverlap, planCopy, runCopy, type CopyHooks, type CopySettings } from "../copy/engine.js";
+import { CLI_NAMING, describePlan } from "./copy.js";
+import { openNode } from "./nodes.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { Progress } from "./progress.js";
 import { copyOnQueue } from "./copy-queue.js";
@@ -36,6 +38,16 @@ Options:
   -h, --help             show this help
 
 Progress goes to stderr: a bar redrawn in place on a terminal, plain lines otherwise.`;
+
+/** A bad --codec is a usage error here; the library's parser says INVALID_ARGUMENT. */
+function parseCodec(text: string): CodecSpec {
+  try {
+    return parseCodecSpec(text);
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new UsageError(`--${err.message}`);
+    throw err;
+  }
+}
 
 function parseFormat(v: string | undefined): 2 | 3 | undefined {
   if (v === undefined) return undefined;
@@ -123,13 +135,14 @@ export const cpCommand: Command = {
     const settings: CopySettings = {
       chunks: chunks === undefined ? undefined : parseShape(chunks, "chunks"),
       shards: shards === undefined ? undefined : parseShape(shards, "shards"),
-      codec: codec === undefined ? undefined : parseCodecSpec(codec),
+      codec: codec === undefined ? undefined : parseCodec(codec),
       format: parseFormat(stringOpt(p, "format")),
       threads: intOpt(p, "threads", 0),
       memory: memoryText === undefined ? 512 * 2 ** 20 : parseBytes(memoryText, "memory"),
       resume: flag(p, "resume"),
       overwrite: flag(p, "overwrite"),
       skipUnreadable: flag(p, "skip-unreadable"),
+      naming: CLI_NAMING,
     };
     if (settings.resume && settings.overwrite) throw new UsageError("--resume and --overwrite contradict each other");
     const source = parseTarget(srcText);
@@ -140,7 +153,7 @@ export const cpCommand: Command = {
       { store: sourceStore, path: source.path, text: source.text },
       { store: resolveStore(dest.store, { readOnly: true }), path: dest.path, text: dest.text },
     );
-    const plan = await planCopy(source, settings, sourceStore);
+    const plan = await planCopy(await openNode(source, sourceStore), settings, source.text);
     for (const k of plan.skipped) io.stderr.write(`cp: skipping ${k.rel}: ${k.reason}\n`);
     if (flag(p, "dry-run")) {
       write(io.stdout, describePlan(plan, settings, dest));
@@ -177,7 +190,7 @@ export const cpCommand: Command = {
     }
     let result: Awaited<ReturnType<typeof runCopy>>;
     try {
-      result = await runCopy(plan, source, dest, destStore, settings, hooks);
+      result = await runCopy(plan, { store: destStore, path: dest.path, text: dest.text }, settings, hooks);
     } finally {
       // A zip destination is written out by close(): also after a failure, so that the slabs the
       // journal records as done are in the archive for --resume.

@@ -1,11 +1,11 @@
 /** `parzarr info PATH[#inner]`: what zarr-python's `.info` shows, for an array or a group. */
-import { Group, type JsonObject, type Store, type ZarrArray } from "../index.js";
+import { Group, type JsonObject, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals, type Target } from "./args.js";
 import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, tuple } from "./format.js";
-import { layoutOf } from "./layout.js";
+import { layoutOf } from "../hierarchy/layout.js";
 import { openNode, walk } from "./nodes.js";
-import { arrayInfo, type ArrayInfo } from "../hierarchy/info.js";
+import { arrayInfo, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
 
 // One function gives the library's `arr.info()` and this command's array facts.
 export { arrayInfo, type ArrayInfo };
@@ -30,11 +30,6 @@ export interface GroupInfo {
   groups: number;
   unreadable: number;
   attributes: unknown;
-}
-
-/** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
-async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
-  return store.descriptor().kind === "fetch" ? null : f();
 }
 
 export async function groupInfo(group: Group): Promise<GroupInfo> {
@@ -92,7 +87,7 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
   }
   if (info.shards) rows.push(["Shard codecs", arr.codecs.map((c) => c.name).join(", ")]);
   rows.push(["Fill value", JSON.stringify(info.fillValue)]);
-  rows.push(["No. bytes", withSize(info.nbytes)]);
+  rows.push(["No. bytes", logicalBytesText(info)]);
   rows.push(["No. bytes stored", info.nbytesStored === null ? "unknown (the store cannot list)" : withSize(info.nbytesStored)]);
   rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);
   const what = info.shards ? "Shards initialized" : "Chunks initialized";

@@ -15,6 +15,7 @@ import { write, type Command } from "./command.js";
 import { arrayInfo } from "./info.js";
 import { openNode, walk } from "./nodes.js";
 import { startStaticServer } from "./static-server.js";
+import type { ListedNode } from "../viewer/listing.js";
 
 const HELP = `Usage: parzarr view PATH|URL[#inner/path] [--port N] [--host H] [--no-open]
 
@@ -43,15 +44,6 @@ async function viewerAssets(): Promise<string> {
   const { buildBrowser } = (await import(tools)) as { buildBrowser(out: string, o: { minify: boolean }): Promise<unknown> };
   await buildBrowser(out, { minify: true });
   return out;
-}
-
-interface ListedNode {
-  path: string;
-  kind: "array" | "group" | "unreadable";
-  shape?: number[];
-  dtype?: string;
-  error?: string;
-  info?: unknown;
 }
 
 /** The hierarchy below the target, with each array's info as `parzarr info --json` gives it. */

@@ -2,7 +2,8 @@
  * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
  * chunk and hand them to an executor; the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, ReadOnlyError, ShapeMismatchError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, ShapeMismatchError, UnsupportedError } from "../errors.js";
+import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
 import {
@@ -49,6 +50,15 @@ export interface ArrayHandleOptions {
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
   synchronizer?: Synchronizer;
+  /** false: reading a chunk that is not stored is a MissingChunkError (default true: the fill value). */
+  fillMissingDataReads?: boolean;
+  /**
+   * Where the metadata came from when not from the store at open (open-options.ts): "assumed"
+   * (`assumeMetadata`: the store's document is never read or written, so the shape and attributes
+   * cannot change) or "cached" (`assumeCachedMetadata`: checked against the store's document
+   * when an operation rewrites it).
+   */
+  assumed?: "assumed" | "cached";
 }
 
 /** Options of `get`: those of every operation, a record field, and the buffer to read into. */
@@ -195,8 +205,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** Replaces the attributes. */
   async setAttrs(attributes: JsonObject): Promise<void> {
     const store = this.writableStore();
+    const base = await this.metadataToRewrite(store, "setAttrs");
     this.metadataWillChange();
-    const meta = { ...this.meta, attributes: structuredClone(attributes) };
+    const meta = { ...base, attributes: structuredClone(attributes) };
     await writeArrayMetadata(store, this.path, meta);
     this.meta = meta;
   }
@@ -339,7 +350,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       );
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
-    const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out });
+    const missing = this.options.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
+    const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
     await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
     if (into !== null) return into.result;
     if (options.field !== undefined) {
@@ -431,7 +443,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     if (!Array.isArray(shape) || shape.length !== this.ndim || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
       throw new InvalidArgumentError(`resize: the new shape must be ${this.ndim} non-negative integers, got ${JSON.stringify(shape)}`);
     }
-    await this.changeShape(() => [...shape]);
+    await this.changeShape("resize", () => [...shape]);
   }
 
   /**
@@ -448,7 +460,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const vshape = this.valueShape(value);
     let start = 0;
-    const shape = await this.changeShape((current) => {
+    const shape = await this.changeShape("append", (current) => {
       if (vshape.length !== current.length || vshape.some((n, d) => d !== ax && n !== current[d])) {
         throw new ShapeMismatchError(`append: a value of shape [${vshape}] does not fit an array of shape [${current}] along axis ${ax}`);
       }
@@ -474,14 +486,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
-  private async changeShape(next: (current: number[]) => number[]): Promise<number[]> {
+  private async changeShape(what: string, next: (current: number[]) => number[]): Promise<number[]> {
     const store = this.writableStore();
     const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
     const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
     return withChunkLock(lock, metaKey, async () => {
       // Another handle or process may have resized or appended since this one was opened.
-      const stored = await readNode(store, this.path, this.meta.zarrFormat);
-      const base: ArrayMetadata = stored?.nodeType === "array" ? (({ nodeType: _n, ...m }) => m)(stored) : this.meta;
+      const base = await this.metadataToRewrite(store, what, true);
       const shape = next([...base.shape]);
       const meta: ArrayMetadata = { ...base, shape };
       this.metadataWillChange();
@@ -490,6 +501,29 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       await this.deleteChunksOutside(shape);
       return shape;
     });
+  }
+
+  /**
+   * The metadata a rewrite starts from. With `fromStore` (a shape change), the stored document,
+   * which another writer may have changed. A handle whose metadata was assumed
+   * (`assumeMetadata`) never touches the stored document, so it refuses; one opened with
+   * `assumeCachedMetadata` reads the document now and refuses when it disagrees with what it
+   * assumed (other than in shape and attributes, which a rewrite replaces).
+   */
+  private async metadataToRewrite(store: Store, what: string, fromStore = false): Promise<ArrayMetadata> {
+    const assumed = this.options.assumed;
+    if (assumed === "assumed") {
+      throw new UnsupportedError(`${what}: array ${describePath(this.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
+    }
+    if (!fromStore && assumed === undefined) return this.meta;
+    const stored = await readNode(store, this.path, this.meta.zarrFormat);
+    if (stored?.nodeType !== "array") {
+      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${describePath(this.path)} (the handle assumed it)`);
+      return this.meta;
+    }
+    const { nodeType: _n, ...base } = stored;
+    if (assumed === "cached") checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
+    return fromStore ? base : { ...base, shape: this.meta.shape };
   }
 
   private async deleteChunksOutside(shape: readonly number[]): Promise<void> {

@@ -66,6 +66,27 @@ export interface CreateArrayOptions {
   overwrite?: boolean;
 }
 
+/** Checked by the compiler: an option added to CreateArrayOptions and not here is an error. */
+const CREATE_ARRAY_KEYS: Record<keyof CreateArrayOptions, true> = {
+  shape: true,
+  chunks: true,
+  shards: true,
+  shardIndexLocation: true,
+  dtype: true,
+  fillValue: true,
+  zarrFormat: true,
+  codecs: true,
+  compressor: true,
+  filters: true,
+  order: true,
+  dimensionSeparator: true,
+  chunkKeyEncoding: true,
+  dimensionNames: true,
+  attributes: true,
+  overwrite: true,
+};
+export const CREATE_ARRAY_OPTION_NAMES: readonly string[] = Object.keys(CREATE_ARRAY_KEYS);
+
 /** numcodecs' default compressor in zarr-python 2. */
 const V2_DEFAULT_COMPRESSOR: JsonObject = { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 };
 

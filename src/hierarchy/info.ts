@@ -28,8 +28,12 @@ export interface ArrayInfo {
   filters: unknown;
   codecs: unknown[];
   fillValue: unknown;
-  /** Logical bytes: elements times the item size. */
-  nbytes: number;
+  /**
+   * Logical bytes: elements times the item size; null for variable-length strings and bytes, whose
+   * size is unknown without reading every element (zarr-python counts 8 bytes per object pointer,
+   * which says nothing about the data).
+   */
+  nbytes: number | null;
   /** Bytes in the store (metadata and chunks), null where the store cannot list (plain HTTP). */
   nbytesStored: number | null;
   /** nbytes / nbytesStored, as zarr-python's storage ratio. */
@@ -66,12 +70,13 @@ function storeType(store: Store): string {
 }
 
 /** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
-async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
+export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
   return store.descriptor().kind === "fetch" ? null : f();
 }
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
-  const nbytes = arr.size * arr.dataType.itemSize;
+  const kind = arr.dataType.kind;
+  const nbytes = kind === "string" || kind === "bytes" ? null : arr.size * arr.dataType.itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {
@@ -92,7 +97,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     fillValue: scalarJson(arr.fillValue),
     nbytes,
     nbytesStored: stored,
-    compressionRatio: stored ? nbytes / stored : null,
+    compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
     chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
     chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
     attributes: arr.attrs,
@@ -128,6 +133,13 @@ function humanSize(n: number): string {
 const tuple = (s: readonly number[]) => (s.length === 1 ? `(${s[0]},)` : `(${s.join(", ")})`);
 const bytesText = (n: number) => (n < 1024 ? `${n}` : `${n} (${humanSize(n)})`);
 
+/** "No. bytes": the logical size, or for variable-length elements how many there are. */
+export function logicalBytesText(info: ArrayInfo): string {
+  if (info.nbytes !== null) return bytesText(info.nbytes);
+  const n = info.shape.reduce((a, b) => a * b, 1);
+  return `unknown (${n} elements of variable length)`;
+}
+
 /** The info as zarr-python prints it: one `Key : value` line per item, keys padded to one width. */
 export function formatInfo(info: ArrayInfo | GroupInfo): string {
   const rows: [string, string][] = [["Name", info.path]];
@@ -148,7 +160,7 @@ export function formatInfo(info: ArrayInfo | GroupInfo): string {
     } else {
       rows.push(["Codecs", JSON.stringify(info.codecs)]);
     }
-    rows.push(["Fill value", JSON.stringify(info.fillValue)], ["Store type", info.storeType], ["No. bytes", bytesText(info.nbytes)]);
+    rows.push(["Fill value", JSON.stringify(info.fillValue)], ["Store type", info.storeType], ["No. bytes", logicalBytesText(info)]);
     if (info.nbytesStored !== null) {
       rows.push(["No. bytes stored", bytesText(info.nbytesStored)]);
       rows.push(["Storage ratio", info.compressionRatio === null ? "-" : info.compressionRatio.toFixed(1)]);

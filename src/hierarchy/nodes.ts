@@ -16,6 +16,9 @@ export interface NodeOpenOptions {
   /** The consolidated metadata the handle was opened through, shared with its children. */
   consolidated?: ConsolidatedView;
   synchronizer?: Synchronizer;
+  fillMissingDataReads?: boolean;
+  /** Arrays whose metadata the caller gave (ArrayHandleOptions.assumed). */
+  assumed?: "assumed" | "cached";
 }
 
 /** An array opened through consolidated metadata: changing its metadata makes that stale. */

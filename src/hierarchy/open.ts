@@ -2,14 +2,15 @@
  * The entry points: open and create arrays and groups in a store given as an object, a path
  * (a FileSystemStore) or an http(s) URL (a FetchStore), with zarr-python's modes.
  */
-import { BadSelectionError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
-import type { CreateArrayOptions } from "./create-options.js";
+import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
+import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
@@ -48,6 +49,30 @@ export interface OpenOptions {
    * this process are always synchronised.
    */
   synchronizer?: Synchronizer;
+  /**
+   * false: reading a chunk that is not stored is a MissingChunkError naming its key, instead of
+   * the fill value (TensorStore's `fill_missing_data_reads`). Default true. Writers still delete
+   * chunks that are all fill value unless `writeEmptyChunks` is set.
+   */
+  fillMissingDataReads?: boolean;
+}
+
+/** openArray's options on metadata, from TensorStore's zarr3 driver (see README). */
+export interface ArrayOpenOptions {
+  /** Constraints on the stored metadata: a mismatch is a MetadataMismatchError naming the field. */
+  expect?: ExpectOptions;
+  /**
+   * createArray's options: open without reading or writing the stored metadata, which need not
+   * exist. The caller vouches for it: chunks are read and written as if it were this. The shape
+   * and attributes cannot change (resize, append, setAttrs are refused).
+   */
+  assumeMetadata?: CreateArrayOptions;
+  /**
+   * createArray's options: open without reading the stored metadata, as if it were this; an
+   * operation that rewrites the metadata (resize, append, setAttrs) reads it first and refuses
+   * when it disagrees.
+   */
+  assumeCachedMetadata?: CreateArrayOptions;
 }
 
 const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
@@ -64,7 +89,11 @@ function setup(input: StoreInput, options: OpenOptions) {
   if (synchronizer !== undefined && typeof (synchronizer as Partial<Synchronizer> | null)?.descriptor !== "function") {
     throw new BadSelectionError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
   }
-  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer } };
+  const { fillMissingDataReads } = options;
+  if (fillMissingDataReads !== undefined && typeof fillMissingDataReads !== "boolean") {
+    throw new InvalidArgumentError(`fillMissingDataReads must be true or false, got ${JSON.stringify(fillMissingDataReads)}`);
+  }
+  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads } };
 }
 
 /**
@@ -76,19 +105,31 @@ type TypedDtype<D extends string> = { dtype?: D | Exclude<JsonValue, string> };
 /** Opens an array; with mode `a`, `w` or `w-` and creation options, creates it. */
 export async function openArray<D extends string = string>(
   input: StoreInput,
-  options: OpenOptions & Partial<CreateArrayOptions> & TypedDtype<D> = {},
+  options: OpenOptions & ArrayOpenOptions & Partial<CreateArrayOptions> & TypedDtype<D> = {},
 ): Promise<ArrayOf<D>> {
   return (await openUntyped(input, options)) as unknown as ArrayOf<D>;
 }
 
-async function openUntyped(input: StoreInput, options: OpenOptions & Partial<CreateArrayOptions>): Promise<ZarrArray> {
+async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOptions & Partial<CreateArrayOptions>): Promise<ZarrArray> {
   const { mode, store, path, handle } = setup(input, options);
+  const where = `array ${describePath(path)}`;
+  const assumed = assumedMetadataOption(options);
+  if (assumed !== null) {
+    if (mode === "w" || mode === "w-") throw new InvalidArgumentError(`${assumed.name} cannot be combined with mode "${mode}", which writes metadata`);
+    // Nothing is read: the handle's metadata is the caller's word.
+    const meta = assumedArrayMetadata(assumed.value, assumed.name);
+    checkExpected(meta, options.expect, where);
+    const how = assumed.name === "assumeMetadata" ? "assumed" : "cached";
+    return nodeFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how }) as ZarrArray;
+  }
   if (mode === "w" || mode === "w-") {
+    if (options.expect !== undefined) checkExpected(buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
     return createArrayAt(store, path, { ...(options as CreateArrayOptions), overwrite: mode === "w" }, handle);
   }
   const meta = await readNode(store, path, options.zarrFormat);
   if (!meta) {
     if (mode === "a" && options.shape !== undefined && options.dtype !== undefined) {
+      if (options.expect !== undefined) checkExpected(buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
       return createArrayAt(store, path, options as CreateArrayOptions, handle);
     }
     throw new NotFoundError(`no array at ${describePath(path)}`);
@@ -97,7 +138,26 @@ async function openUntyped(input: StoreInput, options: OpenOptions & Partial<Cre
   if (options.dimensionSeparator && meta.v2 && meta.v2.dimensionSeparator === null) {
     meta.chunkKeyEncoding = { name: "v2", separator: options.dimensionSeparator };
   }
+  checkExpected(meta, options.expect, where);
   return nodeFromMetadata(store, path, meta, handle) as ZarrArray;
+}
+
+/** The one of assumeMetadata / assumeCachedMetadata given, if any (both is an error). */
+function assumedMetadataOption(options: ArrayOpenOptions) {
+  const { assumeMetadata, assumeCachedMetadata } = options;
+  if (assumeMetadata !== undefined && assumeCachedMetadata !== undefined) {
+    throw new InvalidArgumentError("give assumeMetadata or assumeCachedMetadata, not both");
+  }
+  if (assumeMetadata !== undefined) return { name: "assumeMetadata", value: assumeMetadata } as const;
+  if (assumeCachedMetadata !== undefined) return { name: "assumeCachedMetadata", value: assumeCachedMetadata } as const;
+  return null;
+}
+
+/** Options only openArray takes: refused by openGroup and open rather than ignored. */
+function refuseArrayOnly(options: object, what: string): void {
+  for (const name of ["expect", "assumeMetadata", "assumeCachedMetadata"]) {
+    if ((options as Record<string, unknown>)[name] !== undefined) throw new InvalidArgumentError(`${what}: ${name} is an openArray option`);
+  }
 }
 
 /** Creates an array (failing if one exists unless `overwrite` is set). */
@@ -116,6 +176,7 @@ export interface GroupOptions extends OpenOptions {
 
 /** Opens a group; mode `a` (the default) creates it when missing. */
 export async function openGroup(input: StoreInput, options: GroupOptions = {}): Promise<Group> {
+  refuseArrayOnly(options, "openGroup");
   const { mode, store, path, handle } = setup(input, options);
   if (mode === "w" || mode === "w-") {
     return createGroupAt(store, path, { ...options, overwrite: mode === "w" }, handle);
@@ -142,6 +203,7 @@ export async function open(
   input: StoreInput,
   options: GroupOptions & Partial<CreateArrayOptions> = {},
 ): Promise<ZarrArray | Group> {
+  refuseArrayOnly(options, "open");
   const { mode, store, path, handle } = setup(input, options);
   const wantsArray = options.shape !== undefined && options.dtype !== undefined;
   // Creating modes go through openArray/openGroup with the resolved store, not a second one.

@@ -17,7 +17,7 @@ import {
 import { type JsonObject, isJsonObject, jsonBytes, parseJsonBytes } from "../metadata/json.js";
 import { type ZomDifference, diffSpecs } from "../metadata/zom-diff.js";
 import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";
-import { type ZomIssue, formatZomIssue, nodeSpecSchema, zomIssues } from "../metadata/zom-schema.js";
+import { type ZomIssue, formatZomIssue, zomIssues } from "../metadata/zom-issues.js";
 import type { AnyGroupSpecV2, AnyGroupSpecV3, ArraySpecV2, ArraySpecV3, NodeSpec } from "../metadata/zom-types.js";
 import { walkSpec } from "../metadata/zom-types.js";
 import { resolveStore } from "../stores/open.js";
@@ -87,7 +87,9 @@ async function buildSpec(source: DocSource, rel: string, raw: RawNodeDocs): Prom
   return specFromDocs(raw, members);
 }
 
-function checkModel(spec: unknown, zarrFormat: 2 | 3, what: string): void {
+/** zod loads here, on the first model checked, not when the library is imported (≈ 0.3 s). */
+async function checkModel(spec: unknown, zarrFormat: 2 | 3, what: string): Promise<void> {
+  const { nodeSpecSchema } = await import("../metadata/zom-schema.js");
   const result = nodeSpecSchema(zarrFormat).safeParse(spec);
   if (!result.success) {
     const issues = zomIssues(result.error).map(formatZomIssue);
@@ -118,7 +120,7 @@ export async function fromZarr(input: StoreInput | Group | ZarrArray, options: F
   const found = await findRoot(store, path, zarrFormat, options.consolidated ?? true);
   if (!found) throw new NotFoundError(`no array or group at ${describePath(path)}`);
   const spec = await buildSpec(found.source, "", found.root);
-  checkModel(spec, found.root.zarrFormat, `the hierarchy at ${describePath(path)}`);
+  await checkModel(spec, found.root.zarrFormat, `the hierarchy at ${describePath(path)}`);
   return spec;
 }
 
@@ -193,7 +195,7 @@ export async function toZarr(spec: NodeSpec, input: StoreInput, options: ToZarrO
   if (zarrFormat === undefined) {
     throw new InvalidMetadataError(`a Zarr object model needs "zarr_format": 2 or 3 at its root`);
   }
-  checkModel(spec, zarrFormat, "the model");
+  await checkModel(spec, zarrFormat, "the model");
   checkDocuments(spec);
   const store = resolveStore(input);
   const path = normalisePath(options.path);

@@ -2,7 +2,7 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { CorruptChunkError, ReadOnlyError, ZarrError } from "../errors.js";
+import { CorruptChunkError, MissingChunkError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
@@ -55,6 +55,11 @@ export interface ReadTask {
   meta: ArrayMetadata;
   items: ChunkItem[];
   out: TaskBuffer;
+  /**
+   * "error": a chunk that is not stored is a MissingChunkError naming its key (the array was
+   * opened with `fillMissingDataReads: false`); absent: it reads as the fill value.
+   */
+  missing?: "error";
 }
 
 export type WriteValue = { kind: "array"; buffer: TaskBuffer } | { kind: "scalar"; value: Scalar };
@@ -175,6 +180,14 @@ async function readScattered(task: ReadTask, store: Store, item: ChunkItem, sign
   forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
 }
 
+/** A chunk that is not stored: the fill value, or with `missing: "error"` a MissingChunkError. */
+function fillMissing(task: ReadTask, item: ChunkItem, outRegion: StridedRegion, counts: number[]): void {
+  if (task.missing === "error") {
+    throw new MissingChunkError(`chunk "${item.key}" is not stored (the array was opened with fillMissingDataReads: false)`, item.key);
+  }
+  fillElements(task.out.data, outRegion, counts, fillComponents(task.meta.fillValue, task.meta.dtype));
+}
+
 async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   if (item.scatter) return readScattered(task, store, item, signal);
   const { meta, out } = task;
@@ -182,7 +195,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const outRegion = regionAt(item.outStart, item.outStep ?? null, out.strides);
   if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
     const part = await readPart(task, store, item, signal);
-    if (part === undefined) fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
+    if (part === undefined) fillMissing(task, item, outRegion, counts);
     else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
     return;
   }
@@ -197,7 +210,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     // A missing chunk reads as the fill value; readInto already found it missing.
     const bytes = raw === "missing" ? undefined : await readChunkBytes(store, item.key, expected, held, signal);
     if (bytes === undefined) {
-      fillElements(out.data, outRegion, counts, fillComponents(meta.fillValue, meta.dtype));
+      fillMissing(task, item, outRegion, counts);
       return;
     }
     if (await decodeIntoPlace(meta, item, bytes, out)) return;

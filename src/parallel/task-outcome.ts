@@ -13,6 +13,8 @@ import {
   InvalidKeyError,
   InvalidMetadataError,
   LockTimeoutError,
+  MetadataMismatchError,
+  MissingChunkError,
   NodeTypeError,
   NotFoundError,
   PoolClosedError,
@@ -50,12 +52,14 @@ export interface SerialisedError {
   code: ZarrErrorCode | null;
   name: string;
   message: string;
-  /** The chunk key of a LockTimeoutError or an AccessDeniedError. */
+  /** The chunk key of a LockTimeoutError, an AccessDeniedError or a MissingChunkError. */
   key?: string;
   /** The HTTP status of an AccessDeniedError. */
   status?: number;
   /** The chunk keys of a WorkerExitError. */
   keys?: string[];
+  /** The field of a MetadataMismatchError. */
+  field?: string;
 }
 
 export type TaskOutcome = (
@@ -77,7 +81,8 @@ export function outcomeTransferables(outcome: TaskOutcome): ArrayBuffer[] {
 export function serialiseError(err: unknown): SerialisedError {
   if (err instanceof ZarrError) {
     const out: SerialisedError = { code: err.code, name: err.name, message: err.message };
-    if (err instanceof LockTimeoutError) out.key = err.key;
+    if (err instanceof LockTimeoutError || err instanceof MissingChunkError) out.key = err.key;
+    if (err instanceof MetadataMismatchError) out.field = err.field;
     if (err instanceof AccessDeniedError) {
       out.key = err.key;
       out.status = err.status;
@@ -113,6 +118,8 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   TOO_LARGE: (m) => new TooLargeError(m),
   WORKER_EXITED: (m, e) => new WorkerExitError(m, e.keys ?? []),
   ACCESS_DENIED: (m, e) => new AccessDeniedError(m, e.key ?? "", e.status ?? 403),
+  MISSING_CHUNK: (m, e) => new MissingChunkError(m, e.key ?? ""),
+  METADATA_MISMATCH: (m, e) => new MetadataMismatchError(m, e.field ?? ""),
 };
 
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */

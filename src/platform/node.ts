@@ -4,6 +4,8 @@
  * Installing it also registers those two stores' descriptors, so workers can open them.
  */
 import { constants } from "node:buffer";
+import { existsSync, realpathSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -35,6 +37,24 @@ function localStore(pathOrUrl: string, options: { readOnly?: boolean }): Store {
   return new FileSystemStore(path, options);
 }
 
+/** A folder's real path, following symbolic links in the part that exists. */
+function realFolder(path: string): string {
+  const abs = resolve(path);
+  let head = abs;
+  const tail: string[] = [];
+  while (!existsSync(head)) {
+    const up = dirname(head);
+    if (up === head) return abs;
+    tail.unshift(head.slice(up.length).replace(/^[\\/]+/, ""));
+    head = up;
+  }
+  try {
+    return join(realpathSync(head), ...tail);
+  } catch {
+    return abs;
+  }
+}
+
 export const nodePlatform: Platform = {
   name: "node",
   availableParallelism,
@@ -49,6 +69,7 @@ export const nodePlatform: Platform = {
     return new ComlinkExecutor(threads, options.createWorker ? webWorkers(options) : nodeComlinkWorkers);
   },
   localStore,
+  realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
 };
 
 registerStoreKind("filesystem", {

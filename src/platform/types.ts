@@ -28,4 +28,9 @@ export interface Platform {
   createExecutor(threads: number, options: WorkerPoolOptions): Executor;
   /** The store for a local path or file: URL; absent where there is no file system (browsers). */
   localStore?(pathOrFileUrl: string, options: { readOnly?: boolean }): Store;
+  /**
+   * A local path as `/`-free segments of its real location (symbolic links followed in the part
+   * that exists), so two spellings of one folder compare equal; absent where there are no paths.
+   */
+  realPathSegments?(path: string): string[];
 }

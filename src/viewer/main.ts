@@ -10,15 +10,7 @@
  */
 import { Group, WorkerPool, ZarrArray, open, slice, type NDArray, type SelectionItem } from "../browser.js";
 import { COLORMAPS, autoLimits, toRgba, type ColormapName } from "./render.js";
-
-interface TreeNode {
-  path: string;
-  kind: "array" | "group" | "unreadable";
-  shape?: number[];
-  dtype?: string;
-  error?: string;
-  info?: unknown;
-}
+import type { ListedNode as TreeNode } from "./listing.js";
 
 /** Pixels per side at most: larger slices are read with a step (every k-th element). */
 const MAX_SIDE = 2048;

@@ -10,7 +10,9 @@
  * so whatever a crash leaves behind, the slabs not in the journal are simply written again
  * (whole-chunk writes are idempotent). Its absence after a finished copy also says "complete".
  */
-import { ZarrError, type JsonObject, type WritableStore } from "../index.js";
+import { ZarrError } from "../errors.js";
+import type { JsonObject } from "../metadata/json.js";
+import type { WritableStore } from "../stores/types.js";
 
 export const JOURNAL_NAME = ".parzarr-cp-journal.json";
 

@@ -3,7 +3,8 @@
  * grid of them when the array is sharded (`sharding_indexed` as its array->bytes codec, whose
  * outer chunk is the shard).
  */
-import type { CodecConfig, ZarrArray } from "../index.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
+import type { ZarrArray } from "./array.js";
 
 export interface Layout {
   /** The chunk a reader decodes: the inner chunk of a sharded array. */

@@ -6,9 +6,9 @@
  * URL, a memory store), not by object, so two handles on one folder are one store, and a store
  * rooted inside another's folder is seen as the node it is.
  */
-import { existsSync, realpathSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
-import { InvalidArgumentError, type Store } from "../index.js";
+import { InvalidArgumentError } from "../errors.js";
+import { platform } from "../platform/current.js";
+import type { Store } from "../stores/types.js";
 
 export interface CopyEnd {
   store: Store;
@@ -18,22 +18,9 @@ export interface CopyEnd {
   text?: string;
 }
 
-/** A folder's real path, following symbolic links in the part that exists. */
-function realFolder(path: string): string {
-  const abs = resolve(path);
-  let head = abs;
-  const tail: string[] = [];
-  while (!existsSync(head)) {
-    const up = dirname(head);
-    if (up === head) return abs;
-    tail.unshift(head.slice(up.length).replace(/^[\\/]+/, ""));
-    head = up;
-  }
-  try {
-    return join(realpathSync(head), ...tail);
-  } catch {
-    return abs;
-  }
+/** A local path's segments where it really lies (the platform follows links); as written elsewhere. */
+function localSegments(path: string): string[] {
+  return platform().realPathSegments?.(path) ?? path.split(/[\\/]/).filter((s) => s !== "");
 }
 
 /**
@@ -45,10 +32,10 @@ function locationOf(end: CopyEnd): string[] {
   const nodeSegments = end.path.split("/").filter((s) => s !== "");
   switch (d.kind) {
     case "filesystem":
-      return ["file", ...realFolder(d.root).split(sep).filter((s) => s !== ""), ...nodeSegments];
+      return ["file", ...localSegments(d.root), ...nodeSegments];
     case "zip":
       // An archive is a file in a folder: a copy into the folder holding it can delete it.
-      return ["file", ...realFolder(d.path).split(sep).filter((s) => s !== ""), "\0zip", ...nodeSegments];
+      return ["file", ...localSegments(d.path), "\0zip", ...nodeSegments];
     case "fetch":
       return ["url", ...d.url.replace(/\/+$/, "").split("/").filter((s) => s !== ""), ...nodeSegments];
     case "memory":

@@ -1,10 +1,11 @@
 /**
- * `--codec` strings (`zstd:3`, `blosc:lz4:5:shuffle`, `gzip:6`, `zlib:1`, `lz4`, `none`) and
+ * Codec specs (`parzarr cp --codec`, the `codec` option of `copy`): strings (`zstd:3`, `blosc:lz4:5:shuffle`, `gzip:6`, `zlib:1`, `lz4`, `none`) and
  * their two spellings: a v3 bytes->bytes codec chain and a v2 numcodecs compressor. The same
  * string means the same bytes on disk in both formats, as zarr-python maps them.
  */
-import type { CodecConfig, JsonObject } from "../index.js";
-import { UsageError } from "./args.js";
+import { InvalidArgumentError } from "../errors.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
+import type { JsonObject } from "../metadata/json.js";
 
 export type CodecSpec =
   | { kind: "none" }
@@ -24,7 +25,7 @@ export const CODEC_SPEC_HELP = "none | zstd[:LEVEL] | gzip[:LEVEL] | zlib[:LEVEL
 function level(text: string | undefined, def: number, min: number, max: number, what: string, spec: string): number {
   if (text === undefined || text === "") return def;
   if (!/^-?\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`--codec ${spec}: ${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+    throw new InvalidArgumentError(`codec ${spec}: ${what} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
   }
   return Number(text);
 }
@@ -32,7 +33,7 @@ function level(text: string | undefined, def: number, min: number, max: number, 
 export function parseCodecSpec(text: string): CodecSpec {
   const [name, ...args] = text.trim().toLowerCase().split(":");
   const extra = (n: number) => {
-    if (args.length > n) throw new UsageError(`--codec ${text}: too many ":" fields (expected ${CODEC_SPEC_HELP})`);
+    if (args.length > n) throw new InvalidArgumentError(`codec ${text}: too many ":" fields (expected ${CODEC_SPEC_HELP})`);
   };
   switch (name) {
     case "none":
@@ -54,13 +55,13 @@ export function parseCodecSpec(text: string): CodecSpec {
     case "blosc": {
       extra(3);
       const cname = (args[0] || "lz4") as BloscName;
-      if (!BLOSC_NAMES.includes(cname)) throw new UsageError(`--codec ${text}: blosc compressor must be one of ${BLOSC_NAMES.join(", ")}`);
+      if (!BLOSC_NAMES.includes(cname)) throw new InvalidArgumentError(`codec ${text}: blosc compressor must be one of ${BLOSC_NAMES.join(", ")}`);
       const shuffle = (args[2] || "shuffle") as Shuffle;
-      if (!SHUFFLES.includes(shuffle)) throw new UsageError(`--codec ${text}: shuffle must be one of ${SHUFFLES.join(", ")}`);
+      if (!SHUFFLES.includes(shuffle)) throw new InvalidArgumentError(`codec ${text}: shuffle must be one of ${SHUFFLES.join(", ")}`);
       return { kind: "blosc", cname, clevel: level(args[1], 5, 0, 9, "the level", text), shuffle };
     }
     default:
-      throw new UsageError(`--codec ${JSON.stringify(text)}: unknown codec (expected ${CODEC_SPEC_HELP})`);
+      throw new InvalidArgumentError(`codec ${JSON.stringify(text)}: unknown codec (expected ${CODEC_SPEC_HELP})`);
   }
 }
 
