@@ -7,6 +7,7 @@ import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
   componentsPerElement,
+  isObjectType,
   scalarToComponents,
   type Component,
   type ElementArray,
@@ -14,7 +15,7 @@ import {
 } from "../metadata/dtype.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
-import { copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../codecs/view.js";
+import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun, Scatter } from "../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
@@ -22,8 +23,8 @@ import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
 import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
-import { decodeIntoPlace, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
-import { giveScratch } from "../scratch.js";
+import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
+import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
@@ -222,6 +223,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     }
     if (await decodeIntoPlace(meta, item, bytes, out)) return;
     if (await decodeIntoRows(meta, item, bytes, out)) return;
+    if (await decodeIntoRegion(meta, item, bytes, out, outRegion)) return;
     const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
     placeFromChunk(meta, item, view, out);
   } finally {
@@ -289,6 +291,24 @@ async function mergeAndStore(
   whole: boolean,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  // The merge buffer and every encoding stage use this thread's scratch; when the store is done
+  // with a value once `set` settles, the encoded bytes stay in scratch too (no fresh memory).
+  const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
+  try {
+    await mergeAndStoreWith(task, store, item, whole, signal, lease);
+  } finally {
+    lease?.release();
+  }
+}
+
+async function mergeAndStoreWith(
+  task: WriteTask,
+  store: WritableStore,
+  item: ChunkItem,
+  whole: boolean,
+  signal: AbortSignal | undefined,
+  lease: ScratchLease | undefined,
+): Promise<void> {
   const { meta, value } = task;
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
@@ -299,9 +319,10 @@ async function mergeAndStore(
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
     const { data, strides } = value.buffer;
     const view = { data, shape: chunkShape, strides: [...strides], offset: regionAt(item.outStart, null, strides).offset };
-    return encodeAndStore(task, store, item, view, comps, undefined);
+    return encodeAndStore(task, store, item, view, comps, undefined, lease);
   }
-  const chunk = allocElements(meta.dtype, product(chunkShape));
+  // Leased only where the encoded bytes may be a view of it (a raw chain) and the store lets go.
+  const chunk = lease && !isObjectType(meta.dtype) ? scratchElements(lease, meta.dtype, product(chunkShape)) : allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
   if (whole) {
@@ -337,7 +358,7 @@ async function mergeAndStore(
     const src = regionAt(item.outStart, item.outStep ?? null, value.buffer.strides);
     copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
   }
-  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous);
+  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease);
 }
 
 /**
@@ -351,6 +372,7 @@ async function encodeAndStore(
   view: ChunkView,
   comps: Component[],
   previous: Uint8Array | undefined,
+  lease: ScratchLease | undefined,
 ): Promise<void> {
   const meta = task.meta;
   try {
@@ -360,10 +382,9 @@ async function encodeAndStore(
       return;
     }
     // A partial write to a shard re-encodes only the inner chunks it touched.
-    const encoded = previous
-      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
-      : await pipelineFor(meta).encode(view);
-    await store.set(item.key, encoded);
+    if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
+    else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
+    else await store.set(item.key, await pipelineFor(meta).encode(view));
   } finally {
     // A shard index that a partial read cached for this key is stale now (after, not before:
     // a read racing this write could cache the old index in between).

@@ -74,6 +74,8 @@ export interface FileSystemStoreOptions {
 }
 
 export class FileSystemStore implements WritableStore {
+  /** `set` has written the bytes to a file when it settles: writers may reuse their buffer. */
+  readonly setReleasesValue = true;
   readonly root: string;
   readonly readOnly: boolean;
   readonly followSymlinks: boolean;

@@ -85,6 +85,12 @@ export interface ReadableStore {
 export interface WritableStore extends ReadableStore {
   /** Atomic per key: a reader sees the old value or the new one, never a mix. */
   set(key: string, value: Uint8Array): Promise<void>;
+  /**
+   * Optional: true when `set` keeps no reference to `value` once its promise settles (it wrote
+   * the bytes out), so writers may pass a reused buffer. Stores that keep the value (in memory,
+   * queued for later) leave it unset.
+   */
+  readonly setReleasesValue?: boolean;
   /** Deleting a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   /** Deletes every key under a folder prefix. */
