@@ -3,7 +3,7 @@
  * 12): reads into fresh memory, with huge pages, and into a reused `out`; writes; the targets.
  *
  *   npm run bench:compare                 # 8192 x 8192 float32, chunks 1024 x 1024 (~10 min on 2 cores)
- *   npm run bench:compare -- --quick      # 2048 x 2048, under a minute
+ *   npm run bench:compare -- --quick      # 2048 x 2048 and 128^3 cubes, a few minutes
  *   npm run bench:compare -- --rows 4096 --cols 4096 --chunk 512 --repeats 5 --threads 0,2,default
  *   npm run bench:compare -- --json result.json
  *
@@ -36,5 +36,6 @@ const result = await runCompare({
   chunk: num(values.chunk),
   repeats: num(values.repeats),
   threads,
+  volumeEdge: values.quick ? 128 : undefined,
 });
 if (values.json) writeFileSync(values.json, JSON.stringify(result, null, 2));

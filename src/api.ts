@@ -5,6 +5,7 @@
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, ArrayOpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
 export type { ExpectOptions } from "./hierarchy/open-options.js";
+export { ChunkCache, type ChunkCacheOptions, type ChunkCacheStats, type Recheck } from "./parallel/chunk-cache.js";
 export { ZarrArray } from "./hierarchy/array.js";
 export type { GetOptions, SelectionAccess } from "./hierarchy/array.js";
 export type { ReadOutput } from "./indexing/read-into.js";

@@ -57,3 +57,49 @@ export function giveScratch(b: Uint8Array): void {
 export function scratchAllocations(): number {
   return created;
 }
+
+/**
+ * Scratch buffers taken for one job (encoding and storing one chunk) and given back together
+ * when it is done. What a codec returns may be a view of a leased buffer: it stays valid until
+ * `release()`, so the caller releases only once nothing reads the result any more.
+ */
+export class ScratchLease {
+  private readonly held: Uint8Array[] = [];
+
+  /** A buffer of at least `n` bytes, held until `release()` (use `subarray(0, n)`). */
+  take(n: number): Uint8Array {
+    const b = takeScratch(n);
+    this.held.push(b);
+    return b;
+  }
+
+  /** Holds `b`, a buffer from `takeScratch`, until `release()`. */
+  adopt(b: Uint8Array): void {
+    this.held.push(b);
+  }
+
+  /** Whether `view` lies in one of the buffers this lease holds. */
+  owns(view: ArrayBufferView): boolean {
+    return this.held.some((b) => b.buffer === view.buffer);
+  }
+
+  /** Gives every buffer back; views of them must not be used afterwards. */
+  release(): void {
+    for (const b of this.held.splice(0)) giveScratch(b);
+  }
+}
+
+/**
+ * The first `n` bytes of `b` (a buffer from `takeScratch` that an encoder wrote into) for the
+ * caller: under `lease`, a view of `b`, which the lease now holds; without one, a copy of just
+ * those bytes, and `b` goes back to the free list.
+ */
+export function handOver(b: Uint8Array, n: number, lease: ScratchLease | undefined): Uint8Array {
+  if (lease) {
+    lease.adopt(b);
+    return b.subarray(0, n);
+  }
+  const own = b.slice(0, n);
+  giveScratch(b);
+  return own;
+}

@@ -32,6 +32,11 @@ test("hugeTlbEnv: no re-run on other systems, old glibc, musl, a tunable already
   assert.equal(hugeTlbEnv({ ...linux, env: { PARZARR_HUGETLB: "0" } }), null);
 });
 
+test("hugeTlbEnv: cp (one reused slab buffer) runs without the re-run; other commands keep it", () => {
+  assert.equal(hugeTlbEnv({ ...linux, env: {}, command: "cp" }), null);
+  assert.equal(hugeTlbEnv({ ...linux, env: {}, command: "get" })?.GLIBC_TUNABLES, "glibc.malloc.hugetlb=1");
+});
+
 const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
 const reruns = process.platform === "linux" && glibc !== undefined && hugeTlbEnv({ platform: "linux", glibc, env: {} }) !== null;
 

@@ -8,6 +8,8 @@
  * are written once under `dir` and reused; every timing is warm (reads get one untimed warm-up)
  * and the median of `repeats`. Used by `npm run bench:compare` and `parzarr bench`.
  */
+// The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
+import "../platform/node.js";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -21,6 +23,8 @@ import type { PeakMemoryReport } from "./peak-memory.js";
 import { ZARR_PYTHON_BENCH } from "./zarr-python-script.js";
 import type { HugePageReport } from "./hugepage-reads.js";
 import { hugeTlbEnv } from "../cli/hugepages.js";
+import { ETL_MEMORY, ETL_RSS_ALLOWANCE, runEtl, summarize, type EtlResult } from "./etl.js";
+import { runVolumes, type VolumeResult } from "./volume.js";
 
 export type CompareCodec = "blosc-lz4" | "blosc-zstd" | "zlib" | "raw";
 export type ThreadSetting = number | "default";
@@ -40,6 +44,8 @@ export interface CompareOptions {
   repeats?: number;
   /** parzarr thread settings to time; "default" omits the option (the process-wide pool). */
   threads?: ThreadSetting[];
+  /** Edge of the v3 uint16 cubes read against zarrita.js (default 512). */
+  volumeEdge?: number;
   log?: (line: string) => void;
 }
 
@@ -84,6 +90,10 @@ export interface CompareResult {
   measurements: Measurement[];
   targets: TargetCheck[];
   memory: MemoryCheck[];
+  /** `parzarr cp` against zarr-python's `z2[:] = z1` (null when skipped). */
+  etl: EtlResult | null;
+  /** Whole reads of v3 uint16 cubes, plain and sharded, parzarr against zarrita.js. */
+  volumes: VolumeResult[];
   /** Why a peer or a part was skipped. */
   skipped: string[];
   /** Every implementation read the same values (a strided checksum), or the mismatches. */
@@ -222,7 +232,7 @@ function pythonSkipReason(): string | null {
 }
 
 /** Runs a child process and parses the JSON on its last line of output; fails with its last stderr lines. */
-function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
+export function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
     let out = "";
@@ -269,6 +279,22 @@ async function measureHugePageReads(cases: { codec: CompareCodec; path: string }
 function check(name: string, other: number | null, ours: number | null, target: number): TargetCheck {
   const ratio = other !== null && ours !== null && ours > 0 ? other / ours : null;
   return { name, ratio, target, met: ratio === null ? null : ratio >= target };
+}
+
+/** The ETL and volume targets: cp's speed and peak memory, and each cube read against zarrita.js. */
+function checkEtlAndVolumes(etl: EtlResult | null, volumes: VolumeResult[]): TargetCheck[] {
+  const targets: TargetCheck[] = [];
+  if (etl !== null && etl.parzarr.length > 0) {
+    const ours = summarize(etl.parzarr);
+    const theirs = summarize(etl.zarrPython);
+    targets.push(check("etl: parzarr cp (v3 zstd:3, --memory 256MiB) vs zarr-python z2[:] = z1", theirs.seconds, ours.seconds, 1.5));
+    // As a ratio like the others: the allowance over the peak, at least 1 when within it.
+    targets.push(check(`etl: cp peak RSS within --memory + 200 MiB (${((ETL_MEMORY + ETL_RSS_ALLOWANCE) / 2 ** 20).toFixed(0)} MiB)`, ETL_MEMORY + ETL_RSS_ALLOWANCE, ours.peakRss, 1));
+  }
+  for (const v of volumes) {
+    targets.push(check(`read v3 ${v.edge}^3 uint16 zstd ${v.layout} vs zarrita.js`, v.zarrita === null ? null : median(v.zarrita), median(v.parzarr), 5));
+  }
+  return targets;
 }
 
 /** The issue's targets, computed from the measurements (parzarr at its default thread setting). */
@@ -336,6 +362,15 @@ export function formatCompare(r: CompareResult): string[] {
   for (const t of r.targets) {
     const state = t.met === null ? "not measured" : t.met ? "met" : `missed (${((t.ratio! / t.target) * 100).toFixed(0)}% of target)`;
     lines.push(`  ${t.name.padEnd(56)} ${t.ratio === null ? "-" : `${t.ratio.toFixed(2)}x`}  (target >= ${t.target}x)  ${state}`);
+  }
+  if (r.etl !== null && r.etl.parzarr.length > 0) {
+    const ours = summarize(r.etl.parzarr);
+    const theirs = summarize(r.etl.zarrPython);
+    const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+    lines.push(
+      "",
+      `ETL (chunks ${r.etl.chunk}^2, zstd:3; parzarr writes v3, zarr-python 2 writes v2): parzarr cp ${fmt(ours.seconds)}, peak RSS ${mib(ours.peakRss)}; zarr-python z2[:] = z1 ${fmt(theirs.seconds)}, peak RSS ${mib(theirs.peakRss)}`,
+    );
   }
   if (r.memory.length) {
     lines.push("", "Peak memory of a whole parzarr read (child process, RSS above the pre-read baseline):");
@@ -531,7 +566,29 @@ export async function runCompare(opts: CompareOptions = {}): Promise<CompareResu
     }
   }
 
-  const result: CompareResult = { config, measurements, targets: checkTargets(measurements, threads), memory, skipped, checksumMismatches: mismatches };
+  // The ETL: parzarr cp against zarr-python, whole processes, alternately.
+  let etl: EtlResult | null = null;
+  if (why !== null) skipped.push(`etl: ${why}`);
+  else {
+    log("  etl: parzarr cp and zarr-python z2[:] = z1, alternately ...");
+    try {
+      etl = await runEtl({ source: paths.get("blosc-lz4")!, sourceChunk: chunk, workDir: writeRoot, repeats, python: PYTHON, log });
+    } catch (err) {
+      skipped.push(`etl: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  // v3 uint16 cubes, plain and sharded, against zarrita.js.
+  let volumes: VolumeResult[] = [];
+  try {
+    volumes = await runVolumes({ dir, edge: opts.volumeEdge ?? 512, repeats, log });
+    for (const v of volumes) if (v.note) skipped.push(`volume ${v.layout}: ${v.note}`);
+  } catch (err) {
+    skipped.push(`volumes: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  const targets = [...checkTargets(measurements, threads), ...checkEtlAndVolumes(etl, volumes)];
+  const result: CompareResult = { config, measurements, targets, memory, etl, volumes, skipped, checksumMismatches: mismatches };
   log("");
   for (const line of formatCompare(result)) log(line);
   return result;

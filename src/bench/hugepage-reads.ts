@@ -7,6 +7,8 @@
  *
  * Prints one JSON line: HugePageReport.
  */
+// The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
+import "../platform/node.js";
 import { openArray } from "../hierarchy/open.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import { checksum, loadZarrita, timeRuns, type CompareCodec } from "./compare.js";

@@ -10,6 +10,8 @@
  * where Linux allows it: otherwise start-up (module compilation by the loader) would count as the
  * read's memory. arrayBuffers is sampled every millisecond while the read runs.
  */
+// The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
+import "../platform/node.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { openArray } from "../hierarchy/open.js";

@@ -18,7 +18,17 @@ export interface ReexecFacts {
   /** glibc's version at run time ("2.36"), undefined on other C libraries (musl). */
   glibc: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
+  /** The subcommand (`process.argv[2]`), when known. */
+  command?: string;
 }
+
+/**
+ * Commands that gain nothing from the re-run: `cp` reads every slab into one reused buffer, so it
+ * faults its pages in once, while huge pages would round every thread's heap up to 2 MiB pages
+ * (about 60 MiB more peak RSS for the 256 MiB ETL copy of issue 12, against a --memory budget)
+ * and a second start-up costs a few hundred milliseconds.
+ */
+const WITHOUT_RERUN = new Set(["cp"]);
 
 /**
  * The environment to run the command again with, or null to go on as it is: not Linux with a
@@ -27,6 +37,7 @@ export interface ReexecFacts {
  */
 export function hugeTlbEnv(f: ReexecFacts): Record<string, string | undefined> | null {
   if (f.platform !== "linux" || f.glibc === undefined || f.env.PARZARR_HUGETLB === "0") return null;
+  if (f.command !== undefined && WITHOUT_RERUN.has(f.command)) return null;
   const [major, minor] = f.glibc.split(".").map(Number);
   if (!(major > MIN_GLIBC[0] || (major === MIN_GLIBC[0] && minor >= MIN_GLIBC[1]))) return null;
   const current = f.env.GLIBC_TUNABLES ?? "";
@@ -71,7 +82,7 @@ export type RerunEnd = { code: number; signal: null } | { code: null; signal: No
  */
 export async function reexecWithHugePages(debug: (line: string) => void): Promise<RerunEnd | null> {
   if (process.platform !== "linux") return null;
-  const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env });
+  const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env, command: process.argv[2] });
   if (env === null) return null;
   debug(`parzarr: running again with GLIBC_TUNABLES=${env.GLIBC_TUNABLES} (set PARZARR_HUGETLB=0 to skip)`);
   // An IPC channel beside the inherited stdio: the kernel closes it when this process dies, even

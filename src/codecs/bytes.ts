@@ -11,6 +11,7 @@ import type { JsonObject } from "../metadata/json.js";
 import { enumOption } from "./config.js";
 import type { ArrayToBytesCodec, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
+import type { ScratchLease } from "../scratch.js";
 
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -68,9 +69,9 @@ class BytesCodec implements ArrayToBytesCodec {
     return contiguousView(data, spec.shape);
   }
 
-  encode(view: ChunkView, spec: ChunkSpec): Uint8Array {
+  encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array {
     const dt = spec.dtype;
-    let data = contiguousData(view, dt) as TypedArray;
+    let data = contiguousData(view, dt, scratch) as TypedArray;
     if (dt.kind === "bfloat16") {
       const halves = new Uint16Array(data.length);
       for (let i = 0; i < data.length; i++) halves[i] = numberToBfloat16Bits(data[i] as number);

@@ -12,10 +12,11 @@ import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 
 function bytesToBytes(
   name: string,
-  encode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
+  encode: (b: Uint8Array, scratch?: ScratchLease) => Uint8Array | Promise<Uint8Array>,
   decode: (b: Uint8Array) => Uint8Array | Promise<Uint8Array>,
   decodeInto?: (b: Uint8Array, dest: Uint8Array) => void | Promise<void>,
   decodeScatter?: (b: Uint8Array, dest: ByteScatter) => void | Promise<void>,
@@ -71,11 +72,20 @@ export const zstdCodec: CodecFactory = (conf, spec) => {
 
 export const lz4Codec: CodecFactory = (conf) => {
   const acceleration = intOption(conf, "acceleration", "numcodecs.lz4", 1, 1, 65537);
-  const encode = (b: Uint8Array): Uint8Array => {
-    // The size header and the block go into one buffer: no second copy of the block.
-    const out = new Uint8Array(4 + lz4CompressBound(b.length));
-    new DataView(out.buffer).setUint32(0, b.length, true);
-    return out.slice(0, 4 + lz4CompressInto(b, out, 4, out.length - 4, acceleration));
+  const encode = (b: Uint8Array, scratch?: ScratchLease): Uint8Array => {
+    // The size header and the block go into one scratch buffer: no second copy of the block, no
+    // fresh pages; the caller gets a view under its lease, or a copy of the frame's length.
+    const bound = 4 + lz4CompressBound(b.length);
+    const out = takeScratch(bound);
+    let n: number;
+    try {
+      new DataView(out.buffer, out.byteOffset).setUint32(0, b.length, true);
+      n = 4 + lz4CompressInto(b, out, 4, bound - 4, acceleration);
+    } catch (err) {
+      giveScratch(out);
+      throw err;
+    }
+    return handOver(out, n, scratch);
   };
   const declaredSize = (b: Uint8Array): number => {
     if (b.length < 4) throw new CorruptChunkError(`lz4: ${b.length} bytes is too short for the size header`);
@@ -116,7 +126,7 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
   return {
     codec: bytesToBytes(
       "blosc",
-      (b) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }),
+      (b, scratch) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }, scratch),
       (b) => bloscDecode(b),
       bloscDecodeInto,
       bloscDecodeScatter,

@@ -3,10 +3,12 @@
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { isObjectType, parseDataType } from "../metadata/dtype.js";
+import { isObjectType, parseDataType, type ElementArray } from "../metadata/dtype.js";
+import type { StridedRegion } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
+import { ScratchLease } from "../scratch.js";
 
 export class CodecPipeline {
   private constructor(
@@ -101,6 +103,28 @@ export class CodecPipeline {
     return !this.hasArrayToArray && ab.codec.decodesAsCopy?.(ab.spec) === true;
   }
 
+  /** Whether `decodeIntoRegion` can place this chain's whole chunks (a lone codec that knows how: sharding). */
+  get decodesIntoRegion(): boolean {
+    return !this.hasArrayToArray && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.decodeIntoRegion !== undefined;
+  }
+
+  /** Decodes a whole chunk into `region` of `dest`; false, touching nothing, when the chain cannot. */
+  async decodeIntoRegion(bytes: Uint8Array, dest: ElementArray, region: StridedRegion): Promise<boolean> {
+    const ab = this.arrayToBytes;
+    if (!this.decodesIntoRegion || !ab.codec.decodeIntoRegion) return false;
+    await ab.codec.decodeIntoRegion(bytes, ab.spec, dest, region);
+    return true;
+  }
+
+  /**
+   * Whether `decodeInto` writes straight into its destination (no last bytes->bytes stage, or one
+   * that decodes into a buffer): otherwise it decodes into fresh memory and copies that over, and
+   * a caller that would copy again afterwards does better with `decode`.
+   */
+  get decodesIntoWithoutCopy(): boolean {
+    return this.decodesIntoPlace && (this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeInto !== undefined);
+  }
+
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
   get storesRawBytes(): boolean {
     return this.decodesIntoPlace && this.bytesToBytes.length === 0;
@@ -150,12 +174,25 @@ export class CodecPipeline {
     return true;
   }
 
-  async encode(view: ChunkView): Promise<Uint8Array> {
-    let v = view;
-    for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
-    let b = await this.arrayToBytes.codec.encode(v, this.arrayToBytes.spec);
-    for (const codec of this.bytesToBytes) b = await codec.encode(b);
-    return b;
+  /**
+   * Encodes one chunk. Every stage but the last encodes into this thread's scratch buffers (a
+   * fresh 4 MiB buffer per chunk costs as much as compressing it, more on worker threads); with
+   * `lease` the last one does too and the result may be a view of a leased buffer, which the
+   * caller releases once it has stored the bytes. Without, the result is the caller's own.
+   */
+  async encode(view: ChunkView, lease?: ScratchLease): Promise<Uint8Array> {
+    const inner = lease ?? new ScratchLease();
+    const last = this.bytesToBytes.length;
+    try {
+      let v = view;
+      for (const { codec, spec } of this.arrayToArray) v = codec.encode(v, spec);
+      let b = await this.arrayToBytes.codec.encode(v, this.arrayToBytes.spec, last === 0 && !lease ? undefined : inner);
+      for (let i = 0; i < last; i++) b = await this.bytesToBytes[i].encode(b, i === last - 1 && !lease ? undefined : inner);
+      // A last stage that passed its (leased) input through: the caller gets a copy of its own.
+      return !lease && inner.owns(b) ? b.slice() : b;
+    } finally {
+      if (!lease) inner.release();
+    }
   }
 }
 

@@ -4,6 +4,8 @@
  */
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
+import type { ScratchLease } from "../scratch.js";
+import type { StridedRegion } from "../indexing/strided.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
 export interface ChunkSpec {
@@ -63,7 +65,11 @@ export interface ChunkRun {
 export interface ArrayToBytesCodec {
   readonly kind: "array_to_bytes";
   readonly name: string;
-  encode(view: ChunkView, spec: ChunkSpec): Uint8Array | Promise<Uint8Array>;
+  /**
+   * With `scratch`, the result may be a view of a buffer taken from it (valid until the caller
+   * releases the lease): an encode then allocates no fresh memory per chunk.
+   */
+  encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
   /**
    * Optional: decodes only `selection` of the chunk, fetching what it needs from `source`. The
@@ -81,12 +87,19 @@ export interface ArrayToBytesCodec {
    * memory as stored), so the bytes before this codec can be decoded straight into an output.
    */
   decodesAsCopy?(spec: ChunkSpec): boolean;
+  /**
+   * Optional: decodes a whole chunk straight into `region` of `dest` (an output's strided memory)
+   * instead of into a chunk-sized buffer that is copied there afterwards (a shard: each inner
+   * chunk goes to its place in one copy).
+   */
+  decodeIntoRegion?(bytes: Uint8Array, spec: ChunkSpec, dest: ElementArray, region: StridedRegion): Promise<void>;
 }
 
 export interface BytesToBytesCodec {
   readonly kind: "bytes_to_bytes";
   readonly name: string;
-  encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
+  /** `scratch`: as for ArrayToBytesCodec.encode. */
+  encode(bytes: Uint8Array, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
   /**
    * Decodes into `dest`, which has exactly the decoded size (a chunk's place in the output);

@@ -5,15 +5,20 @@
 import {
   allocElements,
   componentsPerElement,
+  isObjectType,
+  memoryBytesPerComponent,
   scalarToComponents,
+  typedArrayOver,
   zeroOf,
   type Component,
   type DataType,
   type ElementArray,
   type Scalar,
+  type TypedArray,
 } from "../metadata/dtype.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkView } from "./types.js";
+import type { ScratchLease } from "../scratch.js";
 
 export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
   return { data, shape, strides: contiguousStrides(shape), offset: 0 };
@@ -41,7 +46,7 @@ export function componentLayout(
 }
 
 /** The view's elements in C order, as exactly `product(shape)` elements with nothing around them. */
-export function contiguousData(view: ChunkView, dtype: DataType): ElementArray {
+export function contiguousData(view: ChunkView, dtype: DataType, scratch?: ScratchLease): ElementArray {
   const n = product(view.shape);
   const c = componentsPerElement(dtype);
   if (isCContiguous(view)) {
@@ -51,11 +56,17 @@ export function contiguousData(view: ChunkView, dtype: DataType): ElementArray {
       ? (view.data.subarray(start, start + n * c) as ElementArray)
       : (view.data.slice(start, start + n * c) as ElementArray);
   }
-  const out = allocElements(dtype, n);
+  const out = scratch && !isObjectType(dtype) ? scratchElements(scratch, dtype, n) : allocElements(dtype, n);
   const src = componentLayout(view.shape, view.strides, view.offset, dtype);
   const dst = componentLayout(view.shape, contiguousStrides(view.shape), 0, dtype);
   copyStrided(out, dst, view.data, src, src.shape);
   return out;
+}
+
+/** `count` elements of a fixed-size type in a buffer of `scratch` (not zeroed: for overwriting). */
+export function scratchElements(scratch: ScratchLease, dtype: DataType, count: number): TypedArray {
+  const len = count * componentsPerElement(dtype);
+  return typedArrayOver(dtype, scratch.take(len * memoryBytesPerComponent(dtype)).buffer, 0, len);
 }
 
 /** A region of elements `start (+ step)` within an n-d layout of `strides`, beginning at `base`. */

@@ -27,6 +27,7 @@ import { isWritable, type Store } from "../stores/types.js";
 import { parseCodecSpec, type CodecSpec } from "./codec-spec.js";
 import { CopyProgress, copySlab, countedItemBytes, joinPath, planCopy, slabsOf, type ArrayJob, type PlanSettings, type SlabBox, type SlabOptions } from "./engine.js";
 import { assertNoOverlap } from "./overlap.js";
+import { SlabBuffer } from "./slab-buffer.js";
 
 export type IfExists = "raise" | "skip" | "replace" | "skip_initialized";
 const IF_EXISTS: readonly IfExists[] = ["raise", "skip", "replace", "skip_initialized"];
@@ -215,6 +216,7 @@ async function copyRoots(roots: Root[], destInput: CopyDestination, options: Cop
   );
   const op: SlabOptions = { threads: options.threads, pool: options.pool, signal: options.signal };
   const rel = (path: string) => path.slice(dest.path === "" ? 0 : dest.path.length + 1);
+  const slabMemory = new SlabBuffer();
   for (const a of actions) {
     const where = rel(a.dest);
     if (a.kind === "group") {
@@ -235,7 +237,7 @@ async function copyRoots(roots: Root[], destInput: CopyDestination, options: Cop
     }
     for (const slab of a.slabs) {
       const step = progress.during(slab);
-      await copySlab(a.job.source, target, slab.box, op, {}, step.onProgress);
+      await copySlab(a.job.source, target, slab.box, op, {}, step.onProgress, slabMemory);
       step.finish();
       report.bytesCopied += slab.bytes;
     }

@@ -25,6 +25,7 @@ import { describeSpec, specOfChain, v2CompressorOf, v3CodecsOf, type CodecSpec }
 import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { assertNoOverlap, type CopyEnd } from "./overlap.js";
 import { BudgetError, planSlabs, slabBox, unitsIn, type SlabPlan } from "./slabs.js";
+import { SlabBuffer } from "./slab-buffer.js";
 
 export { assertNoOverlap, type CopyEnd } from "./overlap.js";
 
@@ -409,10 +410,13 @@ export async function copySlab(
   op: SlabOptions,
   hooks: CopyHooks,
   onProgress: (done: number, total: number) => void,
+  buffer?: SlabBuffer,
 ): Promise<void> {
   hooks.beforeSlab?.();
   const sel = box.start.map((a, d) => slice(a, box.stop[d]));
-  const value = (await source.get(sel, op)) as NDArray | Scalar;
+  // Into the copy's reused slab memory where it can (see slab-buffer.ts), else fresh memory.
+  const out = buffer?.take(source.metadata.dtype, box.start.reduce((n, a, d) => n * (box.stop[d] - a), 1)) ?? null;
+  const value = (out !== null && box.start.length > 0 ? await source.get(sel, { ...op, out }) : await source.get(sel, op)) as NDArray | Scalar;
   hooks.afterRead?.();
   await dst.set(sel, value as never, { ...op, onProgress });
 }
@@ -499,6 +503,7 @@ export async function runCopy(plan: CopyPlan, dest: CopyEnd, s: CopySettings, ho
   let slabsSkipped = 0;
   const slabOp: SlabOptions = { ...op, ...(s.threads === undefined ? {} : { threads: s.threads }) };
   const progress = new CopyProgress(totals, start, hooks.progress);
+  const slabMemory = new SlabBuffer();
   for (const j of plan.jobs) {
     const dst = await openArray(destStore, { path: joinPath(dest.path, j.rel), mode: "r+" });
     const list = boxes.get(j)!;
@@ -511,7 +516,7 @@ export async function runCopy(plan: CopyPlan, dest: CopyEnd, s: CopySettings, ho
       await copySlab(j.source, dst, list[i].box, slabOp, hooks, (done, total) => {
         hooks.onChunk?.({ slabsThisRun: slabsWritten, done, total });
         step.onProgress(done, total);
-      });
+      }, slabMemory);
       await journal.markDone(j.rel, i);
       slabsWritten++;
       hooks.onSlab?.({ slabsThisRun: slabsWritten });

@@ -35,6 +35,9 @@ import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { isShared, toShared } from "../parallel/shared.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
+import { isFresh, type ChunkCache, type Recheck } from "../parallel/chunk-cache.js";
+import { readVersioned } from "../stores/types.js";
+import { cacheId, readThroughCache } from "../parallel/cached-read.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -59,6 +62,12 @@ export interface ArrayHandleOptions {
    * when an operation rewrites it).
    */
   assumed?: "assumed" | "cached";
+  /** Decoded chunks shared with other handles (chunk-cache.ts); reads go through it. */
+  cache?: ChunkCache;
+  /** When a cached chunk is revalidated before use (default true: on every read). */
+  recheckCachedData?: Recheck;
+  /** When the array's metadata document is revalidated before a read or write (default "open"). */
+  recheckCachedMetadata?: Recheck;
 }
 
 /** Options of `get`: those of every operation, a record field, and the buffer to read into. */
@@ -94,6 +103,11 @@ function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]):
  * give an `ArrayOf<"int32">`: Int32Array and number); otherwise they are every form.
  */
 export class ZarrArray<out A extends ElementArray = ElementArray, out V extends Scalar = Scalar> {
+  /** For `recheckCachedData: "open"`: cached chunks checked since then are fresh. */
+  private readonly openedAt: number;
+  /** When the metadata was last checked against the store, and the version then read. */
+  private metaCheckedAt: number;
+  private metaVersion: string | undefined;
   /** @internal use openArray/createArray. */
   constructor(
     readonly store: Store,
@@ -101,6 +115,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     private meta: ArrayMetadata,
     private readonly options: ArrayHandleOptions,
   ) {
+    this.openedAt = Date.now();
+    this.metaCheckedAt = this.openedAt;
     // Refused before any chunk is allocated: metadata may come from anywhere.
     checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
   }
@@ -217,6 +233,40 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     await this.setAttrs({ ...this.meta.attributes, ...update });
   }
 
+  /**
+   * Under `recheckCachedMetadata` (true, or seconds since the last check): before a read or write,
+   * a conditional read of the array's document (.zarray / zarr.json); when it changed (another
+   * writer resized the array, say) the handle takes the stored metadata, checked as
+   * assumeCachedMetadata's when the handle assumed it. Assumed metadata is never revalidated.
+   */
+  private async revalidateMetadata(): Promise<void> {
+    const key = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
+    const now = Date.now();
+    const read = await readVersioned(this.store, key, { ifChanged: this.metaVersion });
+    if (read.kind === "unchanged") {
+      this.metaCheckedAt = now;
+      return;
+    }
+    const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
+    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${describePath(this.path)} is no longer stored (found when revalidating its metadata)`);
+    const { nodeType: _n, ...meta } = stored;
+    if (this.options.assumed === "cached") checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
+    // A v2 separator given at open for old metadata without one stays in force.
+    if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
+    if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
+    this.metaCheckedAt = now;
+    this.meta = meta;
+  }
+
+  /**
+   * Checked before awaiting revalidateMetadata: a get or set that needs no check must reach its
+   * placement without yielding, so that a pool closed right after the call still runs it.
+   */
+  private metadataIsStale(): boolean {
+    const recheck = this.options.recheckCachedMetadata ?? "open";
+    return this.options.assumed !== "assumed" && !isFresh(recheck, this.metaCheckedAt, this.openedAt);
+  }
+
   /** The chunk items of a plan, made lazily as the coordinator takes them. */
   private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
     const chunks = this.meta.chunks;
@@ -278,6 +328,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
+    if (this.metadataIsStale()) await this.revalidateMetadata();
     // An unknown codec is reported even when every chunk is missing and none would be decoded.
     pipelineFor(this.meta);
     const whole = selection === null || selection === undefined;
@@ -306,12 +357,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return {
       get: async (selection, options = {}) => {
         checkOptionNames(options, GET_OPTION_NAMES, "get");
+        if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.readPlan(resolve(selection), options);
       },
       set: async (selection, value, options = {}) => {
         checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
+        if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.writePlan(resolve(selection), value, options);
       },
@@ -351,8 +404,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const missing = this.options.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
-    const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    const { cache } = this.options;
+    if (cache && !isObjectType(this.meta.dtype)) {
+      const context = { cache, recheck: this.options.recheckCachedData ?? true, openedAt: this.openedAt, store: this.store, meta: this.meta, missing: missing.missing };
+      await readThroughCache(context, items, out, placeOptions);
+    } else {
+      const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
+      await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+    }
     if (into !== null) return into.result;
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
@@ -385,6 +444,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
     checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
+    if (this.metadataIsStale()) await this.revalidateMetadata();
     pipelineFor(this.meta);
     return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
   }
@@ -419,16 +479,19 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
     // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
     const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
-    const makeTask = (batch: ChunkItem[]): WriteTask => ({
-      kind: "write",
-      store: descriptor,
-      meta: this.meta,
-      items: batch,
-      value: taskValue,
-      writeEmptyChunks,
-      lock,
-    });
-    await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    const written: string[] = [];
+    const makeTask = (batch: ChunkItem[]): WriteTask => {
+      // Dropped before the chunks change and again after: a read racing this write may have
+      // cached a chunk's old value in between. The cache never serves what this process overwrote.
+      if (this.options.cache) for (const item of batch) written.push(item.key);
+      this.forgetCached(batch.map((item) => item.key));
+      return { kind: "write", store: descriptor, meta: this.meta, items: batch, value: taskValue, writeEmptyChunks, lock };
+    };
+    try {
+      await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+    } finally {
+      this.forgetCached(written);
+    }
   }
 
   /**
@@ -526,6 +589,12 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return fromStore ? base : { ...base, shape: this.meta.shape };
   }
 
+  /** Drops chunks from the cache, if the handle has one, after this handle changed them. */
+  private forgetCached(keys: readonly string[]): void {
+    const { cache } = this.options;
+    if (cache) for (const key of keys) cache.drop(cacheId(this.store, this.meta, key));
+  }
+
   private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
     const store = this.writableStore();
     const grid = chunkGridShape(shape, this.meta.chunks);
@@ -534,6 +603,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
       return coords !== null && coords.some((c, d) => c >= grid[d]);
     });
+    this.forgetCached(outside);
     for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
   }
 

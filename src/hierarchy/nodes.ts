@@ -4,6 +4,7 @@ import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js"
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
+import type { ChunkCache, Recheck } from "../parallel/chunk-cache.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
@@ -17,6 +18,9 @@ export interface NodeOpenOptions {
   consolidated?: ConsolidatedView;
   synchronizer?: Synchronizer;
   fillMissingDataReads?: boolean;
+  cache?: ChunkCache;
+  recheckCachedData?: Recheck;
+  recheckCachedMetadata?: Recheck;
   /** Arrays whose metadata the caller gave (ArrayHandleOptions.assumed). */
   assumed?: "assumed" | "cached";
 }

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
+import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
@@ -55,6 +56,23 @@ export interface OpenOptions {
    * chunks that are all fill value unless `writeEmptyChunks` is set.
    */
   fillMissingDataReads?: boolean;
+  /**
+   * Decoded chunks kept in memory and shared by every array opened with the same cache
+   * (`new ChunkCache({ maxBytes })`, TensorStore's `cache_pool`). See README "Chunk cache".
+   */
+  cache?: ChunkCache;
+  /**
+   * When a cached chunk is revalidated (a conditional read) before it is used: true (the default,
+   * every read), false (never), "open" (once per handle), or a number of seconds since its last check.
+   */
+  recheckCachedData?: Recheck;
+  /**
+   * When an array's metadata document is revalidated (a conditional read) before a read or
+   * write: "open" (the default: read at open only), true (before every operation), false, or a
+   * number of seconds since its last check. A changed document (another writer resized the
+   * array) replaces the handle's metadata.
+   */
+  recheckCachedMetadata?: Recheck;
 }
 
 /** openArray's options on metadata, from TensorStore's zarr3 driver (see README). */
@@ -93,7 +111,12 @@ function setup(input: StoreInput, options: OpenOptions) {
   if (fillMissingDataReads !== undefined && typeof fillMissingDataReads !== "boolean") {
     throw new InvalidArgumentError(`fillMissingDataReads must be true or false, got ${JSON.stringify(fillMissingDataReads)}`);
   }
-  return { mode, store, path, handle: { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads } };
+  const { cache } = options;
+  if (cache !== undefined && !(cache instanceof ChunkCache)) throw new InvalidArgumentError("cache must be a ChunkCache");
+  const recheckCachedData = checkRecheck(options.recheckCachedData, "recheckCachedData");
+  const recheckCachedMetadata = checkRecheck(options.recheckCachedMetadata, "recheckCachedMetadata");
+  const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads, cache, recheckCachedData, recheckCachedMetadata };
+  return { mode, store, path, handle };
 }
 
 /**

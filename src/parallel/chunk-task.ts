@@ -7,6 +7,7 @@ import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
   componentsPerElement,
+  isObjectType,
   scalarToComponents,
   type Component,
   type ElementArray,
@@ -14,16 +15,16 @@ import {
 } from "../metadata/dtype.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
-import { copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../codecs/view.js";
+import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun, Scatter } from "../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
 import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
-import { isWritable } from "../stores/types.js";
+import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
-import { decodeIntoPlace, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
-import { giveScratch } from "../scratch.js";
+import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
+import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
@@ -59,7 +60,15 @@ export interface ReadTask {
    * opened with `fillMissingDataReads: false`); absent: it reads as the fill value.
    */
   missing?: "error";
+  /**
+   * A cache fill (cached-read.ts): each item is a whole chunk, read with its version and decoded
+   * into its place; runChunkTask returns the versions (null: the chunk is missing).
+   */
+  fillCache?: true;
 }
+
+/** The version of a chunk's bytes as read (see VersionedRead), or null when it is missing. */
+export type ChunkVersion = string | null;
 
 export type WriteValue = { kind: "array"; buffer: TaskBuffer } | { kind: "scalar"; value: Scalar };
 
@@ -214,17 +223,49 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
     }
     if (await decodeIntoPlace(meta, item, bytes, out)) return;
     if (await decodeIntoRows(meta, item, bytes, out)) return;
+    if (await decodeIntoRegion(meta, item, bytes, out, outRegion)) return;
     const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
-    const srcRegion = regionAt(
-      item.chunkSel.map((r) => r.start),
-      item.chunkSel.map((r) => r.step),
-      view.strides,
-      view.offset,
-    );
-    copyElements(meta.dtype, out.data, outRegion, view.data, srcRegion, counts);
+    placeFromChunk(meta, item, view, out);
   } finally {
     for (const b of held) giveScratch(b);
   }
+}
+
+/**
+ * Copies an item's values out of a whole decoded chunk (C order or strided, `view`) into the
+ * output: a scattered item through a box of its runs, as readScattered does.
+ */
+export function placeFromChunk(meta: ArrayMetadata, item: ChunkItem, view: ChunkView, out: TaskBuffer): void {
+  const counts = item.chunkSel.map((r) => r.count);
+  const src = regionAt(
+    item.chunkSel.map((r) => r.start),
+    item.chunkSel.map((r) => r.step),
+    view.strides,
+    view.offset,
+  );
+  if (!item.scatter) {
+    copyElements(meta.dtype, out.data, regionAt(item.outStart, item.outStep ?? null, out.strides), view.data, src, counts);
+    return;
+  }
+  const boxStrides = contiguousStrides(counts);
+  const box = allocElements(meta.dtype, product(counts));
+  copyElements(meta.dtype, box, { offset: 0, strides: boxStrides }, view.data, src, counts);
+  const c = componentsPerElement(meta.dtype);
+  forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
+}
+
+/** A cache fill's item: the whole chunk, with the version of the bytes it was decoded from. */
+async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkVersion> {
+  const { meta, out } = task;
+  const outRegion = regionAt(item.outStart, null, out.strides);
+  const read = await readVersioned(store, item.key, { signal });
+  if (read.kind !== "value") {
+    fillMissing(task, item, outRegion, meta.chunks);
+    return null;
+  }
+  const view = await decodeChunk(meta, item.key, read.bytes);
+  copyElements(meta.dtype, out.data, outRegion, view.data, { offset: view.offset, strides: view.strides }, meta.chunks);
+  return read.version;
 }
 
 /** Whether a write covers every element of the chunk that lies inside the array. */
@@ -250,6 +291,24 @@ async function mergeAndStore(
   whole: boolean,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  // The merge buffer and every encoding stage use this thread's scratch; when the store is done
+  // with a value once `set` settles, the encoded bytes stay in scratch too (no fresh memory).
+  const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
+  try {
+    await mergeAndStoreWith(task, store, item, whole, signal, lease);
+  } finally {
+    lease?.release();
+  }
+}
+
+async function mergeAndStoreWith(
+  task: WriteTask,
+  store: WritableStore,
+  item: ChunkItem,
+  whole: boolean,
+  signal: AbortSignal | undefined,
+  lease: ScratchLease | undefined,
+): Promise<void> {
   const { meta, value } = task;
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
@@ -260,9 +319,10 @@ async function mergeAndStore(
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
     const { data, strides } = value.buffer;
     const view = { data, shape: chunkShape, strides: [...strides], offset: regionAt(item.outStart, null, strides).offset };
-    return encodeAndStore(task, store, item, view, comps, undefined);
+    return encodeAndStore(task, store, item, view, comps, undefined, lease);
   }
-  const chunk = allocElements(meta.dtype, product(chunkShape));
+  // Leased only where the encoded bytes may be a view of it (a raw chain) and the store lets go.
+  const chunk = lease && !isObjectType(meta.dtype) ? scratchElements(lease, meta.dtype, product(chunkShape)) : allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
   if (whole) {
@@ -298,7 +358,7 @@ async function mergeAndStore(
     const src = regionAt(item.outStart, item.outStep ?? null, value.buffer.strides);
     copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
   }
-  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous);
+  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease);
 }
 
 /**
@@ -312,6 +372,7 @@ async function encodeAndStore(
   view: ChunkView,
   comps: Component[],
   previous: Uint8Array | undefined,
+  lease: ScratchLease | undefined,
 ): Promise<void> {
   const meta = task.meta;
   try {
@@ -321,10 +382,9 @@ async function encodeAndStore(
       return;
     }
     // A partial write to a shard re-encodes only the inner chunks it touched.
-    const encoded = previous
-      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
-      : await pipelineFor(meta).encode(view);
-    await store.set(item.key, encoded);
+    if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
+    else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
+    else await store.set(item.key, await pipelineFor(meta).encode(view));
   } finally {
     // A shard index that a partial read cached for this key is stale now (after, not before:
     // a read racing this write could cache the old index in between).
@@ -338,11 +398,17 @@ async function encodeAndStore(
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
  * `signal` reaches every store read, so a slow fetch stops when the operation is cancelled.
  */
-export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<void> {
+export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
   if (task.kind === "read") {
+    if (task.fillCache) {
+      const versions: ChunkVersion[] = [];
+      for (const item of task.items) versions.push(await readWholeVersioned(task, store, item, signal));
+      return versions;
+    }
     for (const item of task.items) await readItem(task, store, item, signal);
-    return;
+    return undefined;
   }
   if (!isWritable(store)) throw new ReadOnlyError("the store is read-only");
   for (const item of task.items) await writeItem(task, store, item, signal);
+  return undefined;
 }

@@ -8,7 +8,7 @@ import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
-import type { ChunkItem, ChunkTask } from "./chunk-task.js";
+import type { ChunkItem, ChunkTask, ChunkVersion } from "./chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
 import { defaultPool } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
@@ -117,7 +117,8 @@ export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> 
  * Runs an operation's items: inline, one item per task; on a pool, batched. Items come from a
  * lazy plan and tasks are made only as runners take them, so memory stays bounded by the tasks
  * in flight however many chunks the operation touches. `makeTask` builds the task for a group of
- * items (everything else in the task is the same for all of them).
+ * items (everything else in the task is the same for all of them). `onVersions` receives a cache
+ * fill's versions (ReadTask.fillCache) once the task's chunks are in its output.
  */
 export async function runOperation(
   placement: Placement,
@@ -126,16 +127,19 @@ export async function runOperation(
   makeTask: (items: ChunkItem[]) => ChunkTask,
   store: Store,
   options: OperationOptions,
+  onVersions?: VersionsCallback,
 ): Promise<void> {
   if (placement.where === "inline") {
-    await runTasksInline(mapPlan(plan, (item) => makeTask([item])), store, options);
+    await runTasksInline(mapPlan(plan, (item) => makeTask([item])), store, options, onVersions);
     return;
   }
   const { pool, lanes, shared } = placement;
   const size = batchSize(plan.count, chunkBytes, lanes);
   const tasks = mapPlan({ count: Math.ceil(plan.count / size), [Symbol.iterator]: () => inBatches(plan, size) }, makeTask);
-  await pool.operation(() => runOnPool(pool, lanes, tasks, plan.count, options, shared));
+  await pool.operation(() => runOnPool(pool, lanes, tasks, plan.count, options, shared, onVersions));
 }
+
+export type VersionsCallback = (task: ChunkTask, versions: [number, ChunkVersion][]) => void;
 
 async function runOnPool(
   pool: WorkerPool,
@@ -144,6 +148,7 @@ async function runOnPool(
   total: number,
   options: OperationOptions,
   shared: boolean,
+  onVersions: VersionsCallback | undefined,
 ): Promise<void> {
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new AbortError();
@@ -168,6 +173,7 @@ async function runOnPool(
           !shared && task.kind === "read" ? { task: withoutOutput(task), cancel, returnChunks: true } : { task, cancel };
         const outcome = await pool.run(message);
         if (outcome.returned && task.kind === "read") placeReturnedChunks(task, task.out, outcome.returned);
+        if (outcome.versions) onVersions?.(task, outcome.versions);
         done += outcome.chunks;
         if (outcome.chunks > 0) onProgress?.(done, total);
         if (outcome.status === "failed") {

@@ -10,7 +10,7 @@ import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerCompone
 import type { ByteScatter, ChunkView } from "../codecs/types.js";
 import { contiguousView } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";
-import { product } from "../indexing/strided.js";
+import { product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
 
@@ -109,12 +109,13 @@ export async function readChunkBytes(
 
 /**
  * Decodes a whole chunk into a scratch buffer (pushed onto `held`) when the chain can decode into
- * a destination, and returns it as a C-order view; null when the chain cannot, or the output is
- * not a typed array. Failures of the bytes name the chunk's key.
+ * a destination without a copy, and returns it as a C-order view; null when the chain cannot, or
+ * the output is not a typed array. Failures of the bytes name the chunk's key.
  */
 export async function decodeIntoScratch(meta: ArrayMetadata, key: string, bytes: Uint8Array, held: Uint8Array[]): Promise<ChunkView | null> {
   const pipeline = pipelineFor(meta);
-  if (!pipeline.decodesIntoPlace || isObjectType(meta.dtype)) return null;
+  // A chain that decodes into fresh memory anyway (zstd) is read from there: no scratch copy.
+  if (!pipeline.decodesIntoWithoutCopy || isObjectType(meta.dtype)) return null;
   const count = product(meta.chunks);
   const length = count * componentsPerElement(meta.dtype);
   const nbytes = length * memoryBytesPerComponent(meta.dtype);
@@ -185,6 +186,21 @@ export async function decodeIntoRows(meta: ArrayMetadata, item: ChunkItem, bytes
   if (scatter === null) return false;
   try {
     return await pipeline.decodeScatter(bytes, scatter);
+  } catch (err) {
+    throw asCorruptChunk(item.key, err);
+  }
+}
+
+/**
+ * A whole chunk whose codec places its parts itself (a shard: each inner chunk straight into the
+ * output, no shard-sized buffer in between); false, having written nothing, when it cannot.
+ * Failures of the bytes name the chunk's key.
+ */
+export async function decodeIntoRegion(meta: ArrayMetadata, item: ChunkItem, bytes: Uint8Array, out: TaskBuffer, region: StridedRegion): Promise<boolean> {
+  const pipeline = pipelineFor(meta);
+  if (!pipeline.decodesIntoRegion || item.chunkSel.some((r, d) => r.start !== 0 || r.count !== meta.chunks[d] || (r.step !== 1 && r.count !== 1))) return false;
+  try {
+    return await pipeline.decodeIntoRegion(bytes, out.data, region);
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }

@@ -3,7 +3,7 @@
  * kept in flight so that store latency (HTTP, disk) overlaps with decoding.
  */
 import { AbortError } from "../errors.js";
-import { runChunkTask, type ChunkTask } from "./chunk-task.js";
+import { runChunkTask, type ChunkTask, type ChunkVersion } from "./chunk-task.js";
 import type { OperationOptions } from "./options.js";
 import type { Store } from "../stores/types.js";
 import type { ChunkPlan } from "../indexing/projection.js";
@@ -15,7 +15,12 @@ const IN_FLIGHT = 8;
  * chunks holds only the tasks in flight). `tasks.count` counts chunk items for progress when each
  * task holds one item, as the coordinator makes them inline.
  */
-export async function runTasksInline(tasks: ChunkPlan<ChunkTask>, store: Store, options: OperationOptions = {}): Promise<void> {
+export async function runTasksInline(
+  tasks: ChunkPlan<ChunkTask>,
+  store: Store,
+  options: OperationOptions = {},
+  onVersions?: (task: ChunkTask, versions: [number, ChunkVersion][]) => void,
+): Promise<void> {
   const { signal, onProgress } = options;
   const total = tasks.count;
   const queue = tasks[Symbol.iterator]();
@@ -30,7 +35,8 @@ export async function runTasksInline(tasks: ChunkPlan<ChunkTask>, store: Store, 
       if (next.done) return;
       const task = next.value;
       try {
-        await runChunkTask(task, store, signal);
+        const versions = await runChunkTask(task, store, signal);
+        if (versions !== undefined) onVersions?.(task, versions.map((v, i) => [i, v]));
       } catch (err) {
         failed = true;
         throw err;

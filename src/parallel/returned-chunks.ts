@@ -8,13 +8,15 @@
 import { copyElements, regionAt } from "../codecs/view.js";
 import { allocElements, type TypedArray } from "../metadata/dtype.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import { runChunkTask, type ChunkItem, type ReadTask, type TaskBuffer } from "./chunk-task.js";
+import { runChunkTask, type ChunkItem, type ChunkVersion, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 
 /** One chunk's selected region, C-contiguous in the shape of its runs' counts (full rank). */
 export interface ReturnedChunk {
   /** Index of the item in its task. */
   index: number;
   data: TypedArray;
+  /** A cache fill's version of the chunk (ReadTask.fillCache). */
+  version?: ChunkVersion;
 }
 
 /** The task as sent: the same, with an empty output of the right type in place of the real one. */
@@ -27,8 +29,8 @@ export async function readItemAlone(task: ReadTask, item: ChunkItem, index: numb
   const counts = item.chunkSel.map((r) => r.count);
   const out: TaskBuffer = { data: allocElements(task.meta.dtype, product(counts)), strides: contiguousStrides(counts) };
   const alone: ChunkItem = { ...item, outStart: counts.map(() => 0) };
-  await runChunkTask({ ...task, items: [alone], out }, undefined, signal);
-  return { index, data: out.data as TypedArray };
+  const versions = await runChunkTask({ ...task, items: [alone], out }, undefined, signal);
+  return versions === undefined ? { index, data: out.data as TypedArray } : { index, data: out.data as TypedArray, version: versions[0] };
 }
 
 /** Main-thread side: copies returned chunks into their places in the real output. */

@@ -28,7 +28,7 @@ import {
   ZarrError,
   type ZarrErrorCode,
 } from "../errors.js";
-import type { ChunkTask } from "./chunk-task.js";
+import type { ChunkTask, ChunkVersion } from "./chunk-task.js";
 import type { ReturnedChunk } from "./returned-chunks.js";
 
 /** One message to a worker: the task, sent verbatim, and the operation's cancel flag. */
@@ -69,6 +69,8 @@ export type TaskOutcome = (
 ) & {
   /** With `returnChunks`: the chunks read, whatever the status (those done are kept). */
   returned?: ReturnedChunk[];
+  /** A cache fill's versions, as [item index, version] for the chunks read. */
+  versions?: [number, ChunkVersion][];
 };
 
 /** The buffers of an outcome's returned chunks, for a worker to transfer rather than copy. */

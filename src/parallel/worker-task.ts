@@ -5,7 +5,7 @@
  * that one chunk's store I/O overlaps another's decoding; a write runs its chunks in order, one
  * at a time, so that nothing after a failing chunk (a corrupt one it had to merge into) starts.
  */
-import { runChunkTask } from "./chunk-task.js";
+import { runChunkTask, type ChunkVersion } from "./chunk-task.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
 
@@ -39,6 +39,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   let error: SerialisedError | null = null;
   let cancelled = false;
   const returned: ReturnedChunk[] | undefined = message.returnChunks && task.kind === "read" ? [] : undefined;
+  const versions: [number, ChunkVersion][] = [];
   const { signal, stop } = signalOf(cancel);
   const runner = async (): Promise<void> => {
     while (next < task.items.length && error === null && !cancelled) {
@@ -50,8 +51,14 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       const item = task.items[index];
       try {
         // A copy of the task with one item: every other field (a lock table, say) stays as sent.
-        if (returned !== undefined && task.kind === "read") returned.push(await readItemAlone(task, item, index, signal));
-        else await runChunkTask({ ...task, items: [item] }, undefined, signal);
+        if (returned !== undefined && task.kind === "read") {
+          const chunk = await readItemAlone(task, item, index, signal);
+          returned.push(chunk);
+          if (chunk.version !== undefined) versions.push([index, chunk.version]);
+        } else {
+          const v = await runChunkTask({ ...task, items: [item] }, undefined, signal);
+          if (v !== undefined) versions.push([index, v[0]]);
+        }
         chunks++;
       } catch (err) {
         // A read aborted because the operation was cancelled is not a failure of its own.
@@ -66,7 +73,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   } finally {
     stop();
   }
-  const extra = returned === undefined ? {} : { returned };
+  const extra = { ...(returned === undefined ? {} : { returned }), ...(versions.length > 0 ? { versions } : {}) };
   if (error !== null) return { status: "failed", chunks, error, ...extra };
   return cancelled ? { status: "cancelled", chunks, ...extra } : { status: "done", chunks, ...extra };
 }

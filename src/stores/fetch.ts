@@ -5,10 +5,20 @@
  * key. 404 means missing.
  */
 import { StoreError } from "../errors.js";
-import { httpPolicy, httpRequest, serverDetail, statusLine, type HttpOptions, type HttpPolicy, type HttpReply } from "./http.js";
+import {
+  conditionalHeaders,
+  httpPolicy,
+  httpRequest,
+  replyVersion,
+  serverDetail,
+  statusLine,
+  type HttpOptions,
+  type HttpPolicy,
+  type HttpReply,
+} from "./http.js";
 import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
 import { validateKey, validateRange } from "./keys.js";
-import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
+import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions, VersionedRead, VersionedReadOptions } from "./types.js";
 
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
@@ -80,6 +90,13 @@ export class FetchStore implements ReadableStore {
 
   async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
     return (await this.request(key, "GET", {}, [], opts.signal))?.body;
+  }
+
+  async getVersioned(key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
+    const reply = await this.request(key, "GET", conditionalHeaders(opts.ifChanged), [304], opts.signal);
+    if (reply === undefined) return { kind: "missing" };
+    if (reply.status === 304) return { kind: "unchanged" };
+    return { kind: "value", bytes: reply.body, version: replyVersion(reply) };
   }
 
   async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {

@@ -9,7 +9,7 @@ import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, sta
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidKeyError, ReadOnlyError, StoreError } from "../errors.js";
 import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
-import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 /**
  * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
@@ -74,6 +74,8 @@ export interface FileSystemStoreOptions {
 }
 
 export class FileSystemStore implements WritableStore {
+  /** `set` has written the bytes to a file when it settles: writers may reuse their buffer. */
+  readonly setReleasesValue = true;
   readonly root: string;
   readonly readOnly: boolean;
   readonly followSymlinks: boolean;
@@ -200,6 +202,22 @@ export class FileSystemStore implements WritableStore {
     return r.bytes.length < Math.min(r.size, dest.length) ? r.bytes.length : r.size;
   }
 
+  /**
+   * The version of a file is its size, mtime and inode: writes replace a file by renaming a new
+   * one over it (a new inode), so a value rewritten within one mtime tick still differs.
+   */
+  async getVersioned(key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
+    let version = "";
+    let unchanged = false;
+    const r = await this.readFile(key, (size, info) => {
+      version = `${size}:${info.mtimeMs}:${info.ino}`;
+      unchanged = opts.ifChanged === version;
+      return { start: 0, into: new Uint8Array(unchanged ? 0 : size) };
+    });
+    if (r === undefined) return { kind: "missing" };
+    return unchanged ? { kind: "unchanged" } : { kind: "value", bytes: r.bytes, version };
+  }
+
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
     validateRange(range);
     const r = await this.readFile(key, (size) => {
@@ -216,7 +234,7 @@ export class FileSystemStore implements WritableStore {
    */
   private async readFile(
     key: string,
-    plan: (size: number) => { start: number; into: Uint8Array },
+    plan: (size: number, info: import("node:fs").Stats) => { start: number; into: Uint8Array },
   ): Promise<{ size: number; bytes: Uint8Array } | undefined> {
     const { path: p, flags } = await this.readablePath(key);
     let fh: FileHandle;
@@ -235,7 +253,7 @@ export class FileSystemStore implements WritableStore {
     try {
       const info = await fh.stat();
       if (!info.isFile()) return undefined;
-      const { start, into } = plan(info.size);
+      const { start, into } = plan(info.size, info);
       let done = 0;
       while (done < into.length) {
         const { bytesRead } = await fh.read(into, done, into.length - done, start + done);

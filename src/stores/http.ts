@@ -230,3 +230,21 @@ export async function httpRequest(req: HttpRequest, policy: HttpPolicy): Promise
     await sleep(wait ?? backoffDelay(policy, n), req.signal, `${req.method} ${req.url}`);
   }
 }
+
+/**
+ * Revalidation over HTTP (FetchStore, S3Store): a reply's version is its ETag, else its
+ * Last-Modified date ("" when it has neither); a conditional request sends it back as
+ * If-None-Match or If-Modified-Since, so an unchanged value costs a 304 without a body.
+ */
+export function replyVersion(reply: HttpReply): string {
+  const etag = reply.headers.get("etag");
+  if (etag) return `etag:${etag}`;
+  const modified = reply.headers.get("last-modified");
+  return modified ? `date:${modified}` : "";
+}
+
+export function conditionalHeaders(version: string | undefined): Record<string, string> {
+  if (version?.startsWith("etag:")) return { "If-None-Match": version.slice(5) };
+  if (version?.startsWith("date:")) return { "If-Modified-Since": version.slice(5) };
+  return {};
+}

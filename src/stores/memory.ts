@@ -2,7 +2,7 @@
 import { ReadOnlyError } from "../errors.js";
 import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
-import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 /**
  * Stores reachable by descriptor in this thread, so a chunk task can name a memory store. Weak
@@ -20,6 +20,9 @@ export function getMemoryStore(id: string): MemoryStore | undefined {
 export class MemoryStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly map = new Map<string, Uint8Array>();
+  /** Each key's version for getVersioned: the write's number, unique within this store. */
+  private readonly versions = new Map<string, number>();
+  private writes = 0;
   // A UUID rather than a counter: counters restart in every worker thread and would collide.
   private readonly id = `memory-${platform().randomUUID()}`;
 
@@ -34,6 +37,13 @@ export class MemoryStore implements WritableStore {
   async get(key: string): Promise<Uint8Array | undefined> {
     const v = this.map.get(validateKey(key));
     return v === undefined ? undefined : new Uint8Array(v);
+  }
+
+  async getVersioned(key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
+    const v = this.map.get(validateKey(key));
+    if (v === undefined) return { kind: "missing" };
+    const version = String(this.versions.get(key));
+    return opts.ifChanged === version ? { kind: "unchanged" } : { kind: "value", bytes: new Uint8Array(v), version };
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
@@ -68,6 +78,7 @@ export class MemoryStore implements WritableStore {
     // A copy: callers may reuse their buffer, and stored bytes must not change under readers.
     // `new Uint8Array(value)` rather than `value.slice()`, which on a Node Buffer is a view.
     this.map.set(validateKey(key), new Uint8Array(value));
+    this.versions.set(key, ++this.writes);
   }
 
   async delete(key: string): Promise<void> {

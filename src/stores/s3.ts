@@ -20,11 +20,21 @@
  */
 import { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
-import { httpPolicy, httpRequest, statusLine, serverDetail, type HttpOptions, type HttpPolicy, type HttpReply } from "./http.js";
+import {
+  conditionalHeaders,
+  httpPolicy,
+  httpRequest,
+  replyVersion,
+  statusLine,
+  serverDetail,
+  type HttpOptions,
+  type HttpPolicy,
+  type HttpReply,
+} from "./http.js";
 import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
 import { validateKey, validatePrefix, validateRange } from "./keys.js";
 import { parseListPage } from "./s3-xml.js";
-import type { RangeRequest, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, StoreReadOptions, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -208,6 +218,15 @@ export class S3Store implements WritableStore {
     if (reply.status === 404) return undefined;
     if (reply.status !== 200) throw this.unexpected("GET", url, reply);
     return reply.body;
+  }
+
+  async getVersioned(key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
+    const url = this.objectUrl(key);
+    const reply = await this.request("GET", url, key, { headers: conditionalHeaders(opts.ifChanged), signal: opts.signal });
+    if (reply.status === 404) return { kind: "missing" };
+    if (reply.status === 304) return { kind: "unchanged" };
+    if (reply.status !== 200) throw this.unexpected("GET", url, reply);
+    return { kind: "value", bytes: reply.body, version: replyVersion(reply) };
   }
 
   async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {

@@ -41,6 +41,18 @@ export interface StoreReadOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A read that says which version of the value it got, for caches that revalidate (ChunkCache):
+ * `version` is an opaque validator (an HTTP ETag or Last-Modified, a file's size, mtime and inode);
+ * "" when the store has none, and then a conditional read always reads.
+ */
+export type VersionedRead = { kind: "missing" } | { kind: "unchanged" } | { kind: "value"; bytes: Uint8Array; version: string };
+
+export interface VersionedReadOptions extends StoreReadOptions {
+  /** A version from an earlier read: answer "unchanged" (without the bytes) when it still holds. */
+  ifChanged?: string;
+}
+
 export interface ReadableStore {
   /** The whole value, or undefined when the key does not exist. */
   get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined>;
@@ -57,6 +69,11 @@ export interface ReadableStore {
    * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
    */
   readInto?(key: string, dest: Uint8Array, opts?: StoreReadOptions): Promise<number | undefined>;
+  /**
+   * Optional: the value with its version, or, given `ifChanged`, "unchanged" when that version is
+   * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.
+   */
+  getVersioned?(key: string, opts?: VersionedReadOptions): Promise<VersionedRead>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */
@@ -68,6 +85,12 @@ export interface ReadableStore {
 export interface WritableStore extends ReadableStore {
   /** Atomic per key: a reader sees the old value or the new one, never a mix. */
   set(key: string, value: Uint8Array): Promise<void>;
+  /**
+   * Optional: true when `set` keeps no reference to `value` once its promise settles (it wrote
+   * the bytes out), so writers may pass a reused buffer. Stores that keep the value (in memory,
+   * queued for later) leave it unset.
+   */
+  readonly setReleasesValue?: boolean;
   /** Deleting a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   /** Deletes every key under a folder prefix. */
@@ -78,4 +101,11 @@ export type Store = ReadableStore | WritableStore;
 
 export function isWritable(store: Store): store is WritableStore {
   return !store.readOnly && typeof (store as WritableStore).set === "function";
+}
+
+/** A versioned read from any store: stores without `getVersioned` give version "" (no validator). */
+export async function readVersioned(store: Store, key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
+  if (store.getVersioned) return store.getVersioned(key, opts);
+  const bytes = await store.get(key, { signal: opts.signal });
+  return bytes === undefined ? { kind: "missing" } : { kind: "value", bytes, version: "" };
 }

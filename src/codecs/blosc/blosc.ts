@@ -27,7 +27,7 @@ import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress } from "./zstd.js";
-import { giveScratch, takeScratch } from "../../scratch.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
 
@@ -444,7 +444,7 @@ function checkOptions(opts: BloscEncodeOptions): void {
  * Encodes `src` as a blosc 1.x frame that c-blosc (numcodecs, zarr-python) decodes. Snappy is
  * refused with UnsupportedError; invalid options throw InvalidMetadataError.
  */
-export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Promise<Uint8Array> {
+export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scratch?: ScratchLease): Promise<Uint8Array> {
   checkOptions(opts);
   if (opts.cname === "snappy") {
     throw new UnsupportedError('blosc: encoding with cname "snappy" is not supported (zarr-python deprecates it); use "lz4", "zstd", "blosclz" or "zlib"');
@@ -478,14 +478,17 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
     v.setInt32(12, cbytes, true);
   };
   const memcpyed = (): Uint8Array => {
-    const out = new Uint8Array(maxbytes);
+    const out = scratch ? scratch.take(maxbytes).subarray(0, maxbytes) : new Uint8Array(maxbytes);
     writeHeader(out, flags | FLAG_MEMCPYED, maxbytes);
     out.set(src, HEADER_SIZE);
     return out;
   };
   if (clevel === 0 || nbytes < MIN_BUFFERSIZE) return memcpyed();
 
-  const out = new Uint8Array(maxbytes);
+  // The frame is written into a scratch buffer of the largest size it may take (a fresh one per
+  // chunk would cost its page faults, about as much as compressing it); the caller gets a view
+  // of it under its lease, or else a copy of the frame's own length.
+  const out = takeScratch(maxbytes);
   const v = view(out);
   const doShuffle = opts.shuffle === 1 && typesize > 1;
   const doBitshuffle = opts.shuffle === 2;
@@ -543,10 +546,16 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions): Pr
         ntbytes += csize;
       }
     }
+  } catch (err) {
+    giveScratch(out);
+    throw err;
   } finally {
     if (tmp !== null) giveScratch(tmp);
   }
-  if (!fits) return memcpyed();
+  if (!fits) {
+    giveScratch(out);
+    return memcpyed();
+  }
   writeHeader(out, flags, ntbytes);
-  return out.slice(0, ntbytes);
+  return handOver(out, ntbytes, scratch);
 }

@@ -23,14 +23,21 @@ export interface ZstdBackend {
 
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZstd {
-  zstdCompressSync?(b: Uint8Array, o: { params: Record<number, number> }): Uint8Array;
-  zstdDecompressSync?(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
+  zstdCompressSync?(b: Uint8Array, o: { params: Record<number, number>; chunkSize?: number }): Uint8Array;
+  zstdDecompressSync?(b: Uint8Array, o?: { maxOutputLength?: number; chunkSize?: number }): Uint8Array;
   constants: { ZSTD_c_compressionLevel?: number };
 }
 
 const plain = (b: Uint8Array): Uint8Array => new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 
 let native: ZstdBackend | null | undefined;
+
+/**
+ * node:zlib's output chunk size for a result of about `n` bytes: the whole result fits in one
+ * chunk, so it comes back as it is instead of in 16 KiB pieces concatenated by one more copy.
+ * The margin keeps a result of exactly `n` bytes from asking for a second chunk.
+ */
+const oneChunk = (n: number): number => Math.min(Math.max(n + 1024, 64), 2 ** 30);
 
 /** node:zlib's zstd when this runtime has it (checked once), else null. */
 export function nativeZstdBackend(): ZstdBackend | null {
@@ -44,9 +51,14 @@ export function nativeZstdBackend(): ZstdBackend | null {
     name: "node:zlib",
     // One call with the whole input: libzstd records the content size in the frame header, as
     // numcodecs' ZSTD_compress does, and writes the same bytes at the same level.
-    compress: async (src, l) => plain(zstdCompressSync(src, { params: { [level]: l } })),
-    decompress: async (src, maxOutput) =>
-      plain(zstdDecompressSync(src, maxOutput === undefined ? undefined : { maxOutputLength: Math.max(1, maxOutput) })),
+    compress: async (src, l) => plain(zstdCompressSync(src, { params: { [level]: l }, chunkSize: oneChunk(src.length + (src.length >>> 7)) })),
+    decompress: async (src, maxOutput) => {
+      const size = zstdFrameContentSize(src);
+      const o: { maxOutputLength?: number; chunkSize?: number } = {};
+      if (maxOutput !== undefined) o.maxOutputLength = Math.max(1, maxOutput);
+      if (typeof size === "number" && (maxOutput === undefined || size <= maxOutput)) o.chunkSize = oneChunk(size);
+      return plain(zstdDecompressSync(src, o));
+    },
   };
   return native;
 }

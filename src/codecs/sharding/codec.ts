@@ -9,7 +9,7 @@ import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocElements, type ElementArray } from "../../metadata/dtype.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
-import { contiguousStrides, product } from "../../indexing/strided.js";
+import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
 import { CodecPipeline } from "../pipeline.js";
 import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory } from "../types.js";
 import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
@@ -172,20 +172,24 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
-    const index = await this.indexOfShard(bytes);
     const shape = spec.shape;
     const out = allocElements(spec.dtype, product(shape));
-    const strides = contiguousStrides(shape);
+    await this.decodeIntoRegion(bytes, spec, out, { offset: 0, strides: contiguousStrides(shape) });
+    return contiguousView(out, [...shape]);
+  }
+
+  /** Each inner chunk of a whole shard goes straight to its place in `region` of `dest`. */
+  async decodeIntoRegion(bytes: Uint8Array, spec: ChunkSpec, dest: ElementArray, region: StridedRegion): Promise<void> {
+    const index = await this.indexOfShard(bytes);
     await Promise.all(
       Array.from({ length: index.offsets.length }, async (_, i) => {
         const coords = this.coordsOf(i);
-        const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, strides, 0);
-        if (index.offsets[i] < 0) return fillElements(out, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
+        const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, region.strides, region.offset);
+        if (index.offsets[i] < 0) return fillElements(dest, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
         const view = await this.decodeInner(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), coords);
-        copyElements(spec.dtype, out, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
+        copyElements(spec.dtype, dest, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
       }),
     );
-    return contiguousView(out, [...shape]);
   }
 
   async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {

@@ -1,0 +1,35 @@
+/**
+ * Whole shards decode inner chunk by inner chunk straight into the output (issue 12): no
+ * shard-sized buffer in between. The zarrs fixture (inner chunks stored out of order) reads as
+ * its manifest says into strided outputs, backwards, and on a pool into shared memory.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { FileSystemStore, WorkerPool, openArray, slice, type NDArray } from "../src/index.js";
+import { pipelineFor } from "../src/parallel/chunk-task.js";
+import { FIXTURES, loadManifest } from "./helpers/manifest.js";
+
+const pool = new WorkerPool({ threads: 2 });
+after(() => pool.close());
+
+test("whole shards of the zarrs fixture decode into place: strided out, backward slices, a pool", async () => {
+  const dir = join(FIXTURES, "zarrs");
+  const entry = loadManifest(dir).find((e) => e.path === "sharded_array_write_read.zarr/group/array")!;
+  const arr = await openArray(new FileSystemStore(dir, { readOnly: true }), { path: entry.path, mode: "r" });
+  assert.ok(pipelineFor(arr.metadata as never).decodesIntoRegion, "the sharding chain places whole shards itself");
+  const want = Uint16Array.from(entry.values as number[]);
+  // A strided out: every row of the 8 x 8 array in a row of 11 (the rest untouched).
+  const wide = new Uint16Array(new SharedArrayBuffer(8 * 11 * 2)).fill(7);
+  for (const options of [{ threads: 0 }, { threads: 2, pool }]) {
+    wide.fill(7);
+    await arr.get(null, { ...options, out: { data: wide, shape: [8, 8], stride: [11, 1] } });
+    for (let r = 0; r < 8; r++) {
+      assert.deepEqual(Array.from(wide.subarray(r * 11, r * 11 + 8)), Array.from(want.subarray(r * 8, r * 8 + 8)), `row ${r}`);
+      assert.deepEqual(Array.from(wide.subarray(r * 11 + 8, r * 11 + 11)), [7, 7, 7], `padding of row ${r}`);
+    }
+    // Backwards along both axes: each shard is still whole, placed in reverse.
+    const back = (await arr.get([slice(null, null, -1), slice(null, null, -1)], options)) as NDArray<Uint16Array>;
+    assert.deepEqual(Array.from(back.data), Array.from(want).reverse());
+  }
+});
