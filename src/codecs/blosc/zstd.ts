@@ -159,11 +159,14 @@ export function zstdFrameContentSize(src: Uint8Array): number | null | undefined
 }
 
 /**
- * The most the frames of `src` can decode to, from their block headers alone: a raw or RLE block
- * gives exactly its size, a compressed block at most 128 KiB (zstd's block maximum). For a real
- * stream this is within 128 KiB per frame of the true size; a bomb of many tiny compressed blocks
- * (or a frame that declares no size) shows here before any output exists. Assumes the frames
- * passed `zstdFramesProblem`.
+ * The most the frames of `src` can decode to. A frame that declares its content size decodes to
+ * exactly that (decoders refuse a frame whose blocks disagree with it, at most one block late).
+ * For a frame that declares none, its block headers bound it: a raw or RLE block gives exactly its
+ * size, a compressed block at most 128 KiB (zstd's block maximum). That bound is loose: encoders
+ * emit compressed blocks of a few KiB (libzstd wrote 483 blocks for a 4 MiB chunk of uint16
+ * data), so it must not be applied to frames whose size is declared. A bomb of many tiny
+ * compressed blocks in a frame without a size shows here before any output exists. Assumes the
+ * frames passed `zstdFramesProblem`.
  */
 export function zstdMaxDecodedSize(src: Uint8Array): number {
   const v = asView(src);
@@ -179,13 +182,15 @@ export function zstdMaxDecodedSize(src: Uint8Array): number {
     const singleSegment = (fhd >>> 5) & 1;
     const fcsFlag = fhd >>> 6;
     const fcsSize = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+    const declared = fcsSize === 0 ? null : zstdFrameContentSize(src.subarray(at));
+    if (typeof declared === "number") total += declared;
     at += 5 + (singleSegment ? 0 : 1) + [0, 1, 2, 4][fhd & 3] + fcsSize;
     for (;;) {
       if (at + 3 > src.length) return total;
       const h = src[at] | (src[at + 1] << 8) | (src[at + 2] << 16);
       const type = (h >>> 1) & 3;
       const size = h >>> 3;
-      total += type === 2 ? 131072 : size;
+      if (typeof declared !== "number") total += type === 2 ? 131072 : size;
       at += 3 + (type === 1 ? 1 : size);
       if (h & 1) break;
     }
