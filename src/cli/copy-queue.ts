@@ -17,6 +17,7 @@ import { isWritable } from "../stores/types.js";
 import { openArray, resolveStore, ZarrError, type Store, type ZarrArray } from "../index.js";
 import type { Target } from "./args.js";
 import { copySlab, joinPath, prepareDestination, slabsOf, type CopyPlan, type CopySettings } from "../copy/engine.js";
+import { SlabBuffer } from "../copy/slab-buffer.js";
 import { connectRedis } from "../parallel/redis-connect.js";
 
 export const DEFAULT_QUEUE_NAME = "parzarr-cp";
@@ -231,6 +232,7 @@ export async function startCopyWorker(options: CopyWorkerOptions): Promise<{ clo
     }
     return a;
   };
+  const idleBuffers: SlabBuffer[] = [];
   const leaseMs = options.leaseMs ?? 30_000;
   const connection = await queueConnection(options.url);
   const worker = new Worker<SlabJobData>(
@@ -243,7 +245,14 @@ export async function startCopyWorker(options: CopyWorkerOptions): Promise<{ clo
       ]);
       const threads = options.threads ?? d.threads;
       const onProgress = (done: number, total: number) => options.onSlabProgress?.({ data: d, done, total });
-      await copySlab(src, dst, d.box, threads === undefined ? {} : { threads }, {}, onProgress);
+      // Each running job reads into slab memory reused from earlier jobs (see slab-buffer.ts):
+      // one buffer per concurrent job, so a worker's memory stays at `concurrency` slabs.
+      const buffer = idleBuffers.pop() ?? new SlabBuffer();
+      try {
+        await copySlab(src, dst, d.box, threads === undefined ? {} : { threads }, {}, onProgress, buffer);
+      } finally {
+        idleBuffers.push(buffer);
+      }
     },
     {
       connection,
