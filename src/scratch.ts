@@ -14,48 +14,85 @@ const MAX_KEPT_BYTES = 64 << 20;
 /** The largest single buffer kept. */
 const MAX_KEPT_BUFFER = 32 << 20;
 
-const free: Uint8Array[] = [];
-let keptBytes = 0;
-let created = 0;
-
 /**
- * A buffer of at least `n` bytes (its length may be larger: use `subarray(0, n)`). Prefers the
- * smallest free buffer that fits; otherwise allocates one, rounded up to 64 KiB so that slightly
- * larger requests later (a compressed chunk a few bytes longer) still fit.
+ * A free list of byte buffers. Two per thread: plain memory (chunk bytes, decoded chunks, encoder
+ * output) and shared memory (write values staged for workers, see parallel/staged-value.ts).
  */
+class FreeList {
+  private readonly free: Uint8Array[] = [];
+  private keptBytes = 0;
+  created = 0;
+
+  constructor(private readonly make: (bytes: number) => Uint8Array) {}
+
+  /**
+   * A buffer of at least `n` bytes (its length may be larger: use `subarray(0, n)`). Prefers the
+   * smallest free buffer that fits; otherwise allocates one, rounded up to 64 KiB so that slightly
+   * larger requests later (a compressed chunk a few bytes longer) still fit.
+   */
+  take(n: number): Uint8Array {
+    const free = this.free;
+    let best = -1;
+    for (let i = 0; i < free.length; i++) {
+      if (free[i].length >= n && (best < 0 || free[i].length < free[best].length)) best = i;
+    }
+    if (best >= 0) {
+      const b = free[best];
+      free.splice(best, 1);
+      this.keptBytes -= b.length;
+      return b;
+    }
+    this.created++;
+    return this.make(Math.ceil(Math.max(n, 1) / 65536) * 65536);
+  }
+
+  give(b: Uint8Array): void {
+    if (b.length > MAX_KEPT_BUFFER) return;
+    const free = this.free;
+    // Over budget: drop the smallest buffers first, the large ones are what reads need.
+    while (this.keptBytes + b.length > MAX_KEPT_BYTES && free.length > 0) {
+      let smallest = 0;
+      for (let i = 1; i < free.length; i++) if (free[i].length < free[smallest].length) smallest = i;
+      if (free[smallest].length >= b.length) return;
+      this.keptBytes -= free[smallest].length;
+      free.splice(smallest, 1);
+    }
+    free.push(b);
+    this.keptBytes += b.length;
+  }
+}
+
+const plain = new FreeList((n) => new Uint8Array(n));
+const shared = new FreeList((n) => new Uint8Array(new SharedArrayBuffer(n)));
+
+/** A buffer of at least `n` bytes from this thread's free list (use `subarray(0, n)`). */
 export function takeScratch(n: number): Uint8Array {
-  let best = -1;
-  for (let i = 0; i < free.length; i++) {
-    if (free[i].length >= n && (best < 0 || free[i].length < free[best].length)) best = i;
-  }
-  if (best >= 0) {
-    const b = free[best];
-    free.splice(best, 1);
-    keptBytes -= b.length;
-    return b;
-  }
-  created++;
-  return new Uint8Array(Math.ceil(Math.max(n, 1) / 65536) * 65536);
+  return plain.take(n);
 }
 
 /** Gives a buffer from `takeScratch` back. Nothing may use it (or a view of it) afterwards. */
 export function giveScratch(b: Uint8Array): void {
-  if (b.length > MAX_KEPT_BUFFER) return;
-  // Over budget: drop the smallest buffers first, the large ones are what reads need.
-  while (keptBytes + b.length > MAX_KEPT_BYTES && free.length > 0) {
-    let smallest = 0;
-    for (let i = 1; i < free.length; i++) if (free[i].length < free[smallest].length) smallest = i;
-    if (free[smallest].length >= b.length) return;
-    keptBytes -= free[smallest].length;
-    free.splice(smallest, 1);
-  }
-  free.push(b);
-  keptBytes += b.length;
+  plain.give(b);
 }
 
 /** How many buffers this thread has allocated so far (tests check that reads reuse them). */
 export function scratchAllocations(): number {
-  return created;
+  return plain.created;
+}
+
+/** As `takeScratch`, on a SharedArrayBuffer (callers check that shared memory exists). */
+export function takeSharedScratch(n: number): Uint8Array {
+  return shared.take(n);
+}
+
+/** Gives a buffer from `takeSharedScratch` back, once no worker reads it any more. */
+export function giveSharedScratch(b: Uint8Array): void {
+  shared.give(b);
+}
+
+/** How many shared buffers this thread has allocated so far. */
+export function sharedScratchAllocations(): number {
+  return shared.created;
 }
 
 /**

@@ -17,12 +17,15 @@ import { byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
 import { simdModuleBytes, simdShuffle } from "../src/codecs/blosc/simd.js";
 import {
   deflateBackend,
+  gzipCompress,
   inflateAny,
   nativeDeflateBackend,
   pakoBackend,
   setDeflateBackend,
+  zlibCompress,
   type DeflateBackend,
 } from "../src/codecs/deflate.js";
+import { ScratchLease } from "../src/scratch.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
 import { setZstdBackend, wasmZstdBackend } from "../src/codecs/blosc/zstd.js";
 import { FIXTURES } from "./helpers/paths.js";
@@ -83,6 +86,11 @@ function v2Arrays(root: string): { dir: string; compressor: { id: string; cname?
   return found;
 }
 
+const seededRandomBytes = (seed: number): (() => number) => {
+  const r = seededRandom(seed);
+  return () => Math.floor(r() * 256);
+};
+
 describe("deflate backends", () => {
   test("on Node the native backend is the one in use", () => {
     assert.ok(native !== null, "node:zlib should be available on Node");
@@ -101,6 +109,29 @@ describe("deflate backends", () => {
         assert.ok(eqBytes(pakoBackend.inflate(z), input), `pako inflates node's zlib level ${level}, ${name}`);
         assert.ok(eqBytes(native!.gunzip(pakoBackend.gzip(input, level)), input), `node gunzips pako's gzip level ${level}, ${name}`);
       }
+    }
+  });
+
+  test("zlibCompress and gzipCompress (a reused native stream into scratch) write what pako and node:zlib's one-shot functions write", () => {
+    const lease = new ScratchLease();
+    try {
+      for (const [name, input] of INPUTS) {
+        for (let level = 0; level <= 9; level++) {
+          // Twice each: the second use of a level's context starts from a reset, not a fresh one.
+          for (let round = 0; round < 2; round++) {
+            assert.ok(eqBytes(zlibCompress(input, level), pakoBackend.deflate(input, level)), `zlib level ${level}, ${name}, round ${round}`);
+            assert.ok(eqBytes(gzipCompress(input, level), pakoBackend.gzip(input, level)), `gzip level ${level}, ${name}, round ${round}`);
+          }
+          const leased = zlibCompress(input, level, lease);
+          assert.ok(eqBytes(leased, pakoBackend.deflate(input, level)), `leased zlib level ${level}, ${name}`);
+          if (native !== null && level > 0) assert.ok(lease.owns(leased), "under a lease the result is a view of scratch");
+        }
+      }
+      // Incompressible input: stored blocks grow it; the bound leaves room.
+      const noise = Uint8Array.from({ length: 1 << 20 }, seededRandomBytes(7));
+      assert.ok(eqBytes(zlibCompress(noise, 9), pakoBackend.deflate(noise, 9)));
+    } finally {
+      lease.release();
     }
   });
 

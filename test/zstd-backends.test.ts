@@ -16,6 +16,7 @@ import {
   zstdBackend,
   zstdCompress,
   zstdDecompress,
+  zstdDecompressInto,
   zstdFrameContentSize,
   type ZstdBackend,
 } from "../src/codecs/blosc/zstd.js";
@@ -101,6 +102,47 @@ describe("zstd backends", () => {
       const frame = await using(encoder, () => bloscEncode(walk, opts));
       assert.ok(eq(await using(native!, () => bloscDecode(frame)), walk), `${encoder.name} -> native`);
       assert.ok(eq(await using(wasmZstdBackend, () => bloscDecode(frame)), walk), `${encoder.name} -> WASM`);
+    }
+  });
+
+  test("decoding into place reuses one native context, and declines (for the checked path) whatever is not one exact frame", async () => {
+    const data = bytesOf(randomWalkFloat32(256, 1024));
+    const frame = await zstdCompress(data, 3);
+    // Into shared memory too, at an offset: where workers decode.
+    const dest = new Uint8Array(new SharedArrayBuffer(data.length + 64), 32, data.length);
+    if (native === null) {
+      assert.equal(zstdDecompressInto(frame, dest), false, "without native zstd the caller decodes the usual way");
+      return;
+    }
+    assert.equal(zstdDecompressInto(frame, dest), true);
+    assert.ok(eq(dest, data));
+    const corrupt = frame.slice();
+    for (let i = 40; i < corrupt.length; i += 97) corrupt[i] ^= 0x5a;
+    const declined: [string, Uint8Array, Uint8Array][] = [
+      ["a corrupt frame", corrupt, dest],
+      ["a truncated frame", frame.subarray(0, frame.length - 9), dest],
+      ["trailing bytes", Uint8Array.from([...frame, 1, 2, 3]), dest],
+      ["two frames", Uint8Array.from([...frame, ...frame]), dest],
+      ["a destination of another size", frame, new Uint8Array(data.length - 4)],
+      ["not a zstd frame", data.subarray(0, 100), dest],
+    ];
+    for (const [what, src, into] of declined) {
+      assert.equal(zstdDecompressInto(src, into), false, what);
+      // The context an error left behind is replaced: the next good frame decodes.
+      dest.fill(0);
+      assert.equal(zstdDecompressInto(frame, dest), true, `after ${what}`);
+      assert.ok(eq(dest, data), `after ${what}`);
+    }
+    // What the checked path says of each declined input that is not a valid frame.
+    for (const [what, src] of declined.slice(0, 3)) {
+      await assert.rejects(zstdDecompress(src, data.length), CorruptChunkError, what);
+    }
+    // The WASM backend forced: into-place declines, so both backends stay testable.
+    const previous = setZstdBackend(wasmZstdBackend);
+    try {
+      assert.equal(zstdDecompressInto(frame, dest), false);
+    } finally {
+      setZstdBackend(previous);
     }
   });
 

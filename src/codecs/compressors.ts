@@ -7,7 +7,7 @@ import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
-import { zstdCompress, zstdDecompress } from "./blosc/zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./blosc/zstd.js";
 import { gzipCompress, inflateAny, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
@@ -41,7 +41,7 @@ export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("gzip", (b) => gzipCompress(b, level), (b) => inflateAny(b, "gzip", cap)),
+    codec: bytesToBytes("gzip", (b, lease) => gzipCompress(b, level, lease), (b) => inflateAny(b, "gzip", cap)),
     configuration: { level },
   };
 };
@@ -50,7 +50,7 @@ export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("numcodecs.zlib", (b) => zlibCompress(b, level), (b) => inflateAny(b, "zlib", cap)),
+    codec: bytesToBytes("numcodecs.zlib", (b, lease) => zlibCompress(b, level, lease), (b) => inflateAny(b, "zlib", cap)),
     configuration: { level },
   };
 };
@@ -65,7 +65,11 @@ export const zstdCodec: CodecFactory = (conf, spec) => {
     return zstdCompress(b, level);
   };
   return {
-    codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap)),
+    codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap), async (b, dest) => {
+      // A chunk decoded into its place: straight there with the reused context when the frame
+      // declares exactly that size, else the checked path and one copy.
+      if (!zstdDecompressInto(b, dest)) dest.set(await zstdDecompress(b, dest.length, cap));
+    }),
     configuration: { level, checksum },
   };
 };

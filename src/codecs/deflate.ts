@@ -9,6 +9,8 @@
  */
 import * as pako from "pako";
 import { CorruptChunkError } from "../errors.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
+import { runNativeStream } from "./native-stream.js";
 
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZlib {
@@ -111,12 +113,34 @@ function corrupt(what: string, src: Uint8Array, err: unknown): never {
   throw new CorruptChunkError(`${what}: cannot inflate ${src.length} bytes: ${msg}`, { cause: err });
 }
 
-export function zlibCompress(src: Uint8Array, level: number): Uint8Array {
-  return deflateBackend().deflate(src, level);
+/**
+ * A zlib stream of `src`. On node:zlib it is written by this thread's reused deflate context into
+ * a scratch buffer (native-stream.ts), not by `deflateSync` (a new context, then 16 KiB pieces of
+ * fresh memory joined by one more copy); the bytes are the same. Under `lease` the result may be
+ * a view of a leased buffer (see ScratchLease).
+ */
+export function zlibCompress(src: Uint8Array, level: number, lease?: ScratchLease): Uint8Array {
+  return compressWith("deflate", src, level, lease) ?? deflateBackend().deflate(src, level);
 }
 
-export function gzipCompress(src: Uint8Array, level: number): Uint8Array {
-  return deflateBackend().gzip(src, level);
+/** A gzip stream of `src`, as zlibCompress. */
+export function gzipCompress(src: Uint8Array, level: number, lease?: ScratchLease): Uint8Array {
+  return compressWith("gzip", src, level, lease) ?? deflateBackend().gzip(src, level);
+}
+
+function compressWith(format: "deflate" | "gzip", src: Uint8Array, level: number, lease: ScratchLease | undefined): Uint8Array | null {
+  // Level 0 (stored blocks) is left to the one-shot functions: zlib sizes stored blocks by the
+  // output space it is given, so a larger buffer would write other (valid) bytes than pako does.
+  if (level === 0 || deflateBackend() !== native || native === null) return null;
+  // deflateBound with room to spare: stored blocks add 5 bytes per 16 KiB, wrappers 18 at most.
+  const bound = src.length + (src.length >>> 10) + 64;
+  const out = takeScratch(bound);
+  const n = runNativeStream(`${format}-${level}`, src, out.subarray(0, bound), false);
+  if (n === null) {
+    giveScratch(out);
+    return null;
+  }
+  return handOver(out, n, lease);
 }
 
 /**

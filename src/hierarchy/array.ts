@@ -32,7 +32,8 @@ import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
-import { isShared, toShared } from "../parallel/shared.js";
+import { isShared } from "../parallel/shared.js";
+import { ValueStager } from "../parallel/staged-value.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { isFresh, type ChunkCache, type Recheck } from "../parallel/chunk-cache.js";
@@ -470,25 +471,36 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
     const raw = pipelineFor(this.meta).storesRawBytes;
     const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
-    if (placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data)) {
-      // One copy into shared memory (none when it already is) so that workers read it in place.
-      writeValue = { kind: "array", buffer: { ...writeValue.buffer, data: toShared(writeValue.buffer.data) } };
-    }
+    // Workers read the value from shared memory: a shared value as it is, any other gathered task
+    // by task into reused shared buffers (staged-value.ts) rather than copied whole into fresh ones.
+    const stager =
+      placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data) && !isShared(writeValue.buffer.data)
+        ? new ValueStager(this.meta.dtype, { ...writeValue.buffer, data: writeValue.buffer.data })
+        : null;
     const descriptor = this.store.descriptor();
     const taskValue = writeValue;
     const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
     // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
     const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
     const written: string[] = [];
+    const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
+      kind: "write",
+      store: descriptor,
+      meta: this.meta,
+      items: batch,
+      value,
+      writeEmptyChunks,
+      lock,
+    });
     const makeTask = (batch: ChunkItem[]): WriteTask => {
       // Dropped before the chunks change and again after: a read racing this write may have
       // cached a chunk's old value in between. The cache never serves what this process overwrote.
       if (this.options.cache) for (const item of batch) written.push(item.key);
       this.forgetCached(batch.map((item) => item.key));
-      return { kind: "write", store: descriptor, meta: this.meta, items: batch, value: taskValue, writeEmptyChunks, lock };
+      return stager ? stager.stage(batch, (items, buffer) => taskOf(items, { kind: "array", buffer })) : taskOf(batch, taskValue);
     };
     try {
-      await runOperation(placement, items, chunkBytes, makeTask, this.store, options);
+      await runOperation(placement, items, chunkBytes, makeTask, this.store, options, undefined, stager ? (task) => stager.release(task as WriteTask) : undefined);
     } finally {
       this.forgetCached(written);
     }

@@ -3,7 +3,6 @@
  * to a temporary file in the same folder, then a rename puts them in place, so a reader (or a
  * crash) sees the old value or the new one, never half of one.
  */
-import { randomBytes } from "node:crypto";
 import { constants, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
@@ -393,7 +392,7 @@ export class FileSystemStore implements WritableStore {
     this.writable();
     const p = this.pathOf(key);
     const dir = dirname(p);
-    const tmp = join(dir, `.${basename(p)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    const tmp = join(dir, `.${basename(p)}.${process.pid}.${tempTag()}.tmp`);
     for (let attempt = 1; ; attempt++) {
       try {
         // The folder may be (or sit under) a link leading out of the store: refuse that.
@@ -477,4 +476,18 @@ export class FileSystemStore implements WritableStore {
     const d: StoreDescriptor = { kind: "filesystem", root: this.root, readOnly: this.readOnly };
     return this.followSymlinks ? { ...d, followSymlinks: true } : d;
   }
+}
+
+let temps = 0;
+
+/**
+ * A name part that no other writer of a temporary file uses at the same time: this process's
+ * count of them and 48 random bits (other threads, other machines on a shared folder). Not
+ * node:crypto: loading it costs a worker thread some 100 ms of CPU on Node 24, more than writing
+ * a chunk, and uniqueness is all that is needed ("wx" refuses a clash rather than sharing a file).
+ */
+function tempTag(): string {
+  const r = Math.floor(Math.random() * 2 ** 48);
+  // Hex only: TEMP recognises `.<name>.<pid>.<hex>.tmp`.
+  return `${(temps++).toString(16)}${r.toString(16).padStart(12, "0")}`;
 }

@@ -26,7 +26,7 @@ import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
-import { zstdCompress, zstdDecompress } from "./zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
@@ -271,7 +271,9 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
         } else {
           if (csize === 0) corrupt(`block ${j}: stream ${k} is empty but should decode to ${neblock} bytes`);
           // Only zstd (WASM) is asynchronous; the others stay off the microtask queue.
-          if (format === FORMAT_ZSTD) piece.set(await zstdDecompress(stream, neblock));
+          if (format === FORMAT_ZSTD) {
+            if (!zstdDecompressInto(stream, piece)) piece.set(await zstdDecompress(stream, neblock));
+          }
           else decodeStreamSync(format, stream, piece);
         }
         offset += csize;

@@ -9,6 +9,7 @@
  * a zstd stream is met on a runtime without native zstd, or when a test asks for it.
  * Errors from either side become CorruptChunkError.
  */
+import { runNativeStream } from "../native-stream.js";
 import { CorruptChunkError } from "../../errors.js";
 
 export type ZstdBackendName = "node:zlib" | "numcodecs-wasm";
@@ -61,6 +62,20 @@ export function nativeZstdBackend(): ZstdBackend | null {
     },
   };
   return native;
+}
+
+/**
+ * Decodes one zstd frame straight into `dest` with this thread's reused libzstd context
+ * (native-stream.ts), on the native backend, for a frame that declares exactly `dest.length`
+ * bytes. Returns false, with `dest` possibly written, when it did not decode exactly that (a
+ * damaged frame, trailing bytes, no native zstd): the caller then decodes the usual way, which
+ * gives the precise error.
+ */
+export function zstdDecompressInto(src: Uint8Array, dest: Uint8Array): boolean {
+  if ((forced !== null && forced !== native) || nativeZstdBackend() === null) return false;
+  // A frame that declares exactly dest's size: libzstd checks what it decodes against that.
+  if (zstdFrameContentSize(src) !== dest.length) return false;
+  return runNativeStream("zstd-decompress", src, dest, true) === dest.length;
 }
 
 type WasmCodec = { encode(b: Uint8Array): Promise<Uint8Array>; decode(b: Uint8Array): Promise<Uint8Array> };

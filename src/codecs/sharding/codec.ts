@@ -6,7 +6,8 @@
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
-import { allocElements, type ElementArray } from "../../metadata/dtype.js";
+import { allocElements, componentsPerElement, isObjectType, memoryBytesPerComponent, typedArrayOver, type ElementArray } from "../../metadata/dtype.js";
+import { giveScratch, takeScratch } from "../../scratch.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
@@ -186,10 +187,38 @@ export class ShardingCodec implements ArrayToBytesCodec {
         const coords = this.coordsOf(i);
         const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, region.strides, region.offset);
         if (index.offsets[i] < 0) return fillElements(dest, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
-        const view = await this.decodeInner(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), coords);
+        const inner = bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]);
+        if (await this.decodeInnerVia(inner, coords, spec, dest, dst)) return;
+        const view = await this.decodeInner(inner, coords);
         copyElements(spec.dtype, dest, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
       }),
     );
+  }
+
+  /**
+   * An inner chunk decoded into this thread's scratch (its codecs write there: zstd with the
+   * reused native context, blosc, lz4), then copied to its place: no fresh memory and no new
+   * decompression context per inner chunk. False, having written nothing, where the inner chain
+   * cannot decode into a buffer.
+   */
+  private async decodeInnerVia(bytes: Uint8Array, coords: readonly number[], spec: ChunkSpec, dest: ElementArray, dst: StridedRegion): Promise<boolean> {
+    // Raw inner chunks are copied from the shard's bytes as they are (decodeInner), not via scratch.
+    if (!this.inner.decodesIntoWithoutCopy || this.inner.storesRawBytes || isObjectType(spec.dtype)) return false;
+    const count = product(this.innerShape);
+    const width = componentsPerElement(spec.dtype) * memoryBytesPerComponent(spec.dtype);
+    const scratch = takeScratch(count * width);
+    try {
+      try {
+        await this.inner.decodeInto(bytes, scratch.subarray(0, count * width));
+      } catch (err) {
+        innerFailure(coords, err);
+      }
+      const data = typedArrayOver(spec.dtype, scratch.buffer, 0, count * componentsPerElement(spec.dtype));
+      copyElements(spec.dtype, dest, dst, data, { offset: 0, strides: contiguousStrides(this.innerShape) }, this.innerShape);
+      return true;
+    } finally {
+      giveScratch(scratch);
+    }
   }
 
   async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
