@@ -1,12 +1,16 @@
 /**
  * The browser benchmark (issue 15, item 6): a 64 MiB v2 array (4096 x 4096 float32, 512 x 512
  * chunks; blosc-lz4 and zstd) served from 127.0.0.1 with COOP/COEP, read whole in one headless
- * Chromium page by zarrita.js (main thread), fizarrita (2 Web Workers), parzarr inline and parzarr
- * on 2 Web Workers; beside them the fetch-only floor (every chunk fetched at once, no decode) and
+ * Chromium page by zarrita.js (main thread), fizarrita (2 Web Workers), parzarr inline, parzarr
+ * on 2 Web Workers (each fetching its own chunks, the default) and on 2 Web Workers fed by the
+ * page's fetches (`fetchOnCaller`); beside them the fetch-only floor (every chunk fetched at once, no decode) and
  * the decode-only cost (parzarr inline from chunks already in memory), which show where the
- * browser's time goes. Each reader runs once to warm up, then --reps times; medians are printed.
+ * browser's time goes. Each reader runs once to warm up, then --reps times; medians are printed, with
+ * the main thread's longest timer gap and longest task (Long Tasks API).
+ * Then one profiled read per array by parzarr on workers that trace (bench/browser/trace.ts):
+ * how many fetches were open at once, how long the network idled, how busy each thread was.
  *
- *   npx tsx bench/browser.ts [--reps 3] [--threads 2] [--size 4096] [--chunk 512]
+ *   npx tsx bench/browser.ts [--reps 3] [--threads 2] [--size 4096] [--chunk 512] [--only parzarr,fetch]
  *
  * Needs Debian's chromium (or PARZARR_CHROMIUM). Results also go to .bench-data/browser-results.json.
  */
@@ -19,7 +23,7 @@ import { createArray } from "../src/index.js";
 import { startStaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { median, randomWalk, scratchFolder } from "./pool-data.js";
-import type { BenchArray, Timing } from "./browser/page.js";
+import type { BenchArray, BenchOptions, Profile, Timing } from "./browser/page.js";
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     threads: { type: "string", default: "2" },
     size: { type: "string", default: "4096" },
     chunk: { type: "string", default: "512" },
+    only: { type: "string", default: "" },
   },
 });
 const reps = Number(values.reps);
@@ -64,6 +69,7 @@ for (const [name, compressor] of Object.entries(compressors)) {
 await buildBrowser(join(site, "lib"), { minify: true });
 const common = { bundle: true, platform: "browser" as const, format: "esm" as const, target: "es2022", minify: true, absWorkingDir: root, logLevel: "silent" as const };
 await build({ ...common, entryPoints: [join(root, "bench/browser/page.ts")], outfile: join(site, "page.js") });
+await build({ ...common, entryPoints: [join(root, "bench/browser/trace-worker.ts")], outfile: join(site, "trace-worker.js") });
 await build({ ...common, entryPoints: [join(root, "node_modules/@fideus-labs/fizarrita/dist/codec-worker.js")], outfile: join(site, "fiz-worker.js") });
 writeFileSync(join(site, "index.html"), `<!doctype html><meta charset="utf-8"><title>parzarr browser bench</title><script type="module" src="./page.js"></script>`);
 
@@ -74,14 +80,16 @@ try {
   page.on("console", (m) => console.error(`  page: ${m.text()}`));
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => "runBench" in globalThis);
-  const opts = {
+  const opts: BenchOptions = {
     arrays: arrays.map((a) => ({ ...a, url: server.origin + a.url })),
     parzarrWorker: `${server.origin}/lib/parzarr-worker.js`,
+    traceWorker: `${server.origin}/trace-worker.js`,
     fizWorker: `${server.origin}/fiz-worker.js`,
     reps,
     threads,
+    only: values.only ? values.only.split(",") : [],
   };
-  const result = (await page.evaluate(`globalThis.runBench(${JSON.stringify(opts)})`)) as { isolated: boolean; timings: Timing[] };
+  const result = (await page.evaluate(`globalThis.runBench(${JSON.stringify(opts)})`)) as { isolated: boolean; timings: Timing[]; profiles: Profile[] };
   const version = await browser.version();
   writeFileSync(join(root, ".bench-data", "browser-results.json"), JSON.stringify({ version, size, chunk, threads, reps, ...result }, null, 1));
   console.log(`${version}, page cross-origin isolated: ${result.isolated}; ${size}x${size} float32, ${chunk}x${chunk} chunks (${arrays[0].keys.length}), ${threads} workers, median of ${reps}`);
@@ -90,14 +98,35 @@ try {
     for (const t of result.timings.filter((t) => t.array === a.name)) rows.set(t.reader, [...(rows.get(t.reader) ?? []), t]);
     const med = (r: string): number => median(rows.get(r)!.map((t) => t.ms));
     console.log(`\n${a.name}`);
-    console.log(`  ${"reader".padEnd(48)} ${"ms".padStart(8)} ${"max gap ms".padStart(11)}  checksum`);
+    console.log(`  ${"reader".padEnd(52)} ${"ms".padStart(8)} ${"max gap ms".padStart(11)} ${"long task ms".padStart(13)}  checksum`);
     for (const [reader, ts] of rows) {
-      console.log(`  ${reader.padEnd(48)} ${med(reader).toFixed(0).padStart(8)} ${median(ts.map((t) => t.maxGapMs)).toFixed(0).padStart(11)}  ${ts[0].checksum}`);
+      const gap = median(ts.map((t) => t.maxGapMs)).toFixed(0).padStart(11);
+      const task = median(ts.map((t) => t.longestTaskMs)).toFixed(0).padStart(13);
+      console.log(`  ${reader.padEnd(52)} ${med(reader).toFixed(0).padStart(8)} ${gap} ${task}  ${ts[0].checksum}`);
     }
-    const pz = med(`parzarr ${threads} Web Workers`);
-    console.log(`  parzarr workers vs fizarrita: ${(med(`fizarrita ${threads} workers`) / pz).toFixed(2)}x faster (target >= 1.5)`);
-    console.log(`  parzarr workers vs zarrita main thread: ${(med("zarrita.js main thread") / pz).toFixed(2)}x faster`);
-    console.log(`  parzarr workers / fetch only: ${(pz / med("fetch only (all chunks at once)")).toFixed(2)} (target <= 1.3)`);
+    const ratio = (label: string, a: string, b: string, target = ""): void => {
+      if (rows.has(a) && rows.has(b)) console.log(`  ${label}: ${(med(a) / med(b)).toFixed(2)}${target}`);
+    };
+    const pz = `parzarr ${threads} Web Workers`;
+    ratio("parzarr workers vs fizarrita (x faster)", `fizarrita ${threads} workers`, pz, " (target >= 1.5)");
+    ratio("parzarr workers vs zarrita main thread (x faster)", "zarrita.js main thread", pz);
+    ratio("parzarr workers / fetch only", pz, "fetch only (all chunks at once)", " (target <= 1.3)");
+    const byPage = `${pz}, page fetches`;
+    ratio("parzarr workers, page fetches (fetchOnCaller) vs fizarrita (x faster)", `fizarrita ${threads} workers`, byPage);
+    ratio("parzarr workers, page fetches (fetchOnCaller) / fetch only", byPage, "fetch only (all chunks at once)");
+    for (const { profile: p, reader } of result.profiles.filter((p) => p.array === a.name)) {
+      console.log(`  profile of one ${reader} read (traced workers): ${p.wallMs.toFixed(0)} ms, ${p.fetches} fetches`);
+      console.log(
+        `    fetches open at once: ${p.meanFetchesOpen.toFixed(1)} on average; no fetch open ${(100 * p.noFetchShare).toFixed(0)}% of the time` +
+          ` (first fetch after ${p.firstFetchMs.toFixed(0)} ms, last one ended ${p.tailMs.toFixed(0)} ms before the end)`,
+      );
+      for (const t of p.threads) {
+        console.log(
+          `    ${t.thread.padEnd(9)} ${String(t.fetches).padStart(3)} fetches open ${((100 * t.fetchOpenMs) / p.wallMs).toFixed(0).padStart(3)}% of the time;` +
+            ` ${String(t.tasks).padStart(3)} chunk tasks running ${((100 * t.taskBusyMs) / p.wallMs).toFixed(0).padStart(3)}%`,
+        );
+      }
+    }
   }
 } finally {
   await browser.close();

@@ -8,7 +8,12 @@
 import * as zarr from "zarrita";
 import { getWorker } from "@fideus-labs/fizarrita";
 import { WorkerPool as FizPool } from "@fideus-labs/worker-pool";
+import { wrap } from "comlink";
 import { MemoryStore, WorkerPool, openArray } from "../../src/browser.js";
+import { now, profileOf, setTracing, takeSpans, traceFetch, type ReadProfile, type Span } from "./trace.js";
+
+// Before any store is made: the profiled run records the page's fetches too.
+traceFetch("main");
 
 export interface BenchArray {
   name: string;
@@ -26,11 +31,23 @@ export interface Timing {
   ms: number;
   /** Longest gap of the 5 ms timer while this ran (main-thread blocking). */
   maxGapMs: number;
+  /**
+   * Longest task the main thread ran meanwhile (Long Tasks API; 0: none over 50 ms). A timer gap
+   * without a long task is the timer waiting behind other work (network tasks go first) or the
+   * loaded machine, not one piece of work blocking the page.
+   */
+  longestTaskMs: number;
   checksum: number;
 }
 
 /** Runs `fn` with a 5 ms timer going; returns its time and the timer's longest gap. */
-async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs: number; checksum: number }> {
+async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs: number; longestTaskMs: number; checksum: number }> {
+  let longestTask = 0;
+  let counting = false;
+  const longTasks = new PerformanceObserver((list) => {
+    if (counting) for (const e of list.getEntries()) longestTask = Math.max(longestTask, e.duration);
+  });
+  longTasks.observe({ type: "longtask" });
   let last = performance.now();
   let maxGap = 0;
   const timer = setInterval(() => {
@@ -42,13 +59,19 @@ async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs:
   await new Promise((r) => setTimeout(r, 20));
   last = performance.now();
   maxGap = 0;
+  counting = true;
   const t0 = performance.now();
   const checksum = await fn();
   const ms = performance.now() - t0;
   const end = performance.now();
   maxGap = Math.max(maxGap, end - last);
   clearInterval(timer);
-  return { ms, maxGapMs: maxGap, checksum };
+  // Entries arrive after their task: let the last ones in before counting stops.
+  await new Promise((r) => setTimeout(r, 0));
+  for (const e of longTasks.takeRecords()) longestTask = Math.max(longestTask, e.duration);
+  counting = false;
+  longTasks.disconnect();
+  return { ms, maxGapMs: maxGap, longestTaskMs: longestTask, checksum };
 }
 
 /** A cheap checksum of a float32 result (every 997th value), to see that readers agree. */
@@ -58,12 +81,62 @@ function sumOf(data: ArrayLike<number>): number {
   return Math.round(s * 1000) / 1000;
 }
 
-export async function runBench(opts: { arrays: BenchArray[]; parzarrWorker: string; fizWorker: string; reps: number; threads: number }): Promise<{ isolated: boolean; timings: Timing[] }> {
+export interface BenchOptions {
+  arrays: BenchArray[];
+  parzarrWorker: string;
+  /** parzarr's worker with tracing (trace-worker.ts), for the profiled run. */
+  traceWorker: string;
+  fizWorker: string;
+  reps: number;
+  threads: number;
+  /** Only the readers whose names contain one of these (all when empty). */
+  only: string[];
+}
+
+export interface Profile {
+  array: string;
+  reader: string;
+  profile: ReadProfile;
+}
+
+/**
+ * One more read per array by parzarr on workers that trace (trace-worker.ts), with the page's
+ * fetches traced too: where the time went.
+ */
+async function profiledRead(a: BenchArray, opts: BenchOptions, fetchOnCaller: boolean): Promise<ReadProfile> {
+  const spansOf: (() => Promise<Span[]>)[] = [];
+  const pool = new WorkerPool({
+    threads: opts.threads,
+    fetchOnCaller,
+    createWorker: () => {
+      const w = new Worker(`${opts.traceWorker}#worker ${spansOf.length + 1}`, { type: "module" });
+      const api = wrap<{ takeSpans(): Span[] }>(w);
+      spansOf.push(() => api.takeSpans());
+      return w;
+    },
+  });
+  const arr = await openArray(a.url, { mode: "r" });
+  await arr.get(null, { pool, threads: opts.threads }); // warm: workers started, modules compiled
+  for (const take of spansOf) await take();
+  setTracing(true);
+  takeSpans();
+  const start = now();
+  await arr.get(null, { pool, threads: opts.threads });
+  const end = now();
+  setTracing(false);
+  const spans = [...takeSpans(), ...(await Promise.all(spansOf.map((take) => take()))).flat()];
+  await pool.close();
+  return profileOf(spans, start, end);
+}
+
+export async function runBench(opts: BenchOptions): Promise<{ isolated: boolean; timings: Timing[]; profiles: Profile[] }> {
   const { threads } = opts;
   const pool = new WorkerPool({ threads, workerUrl: opts.parzarrWorker });
+  // The other way to keep fetches open while workers decode: the page fetches, workers decode.
+  const pageFetches = new WorkerPool({ threads, workerUrl: opts.parzarrWorker, fetchOnCaller: true });
   const fiz = new FizPool(threads);
   const timings: Timing[] = [];
-  const readers: [string, (a: BenchArray) => Promise<number>][] = [
+  const allReaders: [string, (a: BenchArray) => Promise<number>][] = [
     [
       "fetch only (all chunks at once)",
       async (a) => {
@@ -85,7 +158,12 @@ export async function runBench(opts: { arrays: BenchArray[]; parzarrWorker: stri
     ],
     ["parzarr inline", async (a) => sumOf(((await (await openArray(a.url, { mode: "r" })).get(null, { threads: 0 })) as { data: Float32Array }).data)],
     [`parzarr ${threads} Web Workers`, async (a) => sumOf(((await (await openArray(a.url, { mode: "r" })).get(null, { pool, threads })) as { data: Float32Array }).data)],
+    [
+      `parzarr ${threads} Web Workers, page fetches`,
+      async (a) => sumOf(((await (await openArray(a.url, { mode: "r" })).get(null, { pool: pageFetches, threads })) as { data: Float32Array }).data),
+    ],
   ];
+  const readers = allReaders.filter(([name]) => opts.only.length === 0 || opts.only.some((o) => name.includes(o)));
   // The decode-only reader works on a MemoryStore holding the array's fetched objects.
   const decodeOnly = new Map<string, () => Promise<unknown>>();
   for (const a of opts.arrays) {
@@ -104,13 +182,19 @@ export async function runBench(opts: { arrays: BenchArray[]; parzarrWorker: stri
       for (const [reader, fn] of readers) {
         const t = await timed(() => fn(a));
         timings.push({ array: a.name, reader, ...t });
-        console.log(`${a.name} ${reader}: ${t.ms.toFixed(0)} ms, longest gap ${t.maxGapMs.toFixed(0)} ms`);
+        console.log(`${a.name} ${reader}: ${t.ms.toFixed(0)} ms, longest gap ${t.maxGapMs.toFixed(0)} ms, longest task ${t.longestTaskMs.toFixed(0)} ms`);
       }
     }
   }
   await pool.close();
+  await pageFetches.close();
   fiz.terminateWorkers();
-  return { isolated: crossOriginIsolated, timings };
+  const profiles: Profile[] = [];
+  for (const a of opts.arrays) {
+    profiles.push({ array: a.name, reader: `parzarr ${threads} Web Workers`, profile: await profiledRead(a, opts, false) });
+    profiles.push({ array: a.name, reader: `parzarr ${threads} Web Workers, page fetches`, profile: await profiledRead(a, opts, true) });
+  }
+  return { isolated: crossOriginIsolated, timings, profiles };
 }
 
 (globalThis as { runBench?: typeof runBench }).runBench = runBench;

@@ -39,6 +39,11 @@ export interface ChunkItem {
   outStep?: number[];
   /** Integer arrays, masks and points: where each selected element goes (projection.ts). */
   scatter?: Scatter;
+  /**
+   * Writes whose value was staged for workers (staged-value.ts): the item's region of the task's
+   * value, in place of `outStart`/`outStep` over the value's strides.
+   */
+  valueRegion?: StridedRegion;
 }
 
 /** A strided n-d buffer shared with the task: the output of a read or the value of a write. */
@@ -118,7 +123,8 @@ export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
 
 const stores = new Map<string, Store>();
 
-function storeFor(d: StoreDescriptor): Store {
+/** This thread's store for a descriptor (opened once, then reused). */
+export function storeFor(d: StoreDescriptor): Store {
   const cacheKey = JSON.stringify(d);
   const cached = stores.get(cacheKey);
   if (cached) return cached;
@@ -317,8 +323,8 @@ async function mergeAndStoreWith(
   if (whole && !edge && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
     // An interior chunk the value covers: encode straight from the value's region (a view when it
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
-    const { data, strides } = value.buffer;
-    const view = { data, shape: chunkShape, strides: [...strides], offset: regionAt(item.outStart, null, strides).offset };
+    const { offset, strides } = valueRegionOf(item, value.buffer);
+    const view = { data: value.buffer.data, shape: chunkShape, strides, offset };
     return encodeAndStore(task, store, item, view, comps, undefined, lease);
   }
   // Leased only where the encoded bytes may be a view of it (a raw chain) and the store lets go.
@@ -355,10 +361,14 @@ async function mergeAndStoreWith(
   } else if (value.kind === "scalar") {
     fillElements(chunk, target, counts, scalarToComponents(value.value, meta.dtype));
   } else {
-    const src = regionAt(item.outStart, item.outStep ?? null, value.buffer.strides);
-    copyElements(meta.dtype, chunk, target, value.buffer.data, src, counts);
+    copyElements(meta.dtype, chunk, target, value.buffer.data, valueRegionOf(item, value.buffer), counts);
   }
   await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease);
+}
+
+/** Where a write item's elements lie in the task's value. */
+function valueRegionOf(item: ChunkItem, value: TaskBuffer): StridedRegion {
+  return item.valueRegion ?? regionAt(item.outStart, item.outStep ?? null, value.strides);
 }
 
 /**
@@ -393,6 +403,16 @@ async function encodeAndStore(
 }
 
 /**
+ * The store a read task's items read from: for a store that can fetch several chunks in fewer
+ * requests (`prefetch`: a ReferenceStore merges nearby byte ranges of a file), a view holding all
+ * the task's chunks, fetched together; else the store itself.
+ */
+export async function prefetchedStore(task: ChunkTask, store: Store, signal?: AbortSignal): Promise<Store> {
+  if (task.kind !== "read" || task.items.length < 2 || !store.prefetch) return store;
+  return store.prefetch(task.items.map((i) => i.key), { signal });
+}
+
+/**
  * Runs one task: every chunk item in it, one after another. Store I/O inside is async, so an
  * executor overlaps several tasks to hide latency. A worker opens the store from the task's
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
@@ -400,6 +420,7 @@ async function encodeAndStore(
  */
 export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
   if (task.kind === "read") {
+    store = await prefetchedStore(task, store, signal);
     if (task.fillCache) {
       const versions: ChunkVersion[] = [];
       for (const item of task.items) versions.push(await readWholeVersioned(task, store, item, signal));

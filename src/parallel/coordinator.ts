@@ -1,7 +1,8 @@
 /**
  * The coordinator: decides where an operation's chunks run (inline or on a pool), batches small
  * chunks into one message, keeps the workers fed, reports progress, and stops on abort or on the
- * first failing chunk. It never touches chunk bytes.
+ * first failing chunk. It touches chunk bytes only when the pool asks it to fetch them for the
+ * workers (WorkerPoolOptions.fetchOnCaller, fetched-chunks.ts), and then only to pass them on.
  */
 import { AbortError, InvalidArgumentError, PoolClosedError } from "../errors.js";
 import type { TypedArray } from "../metadata/dtype.js";
@@ -15,26 +16,28 @@ import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
 import { reviveError, type TaskMessage } from "./task-outcome.js";
 import type { WorkerPool } from "./worker-pool.js";
+import { fetchChunks, fetchesWholeChunks, type FetchedChunks } from "./fetched-chunks.js";
 
 /**
  * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
  * caller did not ask for threads runs inline: handing chunks to workers and back costs more than
  * it saves. Measured with bench/pool-crossover.ts (best of 22, inline vs a 2-thread pool) on the
  * 2-core development machine under heavy load from other jobs: with 256 x 256 float32 chunks,
- * blosc-lz4 reads broke even between 4 and 8 MiB (pool/inline 1.16 at 4 MiB, 0.78 at 8 MiB) and
- * raw reads, mostly copies, only between 16 and 32 MiB (1.68, then 0.82); with 64 x 64 chunks
+ * blosc-lz4 reads broke even between 4 and 8 MiB (pool/inline 1.16 at 4 MiB, 0.78 at 8 MiB);
+ * with 64 x 64 chunks
  * the pool lost up to 4 MiB. On an idle machine with more cores the crossover is lower, so these
  * are on the safe side for small requests.
  */
 export const INLINE_BELOW_BYTES = 8 << 20;
 /**
- * The same for reads of chains that store raw bytes (no compressor): they are copies, and workers
- * help less. Raw writes run inline at every size unless threads are asked for: the pool has no
- * encoding to share out and pays a copy of the value into shared memory (bench/pool-scaling.ts,
- * 64 MiB: pool/inline 1.02 to 1.74 over five runs).
+ * Chains that store raw bytes (no compressor) run inline at every size unless threads are asked
+ * for: a chunk is a file read and a copy, which the inline executor already overlaps (several
+ * reads in flight), and the pool only adds messages and a second thread copying into the same
+ * output. Measured on the 2-core development machine, 256 MiB float32 in 1024^2 chunks read into
+ * a reused output: inline 0.069 s, 2 threads 0.175 s, the default pool 0.094 s (bench:compare,
+ * quiet); CPU per read under load 104 ms inline, 172 ms on 2 threads. Raw writes likewise: the
+ * pool has no encoding to share out (bench/pool-scaling.ts, 64 MiB: pool/inline 1.02 to 1.74).
  */
-export const INLINE_BELOW_BYTES_RAW = 32 << 20;
-
 /** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
 export const BATCH_TARGET_BYTES = 1 << 20;
 
@@ -42,14 +45,21 @@ export const BATCH_TARGET_BYTES = 1 << 20;
  * `shared`: the output (reads) or value (writes) lives in shared memory that workers write or read
  * in place; false only for reads, whose workers then send their chunks back (returned-chunks.ts).
  */
-export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number; shared: boolean };
+export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number; shared: boolean; fetchOnCaller: boolean };
+
+/**
+ * Where chunks are fetched here for the workers (WorkerPoolOptions.fetchOnCaller): tasks whose fetches are
+ * started ahead of the lanes taking them, so that the network stays busy while workers decode.
+ * Chromium opens at most 6 connections per host over HTTP/1.1; a few more keep them all busy.
+ */
+export const CALLER_FETCHES_AHEAD = 8;
 
 export interface PlacementRequest {
   store: Store;
   chunkCount: number;
   /** Decoded bytes of one chunk. */
   chunkBytes: number;
-  /** Whether chunks are stored as raw bytes (no compressor): see INLINE_BELOW_BYTES_RAW. */
+  /** Whether chunks are stored as raw bytes (no compressor): they run inline unless threads are asked for. */
   raw: boolean;
   op: "read" | "write";
   /**
@@ -73,7 +83,7 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
   if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
   if (!workerCanOpen(req.store.descriptor())) return { where: "inline" };
-  const inlineBelow = !req.raw ? INLINE_BELOW_BYTES : req.op === "read" ? INLINE_BELOW_BYTES_RAW : Infinity;
+  const inlineBelow = req.raw ? Infinity : INLINE_BELOW_BYTES;
   if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < inlineBelow)) {
     return { where: "inline" };
   }
@@ -83,8 +93,9 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (!p.sharedMemory && req.op === "write") return { where: "inline" };
   // With every thread asked for, one extra task per worker waits in the queue so that a worker
   // finishing a task starts the next at once; fewer threads means exactly that many in flight.
-  const lanes = threads === undefined || threads >= p.threads ? p.threads * 2 : threads;
-  return { where: "pool", pool: p, lanes, shared: p.sharedMemory };
+  const lanes = threads === undefined || threads >= p.threads ? p.threads * (p.tasksPerWorker + 1) : threads;
+  const fetchOnCaller = req.op === "read" && p.fetchesOnCaller;
+  return { where: "pool", pool: p, lanes, shared: p.sharedMemory, fetchOnCaller };
 }
 
 /**
@@ -118,7 +129,8 @@ export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> 
  * lazy plan and tasks are made only as runners take them, so memory stays bounded by the tasks
  * in flight however many chunks the operation touches. `makeTask` builds the task for a group of
  * items (everything else in the task is the same for all of them). `onVersions` receives a cache
- * fill's versions (ReadTask.fillCache) once the task's chunks are in its output.
+ * fill's versions (ReadTask.fillCache) once the task's chunks are in its output; `afterTask`, on
+ * the pool, is told when a task is done with (finished, failed or its message refused).
  */
 export async function runOperation(
   placement: Placement,
@@ -128,15 +140,61 @@ export async function runOperation(
   store: Store,
   options: OperationOptions,
   onVersions?: VersionsCallback,
+  afterTask?: (task: ChunkTask) => void,
 ): Promise<void> {
   if (placement.where === "inline") {
-    await runTasksInline(mapPlan(plan, (item) => makeTask([item])), store, options, onVersions);
+    // One item per task, except for stores that fetch a task's chunks together (prefetch): those
+    // get tasks of about BATCH_TARGET_BYTES, as on the pool (runTasksInline still keeps several
+    // in flight), so that a small read is one task whose nearby ranges merge.
+    const inlineSize = store.prefetch ? batchSize(plan.count, chunkBytes, 1) : 1;
+    await runTasksInline(batchedTasks(plan, inlineSize, makeTask), store, options, onVersions, plan.count);
     return;
   }
-  const { pool, lanes, shared } = placement;
+  const { pool, lanes, shared, fetchOnCaller } = placement;
   const size = batchSize(plan.count, chunkBytes, lanes);
-  const tasks = mapPlan({ count: Math.ceil(plan.count / size), [Symbol.iterator]: () => inBatches(plan, size) }, makeTask);
-  await pool.operation(() => runOnPool(pool, lanes, tasks, plan.count, options, shared, onVersions));
+  const tasks = batchedTasks(plan, size, makeTask);
+  await pool.operation(() => runOnPool(pool, lanes, tasks, plan.count, options, shared, onVersions, fetchOnCaller ? store : undefined, afterTask));
+}
+
+/** A task as a lane takes it: with its chunks' bytes on their way when the caller fetches them. */
+interface QueuedTask {
+  task: ChunkTask;
+  fetched?: Promise<FetchedChunks>;
+}
+
+/**
+ * The tasks in order; with `fetchFrom`, each read task's chunks are fetched here, starting
+ * CALLER_FETCHES_AHEAD tasks before a lane takes it. `signal` stops the fetches still open.
+ */
+function* queuedTasks(tasks: Iterable<ChunkTask>, fetchFrom: Store | undefined, signal: AbortSignal): Generator<QueuedTask> {
+  const iterator = tasks[Symbol.iterator]();
+  if (fetchFrom === undefined) {
+    for (let n = iterator.next(); !n.done; n = iterator.next()) yield { task: n.value };
+    return;
+  }
+  const ahead: QueuedTask[] = [];
+  const refill = (): void => {
+    while (ahead.length <= CALLER_FETCHES_AHEAD) {
+      const n = iterator.next();
+      if (n.done) return;
+      const task = n.value;
+      if (task.kind !== "read" || !fetchesWholeChunks(task)) {
+        ahead.push({ task });
+        continue;
+      }
+      const fetched = fetchChunks(fetchFrom, task, signal);
+      // Awaited by the lane that takes it; a failure of one never taken (the operation stopped
+      // first) must not surface as an unhandled rejection.
+      fetched.catch(() => {});
+      ahead.push({ task, fetched });
+    }
+  };
+  for (refill(); ahead.length > 0; refill()) yield ahead.shift()!;
+}
+
+/** The plan's items in tasks of `size` items, made lazily as they are taken. */
+function batchedTasks(plan: ChunkPlan<ChunkItem>, size: number, makeTask: (items: ChunkItem[]) => ChunkTask): ChunkPlan<ChunkTask> {
+  return mapPlan({ count: Math.ceil(plan.count / size), [Symbol.iterator]: () => inBatches(plan, size) }, makeTask);
 }
 
 export type VersionsCallback = (task: ChunkTask, versions: [number, ChunkVersion][]) => void;
@@ -149,15 +207,22 @@ async function runOnPool(
   options: OperationOptions,
   shared: boolean,
   onVersions: VersionsCallback | undefined,
+  fetchFrom: Store | undefined,
+  afterTask: ((task: ChunkTask) => void) | undefined,
 ): Promise<void> {
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new AbortError();
   const cancel = new Int32Array(shared ? new SharedArrayBuffer(4) : new ArrayBuffer(4));
   let failure: Error | null = null;
   let aborted = false;
-  const queue = tasks[Symbol.iterator]();
+  // Ends the fetches this thread has open for the workers once the operation stops.
+  const fetches = new AbortController();
+  const queue = queuedTasks(tasks, fetchFrom, fetches.signal);
   let done = 0;
-  const stop = (): void => void Atomics.store(cancel, 0, 1);
+  const stop = (): void => {
+    Atomics.store(cancel, 0, 1);
+    fetches.abort();
+  };
   const onAbort = (): void => {
     aborted = true;
     stop();
@@ -167,10 +232,19 @@ async function runOnPool(
     while (failure === null && !aborted) {
       const nextTask = queue.next();
       if (nextTask.done) return;
-      const task = nextTask.value;
+      const { task, fetched } = nextTask.value;
       try {
         const message: TaskMessage =
           !shared && task.kind === "read" ? { task: withoutOutput(task), cancel, returnChunks: true } : { task, cancel };
+        if (fetched) {
+          const bytes = await fetched.catch((err: unknown) => {
+            // A fetch ended because the operation stopped is not a failure of its own.
+            if (failure !== null || aborted) return null;
+            throw err;
+          });
+          if (bytes === null) return;
+          message.fetched = bytes;
+        }
         const outcome = await pool.run(message);
         if (outcome.returned && task.kind === "read") placeReturnedChunks(task, task.out, outcome.returned);
         if (outcome.versions) onVersions?.(task, outcome.versions);
@@ -181,9 +255,12 @@ async function runOnPool(
           stop();
         }
       } catch (err) {
-        // The pool itself failed (closed meanwhile, a worker died): stop the rest the same way.
+        // The pool itself failed (closed meanwhile, a worker died), or a fetch made here for the
+        // workers did: stop the rest the same way.
         failure ??= err instanceof Error ? err : new Error(String(err));
         stop();
+      } finally {
+        afterTask?.(task);
       }
     }
   };
@@ -193,6 +270,7 @@ async function runOnPool(
     await Promise.all(Array.from({ length: Math.min(lanes, tasks.count) }, lane));
   } finally {
     signal?.removeEventListener("abort", onAbort);
+    fetches.abort();
   }
   if (failure !== null) throw failure;
   if (aborted) throw new AbortError();

@@ -12,17 +12,17 @@ const IN_FLIGHT = 8;
 
 /**
  * Runs tasks taken one at a time from a lazy plan (made as they are taken, so a plan of a million
- * chunks holds only the tasks in flight). `tasks.count` counts chunk items for progress when each
- * task holds one item, as the coordinator makes them inline.
+ * chunks holds only the tasks in flight). Progress counts chunk items out of `total`: by default
+ * `tasks.count`, right when each task holds one item.
  */
 export async function runTasksInline(
   tasks: ChunkPlan<ChunkTask>,
   store: Store,
   options: OperationOptions = {},
   onVersions?: (task: ChunkTask, versions: [number, ChunkVersion][]) => void,
+  total = tasks.count,
 ): Promise<void> {
   const { signal, onProgress } = options;
-  const total = tasks.count;
   const queue = tasks[Symbol.iterator]();
   let done = 0;
   let failed = false;

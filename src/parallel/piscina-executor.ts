@@ -15,6 +15,7 @@ export class PiscinaExecutor implements Executor {
    * -1 once it has exited, and piscina's worker handles are new objects at every event.
    */
   private readonly threadIds = new Set<number>();
+  readonly tasksPerWorker = 1;
 
   constructor(readonly threads: number) {
     this.piscina = new Piscina<TaskMessage, TaskOutcome>({

@@ -5,6 +5,7 @@
  * chunk's selected region into a buffer of its own, and those buffers come back (transferred, not
  * copied, by the comlink worker) for the main thread to place: one copy per chunk there.
  */
+import type { Store } from "../stores/types.js";
 import { copyElements, regionAt } from "../codecs/view.js";
 import { allocElements, type TypedArray } from "../metadata/dtype.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
@@ -25,11 +26,11 @@ export function withoutOutput(task: ReadTask): ReadTask {
 }
 
 /** Worker side: reads one item into a fresh buffer of its own. */
-export async function readItemAlone(task: ReadTask, item: ChunkItem, index: number, signal?: AbortSignal): Promise<ReturnedChunk> {
+export async function readItemAlone(task: ReadTask, item: ChunkItem, index: number, signal?: AbortSignal, store?: Store): Promise<ReturnedChunk> {
   const counts = item.chunkSel.map((r) => r.count);
   const out: TaskBuffer = { data: allocElements(task.meta.dtype, product(counts)), strides: contiguousStrides(counts) };
   const alone: ChunkItem = { ...item, outStart: counts.map(() => 0) };
-  const versions = await runChunkTask({ ...task, items: [alone], out }, undefined, signal);
+  const versions = await runChunkTask({ ...task, items: [alone], out }, store, signal);
   return versions === undefined ? { index, data: out.data as TypedArray } : { index, data: out.data as TypedArray, version: versions[0] };
 }
 

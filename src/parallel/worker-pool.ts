@@ -34,6 +34,14 @@ export interface WorkerPoolOptions {
    * be placed here, and writes run inline (README, "In the browser").
    */
   sharedMemory?: boolean;
+  /**
+   * Reads fetch each task's chunks on the calling thread and send the bytes to the workers, which
+   * then only decode (parallel/fetched-chunks.ts). Off by default: workers read their own chunks,
+   * and the calling thread (a page's main thread) does no I/O work. In Chromium it read as fast as
+   * Web Workers fetching their own 8 tasks at a time, but gave the page long tasks of 140-240 ms
+   * on a loaded machine (bench/browser.ts); it may help where workers are few and fetches slow.
+   */
+  fetchOnCaller?: boolean;
 }
 
 export class WorkerPool {
@@ -42,6 +50,7 @@ export class WorkerPool {
   /** Whether tasks share memory with the workers (see WorkerPoolOptions.sharedMemory). */
   readonly sharedMemory: boolean;
   private readonly executor: Executor;
+  private readonly fetchOnCallerOption: boolean;
   private inFlight = 0;
   private operations = 0;
   private readonly drainWaiters: (() => void)[] = [];
@@ -57,6 +66,17 @@ export class WorkerPool {
     this.executorKind = options.executor ?? (p.name === "node" ? "piscina" : "comlink");
     this.sharedMemory = p.sharedMemory() && (options.sharedMemory ?? true);
     this.executor = p.createExecutor(threads, { ...options, executor: this.executorKind });
+    this.fetchOnCallerOption = options.fetchOnCaller ?? false;
+  }
+
+  /** Whether reads on this pool fetch their chunks on the calling thread (`fetchOnCaller`). */
+  get fetchesOnCaller(): boolean {
+    return this.fetchOnCallerOption;
+  }
+
+  /** Tasks one worker runs at once (see the executors). */
+  get tasksPerWorker(): number {
+    return this.executor.tasksPerWorker;
   }
 
   /** Tasks sent to workers and not yet finished. */

@@ -5,7 +5,9 @@
  * that one chunk's store I/O overlaps another's decoding; a write runs its chunks in order, one
  * at a time, so that nothing after a failing chunk (a corrupt one it had to merge into) starts.
  */
-import { runChunkTask, type ChunkVersion } from "./chunk-task.js";
+import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "./chunk-task.js";
+import type { Store } from "../stores/types.js";
+import { withFetched } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
 
@@ -41,6 +43,8 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   const returned: ReturnedChunk[] | undefined = message.returnChunks && task.kind === "read" ? [] : undefined;
   const versions: [number, ChunkVersion][] = [];
   const { signal, stop } = signalOf(cancel);
+  // The task's chunks are read one by one below: a store that fetches them together does it first.
+  let store: Store | undefined;
   const runner = async (): Promise<void> => {
     while (next < task.items.length && error === null && !cancelled) {
       if (Atomics.load(cancel, 0) !== 0) {
@@ -52,11 +56,11 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       try {
         // A copy of the task with one item: every other field (a lock table, say) stays as sent.
         if (returned !== undefined && task.kind === "read") {
-          const chunk = await readItemAlone(task, item, index, signal);
+          const chunk = await readItemAlone(task, item, index, signal, store);
           returned.push(chunk);
           if (chunk.version !== undefined) versions.push([index, chunk.version]);
         } else {
-          const v = await runChunkTask({ ...task, items: [item] }, undefined, signal);
+          const v = await runChunkTask({ ...task, items: [item] }, store, signal);
           if (v !== undefined) versions.push([index, v[0]]);
         }
         chunks++;
@@ -69,6 +73,15 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   };
   const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
   try {
+    try {
+      // Chunks the caller fetched (fetchOnCaller) are answered from the message.
+      const opened = storeFor(task.store);
+      const own = message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened;
+      store = await prefetchedStore(task, own, signal);
+    } catch (err) {
+      if (signal.aborted) cancelled = true;
+      else error = serialiseError(err);
+    }
     await Promise.all(Array.from({ length: Math.min(inFlight, task.items.length) }, runner));
   } finally {
     stop();
