@@ -8,6 +8,7 @@ import { formatArray, formatScalar, nestedJson, scalarJson } from "./format.js";
 import { npyHeader, rawBytes } from "./npy.js";
 import { openArrayTarget } from "./nodes.js";
 import { readPreview } from "./preview.js";
+import { allocElements, isTypedArray, scalarToComponents, type Component, type DataType } from "../metadata/dtype.js";
 
 /** Items printed at each end of a summarised axis, as numpy's edgeitems. */
 const EDGE = 3;
@@ -63,7 +64,7 @@ export const getCommand: Command = {
       return 0;
     }
     // A scalar result (every axis an integer) is written as a 0-d array.
-    const value: NDArray = nd ?? { data: rawScalar(result as Scalar, arr.dtype), shape: [], stride: [] };
+    const value: NDArray = nd ?? { data: rawScalar(result as Scalar, arr.dataType), shape: [], stride: [] };
     let parts: Uint8Array[];
     if (format === ".json") {
       const doc = { shape: value.shape, dtype: arr.dtype, data: nd ? nestedJson(nd, arr.dtype) : scalarJson(result as Scalar) };
@@ -81,34 +82,11 @@ export const getCommand: Command = {
   },
 };
 
-/** A one-element typed array holding a scalar, for writing a 0-d result. */
-function rawScalar(v: Scalar, dtype: string): NDArray["data"] {
-  if (Array.isArray(v)) return dtype === "complex64" ? new Float32Array(v) : new Float64Array(v);
-  switch (dtype) {
-    case "bool":
-      return new Uint8Array([v ? 1 : 0]);
-    case "int8":
-      return new Int8Array([Number(v)]);
-    case "uint8":
-      return new Uint8Array([Number(v)]);
-    case "int16":
-      return new Int16Array([Number(v)]);
-    case "uint16":
-      return new Uint16Array([Number(v)]);
-    case "int32":
-      return new Int32Array([Number(v)]);
-    case "uint32":
-      return new Uint32Array([Number(v)]);
-    case "int64":
-      return new BigInt64Array([BigInt(v as bigint)]);
-    case "uint64":
-      return new BigUint64Array([BigInt(v as bigint)]);
-    case "float32":
-      return new Float32Array([Number(v)]);
-    case "float16":
-      // Held as a float; rawBytes turns it into a half float.
-      return new Float32Array([Number(v)]);
-    default:
-      return new Float64Array([Number(v)]);
-  }
+/** A scalar as memory holds one element of its type (complex as re, im), for writing a 0-d result. */
+function rawScalar(v: Scalar, dt: DataType): NDArray["data"] {
+  const data = allocElements(dt, 1);
+  // Strings and byte strings stay JS values: rawBytes refuses them with a clear message.
+  if (!isTypedArray(data)) return [v] as string[];
+  scalarToComponents(v, dt).forEach((c, k) => ((data as unknown as Component[])[k] = c));
+  return data;
 }

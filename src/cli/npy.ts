@@ -25,9 +25,22 @@ const DESCR: Record<string, string> = {
   complex128: "<c16",
 };
 
+/**
+ * Types numpy lacks are written as `get` holds them: bfloat16 and the float8/6/4 types as float32
+ * values, their complex forms as complex64, the sub-byte integers one per byte.
+ */
+function heldAs(dtype: string): string | undefined {
+  if (dtype === "complex_float64") return "<c16";
+  if (dtype.startsWith("complex_")) return "<c8";
+  if (dtype === "bfloat16" || /^float[468]_/.test(dtype)) return "<f4";
+  if (dtype === "int2" || dtype === "int4") return "|i1";
+  if (dtype === "uint2" || dtype === "uint4") return "|u1";
+  return undefined;
+}
+
 export function npyDescr(dtype: string): string {
-  const d = DESCR[dtype];
-  if (!d) throw new Error(`no .npy type for ${dtype}`);
+  const d = DESCR[dtype] ?? heldAs(dtype);
+  if (!d) throw new CliError(`no .npy type for ${dtype}`, 1);
   return d;
 }
 

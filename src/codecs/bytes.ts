@@ -1,11 +1,12 @@
 /**
  * The `bytes` codec (array->bytes): elements to bytes in the configured byte order. It is also
- * where float16 meets runtimes without Float16Array (held as float32 in memory).
+ * where types held differently in memory meet their stored form (stored-form.ts): float16 on
+ * runtimes without Float16Array, bfloat16 and the 8-bit-or-smaller floats (float32 in memory),
+ * and the sub-byte integers (one per byte, upper bits ignored, as their specifications say).
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { componentsPerElement, hasFloat16Array, isObjectType, memoryBytesPerComponent, typedArrayOver, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
-import { bfloat16BitsToNumber, numberToBfloat16Bits } from "../metadata/bfloat16.js";
-import { float16Table, numberToFloat16Bits } from "../metadata/float16.js";
+import { componentsPerElement, isObjectType, typedArrayOver, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
+import { storedConversion } from "../metadata/stored-form.js";
 import { product } from "../indexing/strided.js";
 import type { JsonObject } from "../metadata/json.js";
 import { enumOption } from "./config.js";
@@ -35,8 +36,7 @@ class BytesCodec implements ArrayToBytesCodec {
   decodesAsCopy(spec: ChunkSpec): boolean {
     const dt = spec.dtype;
     if (isObjectType(dt)) return false;
-    // Types held wider in memory than stored (float16 without Float16Array, bfloat16) convert.
-    if (memoryBytesPerComponent(dt) * componentsPerElement(dt) !== dt.itemSize) return false;
+    if (storedConversion(dt) !== null) return false;
     return !this.needsSwap(dt.itemSize / componentsPerElement(dt));
   }
 
@@ -49,19 +49,8 @@ class BytesCodec implements ArrayToBytesCodec {
     const comps = componentsPerElement(dt);
     const componentSize = dt.itemSize / comps;
     let raw = this.needsSwap(componentSize) ? swapBytes(bytes, componentSize) : bytes;
-    if (dt.kind === "bfloat16") {
-      const halves = raw.byteOffset % 2 === 0 ? new Uint16Array(raw.buffer, raw.byteOffset, n) : new Uint16Array(raw.slice().buffer);
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = bfloat16BitsToNumber(halves[i]);
-      return contiguousView(out, spec.shape);
-    }
-    if (dt.name === "float16" && !hasFloat16Array) {
-      const halves = raw.byteOffset % 2 === 0 ? new Uint16Array(raw.buffer, raw.byteOffset, n) : new Uint16Array(raw.slice().buffer);
-      const table = float16Table();
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = table[halves[i]];
-      return contiguousView(out, spec.shape);
-    }
+    const conversion = storedConversion(dt);
+    if (conversion) return contiguousView(conversion.decode(raw, n * comps), spec.shape);
     // A typed array needs its offset aligned to its element size; decompressors usually give
     // fresh buffers, so the copy below is rare.
     if (raw.byteOffset % componentSize !== 0) raw = raw.slice();
@@ -71,17 +60,9 @@ class BytesCodec implements ArrayToBytesCodec {
 
   encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array {
     const dt = spec.dtype;
-    let data = contiguousData(view, dt, scratch) as TypedArray;
-    if (dt.kind === "bfloat16") {
-      const halves = new Uint16Array(data.length);
-      for (let i = 0; i < data.length; i++) halves[i] = numberToBfloat16Bits(data[i] as number);
-      data = halves;
-    } else if (dt.name === "float16" && !hasFloat16Array) {
-      const halves = new Uint16Array(data.length);
-      for (let i = 0; i < data.length; i++) halves[i] = numberToFloat16Bits(data[i] as number);
-      data = halves;
-    }
-    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const data = contiguousData(view, dt, scratch) as TypedArray;
+    const conversion = storedConversion(dt);
+    const bytes = conversion ? conversion.encode(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const componentSize = dt.itemSize / componentsPerElement(dt);
     return this.needsSwap(componentSize) ? swapBytes(bytes, componentSize) : bytes;
   }

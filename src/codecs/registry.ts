@@ -10,6 +10,7 @@ import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
 import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
 import { categorizeCodec } from "./filters/categorize.js";
 import { packbitsCodec } from "./filters/packbits.js";
+import { packbitsV3Codec } from "./packbits.js";
 import { shuffleCodec } from "./filters/shuffle.js";
 import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
 import { bz2Codec } from "./bz2.js";
@@ -41,6 +42,8 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.astype", astypeCodec],
   ["numcodecs.categorize", categorizeCodec],
   ["numcodecs.packbits", packbitsCodec],
+  // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
+  ["packbits", packbitsV3Codec],
   ["numcodecs.bitround", bitroundCodec],
   ["bitround", bitroundCodec],
   ["numcodecs.shuffle", shuffleCodec],

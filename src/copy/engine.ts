@@ -15,7 +15,7 @@ import { openNodeAt, walk } from "../hierarchy/walk.js";
 import { slice } from "../indexing/selection.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, v2DtypeJson, v3DataTypeJson, type Scalar } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, memoryBytesPerComponent, v2DtypeJson, v3DataTypeJson, type Scalar } from "../metadata/dtype.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { MemoryStore } from "../stores/memory.js";
@@ -84,10 +84,13 @@ export interface CopyPlan {
   root: CopyEnd;
 }
 
-/** Bytes per element in memory: float16 lives in a Float32Array where Float16Array is missing. */
+/**
+ * Bytes per element in memory, which can exceed the stored size: float16 lives in a Float32Array
+ * where Float16Array is missing, bfloat16 and the float8/6/4 types always.
+ */
 function memoryItemBytes(arr: ZarrArray): number {
-  if (arr.dtype === "float16") return typeof (globalThis as { Float16Array?: unknown }).Float16Array === "function" ? 2 : 4;
-  return arr.dataType.itemSize;
+  const dt = arr.dataType;
+  return isObjectType(dt) ? dt.itemSize : memoryBytesPerComponent(dt) * componentsPerElement(dt);
 }
 
 export function joinPath(a: string, b: string): string {

@@ -5,12 +5,16 @@
  * here runs.
  */
 import type { ElementArray, Scalar, TypedArray } from "../metadata/dtype.js";
+import type { MiniFloatName } from "../metadata/minifloat.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import type { Slice } from "../indexing/selection.js";
 import type { ZarrArray } from "./array.js";
 
+/** Complex types of float components held as float32 (interleaved re, im). */
+type NarrowComplexName = `complex_${MiniFloatName | "bfloat16" | "float16"}`;
+
 /** What `get` puts in `data`, by v3 data type name. */
-interface DataByName {
+interface DataByName extends Record<MiniFloatName | NarrowComplexName, Float32Array> {
   bool: Uint8Array;
   int8: Int8Array;
   int16: Int16Array;
@@ -28,6 +32,13 @@ interface DataByName {
   // Interleaved re, im.
   complex64: Float32Array;
   complex128: Float64Array;
+  complex_float32: Float32Array;
+  complex_float64: Float64Array;
+  // zarr-extensions sub-byte integers, one per element.
+  int2: Int8Array;
+  int4: Int8Array;
+  uint2: Uint8Array;
+  uint4: Uint8Array;
   string: string[];
   bytes: Uint8Array[];
 }
@@ -62,12 +73,14 @@ export type CanonicalName<D extends string> = D extends keyof DataByName
 /** The `data` of an NDArray read from an array of type D; every form when D is not known. */
 export type DataOf<D extends string> = [CanonicalName<D>] extends [never] ? ElementArray : DataByName[CanonicalName<D>];
 
-interface ScalarByName {
+interface ScalarByName extends Record<NarrowComplexName, [number, number]> {
   bool: boolean;
   int64: bigint;
   uint64: bigint;
   complex64: [number, number];
   complex128: [number, number];
+  complex_float32: [number, number];
+  complex_float64: [number, number];
   string: string;
   bytes: Uint8Array;
 }

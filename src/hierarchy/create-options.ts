@@ -113,7 +113,7 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
   });
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits"]);
+const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
 const ARRAY_TO_ARRAY = new Set([
   "transpose",
   "bitround",

@@ -3,7 +3,7 @@
  * and as zarr-python's text (`formatInfo`). `parzarr info` builds on `arrayInfo`.
  */
 import type { Store } from "../stores/types.js";
-import type { Scalar } from "../metadata/dtype.js";
+import { hasNumpyForm, type Scalar } from "../metadata/dtype.js";
 import type { ZarrArray } from "./array.js";
 import { Group } from "./group.js";
 
@@ -17,7 +17,8 @@ export interface ArrayInfo {
   /** The stored shard shape, or null when not sharded. */
   shards: number[] | null;
   dtype: string;
-  numpyDtype: string;
+  /** The numpy type string; null for types only Zarr v3 has (bfloat16, float8_*, int4, ...). */
+  numpyDtype: string | null;
   /** v2 memory order; null for v3 (a transpose codec says it there). */
   order: "C" | "F" | null;
   readOnly: boolean;
@@ -87,7 +88,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     chunks: arr.chunks,
     shards: arr.shards,
     dtype: arr.dtype,
-    numpyDtype: arr.numpyDtype,
+    numpyDtype: hasNumpyForm(arr.dataType) ? arr.numpyDtype : null,
     order: v2 ? v2.order : null,
     readOnly: arr.readOnly,
     storeType: storeType(arr.store),
@@ -149,7 +150,7 @@ export function formatInfo(info: ArrayInfo | GroupInfo): string {
     if (info.arrays.length) rows.push(["Arrays", info.arrays.join(", ")]);
     if (info.groups.length) rows.push(["Groups", info.groups.join(", ")]);
   } else {
-    rows.push(["Type", `array (Zarr v${info.zarrFormat})`], ["Data type", info.zarrFormat === 2 ? info.numpyDtype : info.dtype]);
+    rows.push(["Type", `array (Zarr v${info.zarrFormat})`], ["Data type", info.zarrFormat === 2 && info.numpyDtype !== null ? info.numpyDtype : info.dtype]);
     rows.push(["Shape", tuple(info.shape)], ["Chunk shape", tuple(info.chunks)]);
     if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
     if (info.order) rows.push(["Order", info.order]);

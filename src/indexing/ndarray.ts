@@ -8,6 +8,7 @@ import {
   componentsPerElement,
   integerRange,
   scalarToComponents,
+  subByteBits,
   typeFamily,
   type DataType,
   type ElementArray,
@@ -17,6 +18,7 @@ import {
 import { contiguousStrides, product } from "./strided.js";
 import { fromUserItems, userForm } from "./values.js";
 import { integerElement } from "./cast.js";
+import { roundToComponent } from "../metadata/narrow-float.js";
 
 /**
  * An n-dimensional array in C order: `data[offset + Σ i_k * stride_k]` (strides in elements; a
@@ -106,7 +108,10 @@ export function prepareWriteValue(
     return { data: fromUserItems(dtype, gather(data as ArrayLike<Scalar>, fullShape, strides)), strides: contiguousStrides(fullShape) };
   }
   const template = allocTypedArray(dtype, 0);
-  if (data.constructor === template.constructor && !(typeFamily(dtype) === "bool" && !(data instanceof Uint8Array))) {
+  // Same class is not same type for bool (any Uint8Array) and the sub-byte integers (an Int8Array
+  // may hold 100, which int4 cannot): those are checked element by element.
+  const checked = typeFamily(dtype) === "bool" || subByteBits(dtype) !== undefined;
+  if (data.constructor === template.constructor && !checked) {
     return { data: data as TypedArray, strides };
   }
   return convert(data as ArrayLike<number | bigint | boolean>, dtype, fullShape, strides);
@@ -144,6 +149,7 @@ function convert(
   // Integer types refuse what a typed array would wrap (300 into uint8) or zero (NaN): see cast.ts.
   const range = integerRange(dtype);
   const bool = typeFamily(dtype) === "bool";
+  const narrow = dtype.kind === "narrow_float" ? dtype.component : null;
   for (let i = 0; i < n; i++) {
     let off = 0;
     for (let d = 0; d < shape.length; d++) off += idx[d] * strides[d];
@@ -153,6 +159,9 @@ function convert(
       // numpy's bool(x): NaN is true, as every non-zero number.
       const x = src[off];
       o[i] = (typeof x === "number" ? x !== 0 : typeof x === "bigint" ? x !== 0n : x) ? 1 : 0;
+    } else if (c === 2 && narrow) {
+      o[2 * i] = roundToComponent(narrow, Number(src[2 * off]));
+      o[2 * i + 1] = roundToComponent(narrow, Number(src[2 * off + 1]));
     } else if (c === 2) {
       o[2 * i] = Number(src[2 * off]);
       o[2 * i + 1] = Number(src[2 * off + 1]);

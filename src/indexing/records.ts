@@ -6,14 +6,12 @@
 import { BadSelectionError } from "../errors.js";
 import {
   componentsPerElement,
-  hasFloat16Array,
   typedArrayOver,
   type ElementArray,
   type FixedDataType,
   type StructuredDataType,
 } from "../metadata/dtype.js";
-import { bfloat16BitsToNumber } from "../metadata/bfloat16.js";
-import { float16Table } from "../metadata/float16.js";
+import { storedConversion } from "../metadata/stored-form.js";
 import type { NDArray } from "./ndarray.js";
 import { contiguousStrides, product } from "./strided.js";
 import { toUserData } from "./values.js";
@@ -28,13 +26,8 @@ function decodeElements(bytes: Uint8Array, dt: FixedDataType, count: number): El
   if (compSize > 1 && dt.endian !== null && (dt.endian === "little") !== LITTLE_ENDIAN_HOST) {
     for (let i = 0; i < raw.length; i += compSize) raw.subarray(i, i + compSize).reverse();
   }
-  if (dt.kind === "bfloat16" || (dt.kind === "numeric" && dt.name === "float16" && !hasFloat16Array)) {
-    const halves = new Uint16Array(raw.buffer, 0, count);
-    const out = new Float32Array(count);
-    const table = dt.kind === "bfloat16" ? null : float16Table();
-    for (let i = 0; i < count; i++) out[i] = table ? table[halves[i]] : bfloat16BitsToNumber(halves[i]);
-    return out;
-  }
+  const conversion = storedConversion(dt);
+  if (conversion) return conversion.decode(raw, count * comps);
   return typedArrayOver(dt, raw.buffer, 0, count * comps);
 }
 

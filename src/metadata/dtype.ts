@@ -12,7 +12,8 @@
 import { UnsupportedError, InvalidMetadataError } from "../errors.js";
 import { BigJsonInt, PyFloat, type JsonValue, type Serialisable, isJsonObject } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
-import { bfloat16BitsToNumber, numberToBfloat16Bits } from "./bfloat16.js";
+import { componentCodec, roundToComponent, type NarrowFloatComponent } from "./narrow-float.js";
+import { isMiniFloatName } from "./minifloat.js";
 
 export type NumericTypeName =
   | "bool"
@@ -28,7 +29,15 @@ export type NumericTypeName =
   | "float32"
   | "float64"
   | "complex64"
-  | "complex128";
+  | "complex128"
+  // zarr-extensions (v3 only): sub-byte integers, one per stored byte; complex64/128 by their
+  // other names, which keep the name the metadata gave.
+  | "int2"
+  | "int4"
+  | "uint2"
+  | "uint4"
+  | "complex_float32"
+  | "complex_float64";
 
 export type Endian = "little" | "big";
 
@@ -43,12 +52,21 @@ export interface NumericDataType {
   readonly endian: Endian | null;
 }
 
-/** bfloat16 (the upper half of a float32); held as float32 in memory. */
-export interface BFloat16DataType {
-  readonly kind: "bfloat16";
-  readonly name: "bfloat16";
-  readonly itemSize: 2;
-  readonly endian: Endian;
+/**
+ * Floats held as float32 in memory whose stored components are narrower (see narrow-float.ts):
+ * `bfloat16`, the zarr-extensions floats of 8 bits or fewer (`float8_e4m3`, `float6_e2m3fn`,
+ * `float4_e2m1fn`, ...), and the complex types of two of them (`complex_bfloat16`,
+ * `complex_float16`, `complex_float8_e5m2`, ...), interleaved re, im as complex64 is. Stored
+ * one byte per component for the 8-bit-or-smaller ones (sub-byte codes in the low bits, as the
+ * specifications' `bytes` encoding says), two for bfloat16/float16 (endian from the codec).
+ */
+export interface NarrowFloatDataType {
+  readonly kind: "narrow_float";
+  readonly name: string;
+  readonly component: NarrowFloatComponent;
+  readonly components: 1 | 2;
+  readonly itemSize: number;
+  readonly endian: Endian | null;
 }
 
 export const DATETIME_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "generic"] as const;
@@ -127,7 +145,7 @@ export interface VlenBytesDataType {
 /** Types whose elements have a fixed size in bytes (everything but the variable-length ones). */
 export type FixedDataType =
   | NumericDataType
-  | BFloat16DataType
+  | NarrowFloatDataType
   | DateTimeDataType
   | FixedBytesDataType
   | RawBitsDataType
@@ -167,7 +185,7 @@ export type Component = number | bigint | string | Uint8Array;
 
 interface TypeInfo {
   size: number;
-  numpy: string; // numpy kind letter and size, without byte order
+  numpy: string | null; // numpy kind letter and size, without byte order; null: v3 only
   family: "bool" | "int" | "uint" | "float" | "complex";
 }
 
@@ -186,11 +204,25 @@ const TYPES: Record<NumericTypeName, TypeInfo> = {
   float64: { size: 8, numpy: "f8", family: "float" },
   complex64: { size: 8, numpy: "c8", family: "complex" },
   complex128: { size: 16, numpy: "c16", family: "complex" },
+  int2: { size: 1, numpy: null, family: "int" },
+  int4: { size: 1, numpy: null, family: "int" },
+  uint2: { size: 1, numpy: null, family: "uint" },
+  uint4: { size: 1, numpy: null, family: "uint" },
+  complex_float32: { size: 8, numpy: null, family: "complex" },
+  complex_float64: { size: 16, numpy: null, family: "complex" },
 };
 
 const NUMPY_TO_NAME = new Map<string, NumericTypeName>(
-  Object.entries(TYPES).map(([name, info]) => [info.numpy, name as NumericTypeName]),
+  Object.entries(TYPES).flatMap(([name, info]) => (info.numpy === null ? [] : [[info.numpy, name as NumericTypeName] as const])),
 );
+
+/** Sub-byte integers: held in an Int8Array/Uint8Array, their stored byte's upper bits ignored. */
+const SUB_BYTE_BITS: Partial<Record<NumericTypeName, number>> = { int2: 2, int4: 4, uint2: 2, uint4: 4 };
+
+/** The bits of a sub-byte integer type (int2, int4, uint2, uint4); undefined for every other type. */
+export function subByteBits(dt: DataType): number | undefined {
+  return dt.kind === "numeric" ? SUB_BYTE_BITS[dt.name] : undefined;
+}
 
 export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "string" | "bytes";
 
@@ -198,8 +230,8 @@ export function typeFamily(dt: DataType): TypeFamily {
   switch (dt.kind) {
     case "numeric":
       return TYPES[dt.name].family;
-    case "bfloat16":
-      return "float";
+    case "narrow_float":
+      return dt.components === 2 ? "complex" : "float";
     default:
       return dt.kind;
   }
@@ -221,6 +253,8 @@ export function componentsPerElement(dt: DataType): number {
       return dt.itemSize;
     case "utf32":
       return dt.length;
+    case "narrow_float":
+      return dt.components;
     default:
       return 1;
   }
@@ -381,9 +415,9 @@ export function parseDataType(input: unknown, where = "dtype"): DataType {
     throw new InvalidMetadataError(`${where}: expected a data type name, got ${JSON.stringify(input)}`);
   }
   if (input in TYPES) return numericType(input as NumericTypeName, "little");
+  const narrow = narrowFloatType(input);
+  if (narrow) return narrow;
   switch (input) {
-    case "bfloat16":
-      return { kind: "bfloat16", name: "bfloat16", itemSize: 2, endian: "little" };
     case "string":
     case "str":
       return STRING_TYPE;
@@ -407,15 +441,35 @@ export function parseDataType(input: unknown, where = "dtype"): DataType {
   throw new InvalidMetadataError(`${where}: unknown data type ${JSON.stringify(input)}`);
 }
 
+/** `bfloat16`, `float8_e4m3`, ... and `complex_` of any of them or of float16; null for other names. */
+function narrowFloatType(name: string): NarrowFloatDataType | null {
+  const complex = name.startsWith("complex_");
+  const component = complex ? name.slice("complex_".length) : name;
+  const known = component === "bfloat16" || isMiniFloatName(component) || (complex && component === "float16");
+  if (!known) return null;
+  const c = component as NarrowFloatComponent;
+  const bytes = componentCodec(c).bytes;
+  const components = complex ? 2 : 1;
+  return { kind: "narrow_float", name, component: c, components, itemSize: bytes * components, endian: bytes > 1 ? "little" : null };
+}
+
 function byteOrder(dt: { endian: Endian | null }): string {
   return dt.endian === null ? "|" : dt.endian === "big" ? ">" : "<";
+}
+
+/** Whether numpy (and so Zarr v2) has this type: not bfloat16, float8_*, int4 and the other v3-only ones. */
+export function hasNumpyForm(dt: DataType): boolean {
+  return dt.kind === "narrow_float" ? false : dt.kind === "numeric" ? TYPES[dt.name].numpy !== null : true;
 }
 
 /** The numpy type string of a type (`<f8`, `|S7`, `<U5`, `<M8[10ms]`, `|O`); records have none. */
 export function toNumpyTypestr(dt: DataType): string {
   switch (dt.kind) {
-    case "numeric":
-      return byteOrder(dt) + TYPES[dt.name].numpy;
+    case "numeric": {
+      const numpy = TYPES[dt.name].numpy;
+      if (numpy === null) throw new UnsupportedError(`${dt.name} has no numpy type string: it exists only in Zarr v3`);
+      return byteOrder(dt) + numpy;
+    }
     case "datetime": {
       const letter = dt.name === "numpy.datetime64" ? "M8" : "m8";
       const unit = dt.unit === "generic" ? "" : `[${dt.scaleFactor === 1 ? "" : dt.scaleFactor}${dt.unit}]`;
@@ -430,8 +484,8 @@ export function toNumpyTypestr(dt: DataType): string {
     case "string":
     case "bytes":
       return "|O";
-    case "bfloat16":
-      throw new UnsupportedError("bfloat16 has no numpy type string: it exists only in Zarr v3");
+    case "narrow_float":
+      throw new UnsupportedError(`${dt.name} has no numpy type string: it exists only in Zarr v3`);
     case "structured":
       throw new UnsupportedError("a structured type has no single numpy type string; use v2DtypeJson");
   }
@@ -485,7 +539,7 @@ export function memoryBytesPerComponent(dt: DataType): number {
     case "numeric":
       if (dt.name === "float16") return hasFloat16Array ? 2 : 4;
       return TYPES[dt.name].size / componentsPerElement(dt);
-    case "bfloat16":
+    case "narrow_float":
       return 4;
     case "datetime":
       return 8;
@@ -503,7 +557,7 @@ export function memoryBytesPerComponent(dt: DataType): number {
 
 export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray {
   switch (dt.kind) {
-    case "bfloat16":
+    case "narrow_float":
       return new Float32Array(buffer, byteOffset, length);
     case "datetime":
       return new BigInt64Array(buffer, byteOffset, length);
@@ -520,8 +574,12 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
   switch (dt.name) {
     case "bool":
     case "uint8":
+    case "uint2":
+    case "uint4":
       return new Uint8Array(buffer, byteOffset, length);
     case "int8":
+    case "int2":
+    case "int4":
       return new Int8Array(buffer, byteOffset, length);
     case "int16":
       return new Int16Array(buffer, byteOffset, length);
@@ -544,9 +602,11 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
       return new Float32Array(buffer, byteOffset, length);
     case "float32":
     case "complex64":
+    case "complex_float32":
       return new Float32Array(buffer, byteOffset, length);
     case "float64":
     case "complex128":
+    case "complex_float64":
       return new Float64Array(buffer, byteOffset, length);
   }
 }
@@ -566,7 +626,7 @@ function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 |
       throw new InvalidMetadataError(`${where}: hex fill value ${v} has the wrong length for ${dt.name}`);
     }
     const n = BigInt(v);
-    if (bits === 16) return dt.kind === "bfloat16" ? bfloat16BitsToNumber(Number(n)) : float16BitsToNumber(Number(n));
+    if (bits === 16) return float16BitsToNumber(Number(n));
     const view = new DataView(new ArrayBuffer(8));
     if (bits === 32) {
       view.setUint32(0, Number(n));
@@ -578,10 +638,31 @@ function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 |
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
 
-function componentBits(dt: DataType): 16 | 32 | 64 {
-  if (dt.kind === "bfloat16" || dt.name === "float16") return 16;
-  if (dt.name === "float32" || dt.name === "complex64") return 32;
+function componentBits(dt: NumericDataType): 16 | 32 | 64 {
+  if (dt.name === "float16") return 16;
+  if (dt.name === "float32" || dt.name === "complex64" || dt.name === "complex_float32") return 32;
   return 64;
+}
+
+/**
+ * One component of a narrow float's fill value: a number, a constant the format can hold, or
+ * the hex of its stored code ("0x7c": one byte for the 8-bit-or-smaller floats, two otherwise).
+ */
+function parseNarrowComponent(v: unknown, dt: NarrowFloatDataType, where: string): number {
+  const codec = componentCodec(dt.component);
+  if (typeof v === "string" && /^0x[0-9a-fA-F]+$/.test(v)) {
+    const code = Number.parseInt(v.slice(2), 16);
+    if (v.length - 2 !== 2 * codec.bytes || code >= 2 ** codec.bits) {
+      throw new InvalidMetadataError(`${where}: hex fill value ${v} is not a ${codec.bits}-bit code of ${dt.name}`);
+    }
+    return codec.table[code];
+  }
+  const x = parseFloatJson(v, dt, where, 64);
+  const special = codec.format?.special ?? "ieee";
+  // The specifications refuse the constants a format cannot represent.
+  if (Number.isNaN(x) && special === "finite") throw new InvalidMetadataError(`${where}: ${dt.name} has no NaN`);
+  if (Math.abs(x) === Infinity && special !== "ieee") throw new InvalidMetadataError(`${where}: ${dt.name} has no infinity`);
+  return x;
 }
 
 const INT_RANGES: Partial<Record<NumericTypeName, [bigint, bigint]>> = {
@@ -589,6 +670,10 @@ const INT_RANGES: Partial<Record<NumericTypeName, [bigint, bigint]>> = {
   int16: [-32768n, 32767n],
   int32: [-2147483648n, 2147483647n],
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  int2: [-2n, 1n],
+  int4: [-8n, 7n],
+  uint2: [0n, 3n],
+  uint4: [0n, 15n],
   uint8: [0n, 255n],
   uint16: [0n, 65535n],
   uint32: [0n, 4294967295n],
@@ -659,8 +744,13 @@ function codePointLength(s: string): number {
 export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): Scalar {
   if (v === null || v === undefined) return zeroOf(dt);
   switch (dt.kind) {
-    case "bfloat16":
-      return parseFloatJson(typeof v === "bigint" ? Number(v) : v, dt, where, 16);
+    case "narrow_float": {
+      const one = (x: unknown) => parseNarrowComponent(typeof x === "bigint" ? Number(x) : x, dt, where);
+      if (dt.components === 1) return one(v);
+      if (Array.isArray(v) && v.length === 2) return [one(v[0]), one(v[1])];
+      if (typeof v === "number") return [v, 0];
+      break;
+    }
     case "datetime": {
       if (v === "NaT") return NAT;
       const n = parseInteger(v);
@@ -735,8 +825,8 @@ function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scala
 
 export function zeroOf(dt: DataType): Scalar {
   switch (dt.kind) {
-    case "bfloat16":
-      return 0;
+    case "narrow_float":
+      return dt.components === 2 ? [0, 0] : 0;
     case "datetime":
       return 0n;
     case "fixed_bytes":
@@ -777,7 +867,8 @@ function bigintJson(v: bigint): Serialisable {
 export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 3): Serialisable {
   if (v === null) return null;
   switch (dt.kind) {
-    case "bfloat16":
+    case "narrow_float":
+      if (dt.components === 2) return (v as [number, number]).map((x) => floatJson(x, zarrFormat === 3));
       return floatJson(v as number, false);
     case "datetime":
       return bigintJson(v as bigint);
@@ -845,8 +936,13 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
       if (typeof v === "bigint") return [v];
       if (typeof v === "number" && Number.isInteger(v)) return [BigInt(v)];
       throw new InvalidMetadataError(`a datetime is stored as an integer count (bigint), got ${String(v)}`);
-    case "bfloat16":
-      return [bfloat16BitsToNumber(numberToBfloat16Bits(Number(v)))];
+    case "narrow_float": {
+      // Memory holds the values the type can represent: round once, here.
+      if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
+      const parts = Array.isArray(v) ? v : [Number(v), 0];
+      if (dt.components === 1 && Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
+      return parts.slice(0, dt.components).map((x) => roundToComponent(dt.component, x));
+    }
     case "numeric":
       break;
   }
@@ -882,9 +978,12 @@ export function storedToScalar(data: ElementArray, i: number, dt: DataType): Sca
       return (data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize);
     case "utf32":
       return codePointsToString(data as Uint32Array, i * dt.length, dt.length);
-    case "bfloat16":
+    case "narrow_float": {
+      const t = data as Float32Array;
+      return dt.components === 2 ? [t[2 * i], t[2 * i + 1]] : t[i];
+    }
     case "datetime":
-      return (data as Float32Array | BigInt64Array)[i];
+      return (data as BigInt64Array)[i];
     case "numeric":
       break;
   }
