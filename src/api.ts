@@ -47,7 +47,7 @@ export type {
   RawBitsDataType,
   VlenStringDataType,
   VlenBytesDataType,
-  BFloat16DataType,
+  NarrowFloatDataType,
 } from "./metadata/dtype.js";
 export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";
 export type { JsonObject, JsonValue } from "./metadata/json.js";
@@ -87,6 +87,8 @@ export type {
 export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";
 export { S3Store } from "./stores/s3.js";
 export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
+export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS } from "./stores/reference.js";
+export type { ReferenceStoreOptions, ReferenceStoreDescriptor, ReferenceSource } from "./stores/reference.js";
 export type { HttpOptions } from "./stores/http.js";
 export type { Synchronizer, SyncDescriptor } from "./parallel/synchronizer.js";
 export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";

@@ -23,7 +23,8 @@ export type ZarrErrorCode =
   | "ACCESS_DENIED"
   | "WORKER_EXITED"
   | "MISSING_CHUNK"
-  | "METADATA_MISMATCH";
+  | "METADATA_MISMATCH"
+  | "SOURCE_FILE";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -212,5 +213,46 @@ export class MetadataMismatchError extends ZarrError {
   constructor(message: string, field: string) {
     super("METADATA_MISMATCH", message);
     this.field = field;
+  }
+}
+
+/**
+ * A file given as an archival source (NetCDF, HDF5) that cannot be read as one: not the format its
+ * name says, truncated or corrupt. The message names the file and what was wrong.
+ */
+export class SourceFileError extends ZarrError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("SOURCE_FILE", message, options);
+  }
+}
+
+/**
+ * A kerchunk reference document (stores/reference.ts) that breaks the spec: not JSON, a bad
+ * version, a value of the wrong type, bad base64, a template that does not render. Its code is
+ * INVALID_METADATA, as for any broken metadata; `key` names the reference ("" for the document).
+ */
+export class InvalidReferenceError extends InvalidMetadataError {
+  /** The reference key at fault, or "" when the document as a whole is. */
+  readonly key: string;
+  constructor(message: string, key: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.key = key;
+  }
+}
+
+/**
+ * A reference whose bytes cannot be had as the document says: its target file is missing
+ * (`reason: "missing"`), or its range runs past the target's end (`"short"`). Never read as a
+ * missing chunk: that would silently give fill values. `key` names the reference, `url` the target.
+ */
+export class ReferenceTargetError extends StoreError {
+  readonly key: string;
+  readonly url: string;
+  readonly reason: "missing" | "short";
+  constructor(message: string, key: string, url: string, reason: "missing" | "short") {
+    super(message);
+    this.key = key;
+    this.url = url;
+    this.reason = reason;
   }
 }

@@ -14,3 +14,6 @@ export { FileSystemStore } from "./stores/filesystem.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
 export { RedisSynchronizer } from "./parallel/redis-sync.js";
 export type { RedisSynchronizerOptions, RedisSyncDescriptor } from "./parallel/redis-sync.js";
+// NetCDF and HDF5 archives as Zarr: h5wasm loads only when an HDF5 file is opened.
+export { openArchive, ArchiveStore, isArchivePath, referencesFor } from "./archival/index.js";
+export type { ReferenceOptions, ReferenceResult } from "./archival/index.js";

@@ -32,6 +32,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./cp.js")).cpCommand,
   },
   {
+    name: "refs",
+    summary: "write the kerchunk reference document (chunk byte ranges) of a NetCDF/HDF5 file",
+    load: async () => (await import("./refs.js")).refsCommand,
+  },
+  {
     name: "worker",
     summary: "run the slab jobs of `cp --queue` from a Redis queue, on any number of machines",
     load: async () => (await import("./worker.js")).workerCommand,

@@ -11,7 +11,8 @@ import { contiguousData, contiguousView } from "./view.js";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-function frame(items: Uint8Array[]): Uint8Array {
+/** The vlen layout of `items` (also used to present archival strings as vlen-utf8 chunks). */
+export function vlenFrame(items: Uint8Array[]): Uint8Array {
   let total = 4;
   for (const b of items) total += 4 + b.length;
   const out = new Uint8Array(total);
@@ -51,7 +52,7 @@ class VlenCodec implements ArrayToBytesCodec {
   encode(view: ChunkView, spec: ChunkSpec): Uint8Array {
     const data = contiguousData(view, spec.dtype) as (string | Uint8Array)[];
     const items = data.map((v) => (typeof v === "string" ? encoder.encode(v) : v));
-    return frame(items);
+    return vlenFrame(items);
   }
 
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView {

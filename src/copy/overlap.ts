@@ -8,6 +8,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { platform } from "../platform/current.js";
+import type { ReferenceSource } from "../stores/reference.js";
 import type { Store } from "../stores/types.js";
 
 export interface CopyEnd {
@@ -45,14 +46,24 @@ function locationOf(end: CopyEnd): string[] {
     case "s3":
       // A bucket on an endpoint, then the key prefix: two stores on one bucket overlap by prefix.
       return ["s3", d.endpoint ?? "", d.bucket, ...d.prefix.split("/").filter((s) => s !== ""), ...nodeSegments];
+    case "archive":
+      // A NetCDF/HDF5 file in a folder, as a zip archive is.
+      return ["file", ...localSegments(d.path), "\0archive", ...nodeSegments];
+    case "reference":
+      // Read-only, so never a destination; as a source it is a place of its own.
+      return ["reference", d.instance, ...nodeSegments];
   }
 }
 
 function describe(end: CopyEnd): string {
   const d = end.store.descriptor();
   const where =
-    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : d.kind === "opfs" ? `opfs:${d.root}` : `memory store ${d.id}`;
+    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : d.kind === "opfs" ? `opfs:${d.root}` : d.kind === "reference" ? referenceText(d.source) : d.kind === "archive" ? d.path : `memory store ${d.id}`;
   return end.path === "" ? where : `${where}#${end.path}`;
+}
+
+function referenceText(source: ReferenceSource): string {
+  return source.kind === "url" ? source.url : "kerchunk references in memory";
 }
 
 function startsWith(whole: string[], head: string[]): boolean {

@@ -125,6 +125,11 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `zip:${d.path}`;
     case "opfs":
       return `opfs:${d.root}`;
+    case "archive":
+      return `archive:${d.path}`;
+    // Read-only: nothing is ever locked in it.
+    case "reference":
+      return `reference:${d.instance}`;
   }
 }
 

@@ -12,13 +12,16 @@ import {
   InvalidArgumentError,
   InvalidKeyError,
   InvalidMetadataError,
+  InvalidReferenceError,
   LockTimeoutError,
   MetadataMismatchError,
+  SourceFileError,
   MissingChunkError,
   NodeTypeError,
   NotFoundError,
   PoolClosedError,
   ReadOnlyError,
+  ReferenceTargetError,
   ShapeMismatchError,
   StoreError,
   TooLargeError,
@@ -30,6 +33,7 @@ import {
 } from "../errors.js";
 import type { ChunkTask, ChunkVersion } from "./chunk-task.js";
 import type { ReturnedChunk } from "./returned-chunks.js";
+import type { FetchedChunks } from "./fetched-chunks.js";
 
 /** One message to a worker: the task, sent verbatim, and the operation's cancel flag. */
 export interface TaskMessage {
@@ -46,14 +50,21 @@ export interface TaskMessage {
    * chunk's region back in the outcome (returned-chunks.ts).
    */
   returnChunks?: boolean;
+  /**
+   * A read whose chunks the caller fetched (fetched-chunks.ts): per item, its stored bytes (null:
+   * not stored), transferred with the message.
+   */
+  fetched?: FetchedChunks;
 }
 
 export interface SerialisedError {
   code: ZarrErrorCode | null;
   name: string;
   message: string;
-  /** The chunk key of a LockTimeoutError, an AccessDeniedError or a MissingChunkError. */
+  /** The chunk key of a LockTimeoutError, an AccessDeniedError, a MissingChunkError, a reference error. */
   key?: string;
+  /** A ReferenceTargetError's target and reason. */
+  target?: { url: string; reason: "missing" | "short" };
   /** The HTTP status of an AccessDeniedError. */
   status?: number;
   /** The chunk keys of a WorkerExitError. */
@@ -90,6 +101,12 @@ export function serialiseError(err: unknown): SerialisedError {
       out.status = err.status;
     }
     if (err instanceof WorkerExitError) out.keys = [...err.keys];
+    // Subclasses that share their code with a plainer class travel by name.
+    if (err instanceof InvalidReferenceError) out.key = err.key;
+    if (err instanceof ReferenceTargetError) {
+      out.key = err.key;
+      out.target = { url: err.url, reason: err.reason };
+    }
     return out;
   }
   if (err instanceof Error) return { code: null, name: err.name, message: err.message };
@@ -104,7 +121,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   NOT_FOUND: (m) => new NotFoundError(m),
   ALREADY_EXISTS: (m) => new AlreadyExistsError(m),
   NODE_TYPE_MISMATCH: (m) => new NodeTypeError(m),
-  INVALID_METADATA: (m) => new InvalidMetadataError(m),
+  INVALID_METADATA: (m, e) => (e.name === "InvalidReferenceError" ? new InvalidReferenceError(m, e.key ?? "") : new InvalidMetadataError(m)),
   UNKNOWN_CODEC: (m) => new UnknownCodecError(m),
   UNSUPPORTED: (m) => new UnsupportedError(m),
   CORRUPT_CHUNK: (m) => new CorruptChunkError(m),
@@ -112,7 +129,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   SHAPE_MISMATCH: (m) => new ShapeMismatchError(m),
   READ_ONLY: (m) => new ReadOnlyError(m),
   INVALID_KEY: (m) => new InvalidKeyError(m),
-  STORE_ERROR: (m) => new StoreError(m),
+  STORE_ERROR: (m, e) => (e.target ? new ReferenceTargetError(m, e.key ?? "", e.target.url, e.target.reason) : new StoreError(m)),
   ABORTED: (m) => new AbortError(m),
   LOCK_TIMEOUT: (m, e) => new LockTimeoutError(m, e.key ?? ""),
   POOL_CLOSED: (m) => new PoolClosedError(m),
@@ -122,6 +139,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   ACCESS_DENIED: (m, e) => new AccessDeniedError(m, e.key ?? "", e.status ?? 403),
   MISSING_CHUNK: (m, e) => new MissingChunkError(m, e.key ?? ""),
   METADATA_MISMATCH: (m, e) => new MetadataMismatchError(m, e.field ?? ""),
+  SOURCE_FILE: (m) => new SourceFileError(m),
 };
 
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */

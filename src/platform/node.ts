@@ -4,13 +4,13 @@
  * Installing it also registers those two stores' descriptors, so workers can open them.
  */
 import { constants } from "node:buffer";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
-import { StoreError } from "../errors.js";
+import { StoreError, UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/comlink-executor.js";
 import { nodeComlinkWorkers } from "../parallel/comlink-node-workers.js";
 import { webWorkers } from "../parallel/comlink-web-workers.js";
@@ -21,6 +21,9 @@ import { FileSystemStore } from "../stores/filesystem.js";
 import { registerStoreKind } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import { ZipStore, getOpenZipStore } from "../stores/zip.js";
+// Loads no HDF5 code itself: h5wasm is imported when the first archive is opened.
+import { ArchiveStore } from "../archival/archive-store.js";
+import { isArchivePath } from "../archival/open-model.js";
 import { installPlatform } from "./current.js";
 import type { Platform } from "./types.js";
 
@@ -34,7 +37,22 @@ function localStore(pathOrUrl: string, options: { readOnly?: boolean }): Store {
     }
   }
   if (/\.zip$/i.test(path)) return new ZipStore(path, { mode: options.readOnly ? "r" : "a" });
+  // NetCDF and HDF5 files read as Zarr v2 (read-only, whatever the options say).
+  if (isArchivePath(path)) return new ArchiveStore(path);
+  if (options.readOnly && isRegularFile(path)) {
+    throw new UnsupportedError(
+      `${pathOrUrl} is a file parzarr cannot read as Zarr (by its name): it reads Zarr folders, .zip archives, kerchunk references (.json), NetCDF (.nc, .nc4, .cdf) and HDF5 (.h5, .hdf5, .he5)`,
+    );
+  }
   return new FileSystemStore(path, options);
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** The id a pool gave this worker (comlink workers made by `createWorker`), else the thread's own. */
@@ -91,5 +109,8 @@ registerStoreKind("zip", {
   // A reader's descriptor reopens the archive anywhere; a writer's exists in its thread only.
   workerCanOpen: (d) => d.id === undefined,
 });
+
+// Workers open the file themselves and decode (HDF5: decompress) their chunks on their own core.
+registerStoreKind("archive", { open: (d) => new ArchiveStore(d.path, d.instance), workerCanOpen: () => true });
 
 installPlatform(nodePlatform);

@@ -10,6 +10,7 @@ import { platform } from "../platform/current.js";
 import { FetchStore } from "./fetch.js";
 import { S3Store } from "./s3.js";
 import { getMemoryStore } from "./memory.js";
+import { ReferenceStore } from "./reference.js";
 import type { Store, StoreDescriptor } from "./types.js";
 
 type DescriptorOf<K extends StoreDescriptor["kind"]> = Extract<StoreDescriptor, { kind: K }>;
@@ -35,6 +36,7 @@ function kindOf(d: StoreDescriptor): StoreKind<never> {
 
 registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers, http: d.http }), workerCanOpen: () => true });
 registerStoreKind("s3", { open: (d) => S3Store.fromDescriptor(d), workerCanOpen: () => true });
+registerStoreKind("reference", { open: (d) => ReferenceStore.fromDescriptor(d), workerCanOpen: (d) => ReferenceStore.workerCanOpen(d) });
 registerStoreKind("memory", {
   open(d) {
     const s = getMemoryStore(d.id);
@@ -57,7 +59,8 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
 }
 
 /**
- * A string or URL with http(s) gives a (read-only) FetchStore; `s3://bucket/prefix` an S3Store
+ * A path or URL ending in `.json` gives a (read-only) ReferenceStore over that kerchunk reference
+ * document. Otherwise a string or URL with http(s) gives a (read-only) FetchStore; `s3://bucket/prefix` an S3Store
  * configured from the environment (see stores/s3.ts); on Node a path ending in `.zip`
  * gives a ZipStore (mode "r" when read-only, else "a": call `close()` to finish it), and file:
  * URLs and other strings a FileSystemStore, relative paths against the current folder; a store is
@@ -66,6 +69,8 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
 export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
   if (typeof input !== "string" && !(input instanceof URL)) return input;
   const text = String(input);
+  // A kerchunk reference document (read on first use; targets reached through the environment).
+  if (/\.json$/i.test(text.replace(/[?#].*$/, ""))) return ReferenceStore.at(text);
   if (/^https?:\/\//i.test(text)) return new FetchStore(text);
   // Endpoint, region and credentials come from the environment (AWS_ENDPOINT_URL and the rest).
   if (/^s3:\/\//i.test(text)) return new S3Store(text, { readOnly: options.readOnly });

@@ -5,6 +5,7 @@
  * the store is the empty prefix. Every store validates keys with `validateKey` before use.
  */
 import type { HttpOptions } from "./http.js";
+import type { ReferenceStoreDescriptor } from "./reference.js";
 import type { S3StoreDescriptor } from "./s3.js";
 
 /**
@@ -15,6 +16,8 @@ export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean; followSymlinks?: boolean }
   | { kind: "fetch"; url: string; headers?: Record<string, string>; http?: HttpOptions }
   | S3StoreDescriptor
+  /** Kerchunk references (stores/reference.ts): the document's location, or a small document itself. */
+  | ReferenceStoreDescriptor
   | { kind: "memory"; id: string }
   /** A folder of the browser's Origin Private File System (stores/opfs.ts), reachable from workers. */
   | { kind: "opfs"; root: string; readOnly: boolean }
@@ -23,7 +26,9 @@ export type StoreDescriptor =
    * Without: read-only, opened from `path`; `instance` differs per ZipStore object, so a worker's
    * store cache never serves a file handle opened before the archive was replaced.
    */
-  | { kind: "zip"; path: string; id?: string; instance?: string };
+  | { kind: "zip"; path: string; id?: string; instance?: string }
+  /** A NetCDF or HDF5 file read as Zarr (archival/archive-store.ts); `instance` is its size and mtime. */
+  | { kind: "archive"; path: string; instance: string };
 
 export interface RangeRequest {
   /** Byte offset; a negative offset counts from the end (a suffix request). */
@@ -74,6 +79,12 @@ export interface ReadableStore {
    * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.
    */
   getVersioned?(key: string, opts?: VersionedReadOptions): Promise<VersionedRead>;
+  /**
+   * Optional: fetches the values of `keys` together and returns a store that answers them from
+   * memory (and everything else as this one does). A read task calls it for its chunks' keys, so
+   * a store that can merge requests (ReferenceStore: nearby byte ranges of one file) does so.
+   */
+  prefetch?(keys: readonly string[], opts?: StoreReadOptions): Promise<ReadableStore>;
   /** Every key that starts with `prefix` (a folder prefix ends with `/`; "" lists everything). */
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */

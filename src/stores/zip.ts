@@ -10,7 +10,6 @@
  * A key set twice keeps its latest bytes; deleted or replaced members stay as dead bytes in the
  * file (ZIP has no holes) but leave the central directory, so readers never see them.
  */
-import { randomBytes, randomUUID } from "node:crypto";
 import { copyFile, open, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { crc32, inflateRawSync } from "node:zlib";
@@ -32,6 +31,12 @@ import {
   type WrittenEntry,
   type ZipEntry,
 } from "./zip-format.js";
+
+/**
+ * node:crypto when a zip store first needs it: the platform module (and so every worker thread)
+ * imports this file, and loading node:crypto costs a worker some 60-100 ms of CPU on Node 24.
+ */
+const nodeCrypto = (): typeof import("node:crypto") => process.getBuiltinModule("node:crypto");
 
 export type ZipMode = "r" | "w" | "a";
 
@@ -85,7 +90,7 @@ export class ZipStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly forceZip64: boolean;
   private readonly id: string | null;
-  private readonly instance = randomBytes(8).toString("hex");
+  private readonly instance = nodeCrypto().randomBytes(8).toString("hex");
   private state: Promise<State> | undefined;
   private closed = false;
   /** Appends run one after another; reads run beside them. */
@@ -97,7 +102,7 @@ export class ZipStore implements WritableStore {
     if (!["r", "w", "a"].includes(this.mode)) throw new StoreError(`ZipStore: mode must be "r", "w" or "a", got ${JSON.stringify(this.mode)}`);
     this.readOnly = this.mode === "r";
     this.forceZip64 = options.forceZip64 ?? false;
-    this.id = this.readOnly ? null : `zip-${randomUUID()}`;
+    this.id = this.readOnly ? null : `zip-${nodeCrypto().randomUUID()}`;
     if (this.id) writers.set(this.id, new WeakRef(this));
   }
 
@@ -132,7 +137,7 @@ export class ZipStore implements WritableStore {
       }
     }
     // Writers work on a temporary file in the same folder, so the final rename is atomic.
-    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString("hex")}.tmp`);
     let exists = false;
     if (this.mode === "a") exists = await stat(this.path).then((s) => s.isFile(), () => false);
     try {

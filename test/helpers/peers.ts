@@ -29,3 +29,18 @@ export function runPython(script: string, ...args: string[]): { status: number |
   const r = spawnSync(PYTHON, ["-c", script, ...args], { encoding: "utf8", maxBuffer: 256 * 2 ** 20 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+const importable = new Map<string, boolean>();
+
+/**
+ * false when `/usr/bin/python3` imports every module (h5py, netCDF4, ...); otherwise the reason to
+ * skip. Throws when peers are required (PARZARR_REQUIRE_PEERS=1).
+ */
+export function pythonModulesSkip(modules: string[], hint: string): false | string {
+  const key = modules.join(",");
+  if (!importable.has(key)) importable.set(key, spawnSync(PYTHON, ["-c", `import ${key}`], { encoding: "utf8" }).status === 0);
+  if (importable.get(key)) return false;
+  const why = `${PYTHON} cannot import ${key} (${hint})`;
+  if (required) throw new Error(`PARZARR_REQUIRE_PEERS=1 but ${why}`);
+  return why;
+}
