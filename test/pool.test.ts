@@ -132,8 +132,8 @@ for (const [executor, pool] of Object.entries(pools)) {
           continue;
         }
         const buffer = (onPool as NDArray<TypedArray>).data.buffer;
-        if (pool.sharedMemory) assert.ok(buffer instanceof SharedArrayBuffer, `${where}: filled by workers`);
-        else assert.ok(!(buffer instanceof SharedArrayBuffer), `${where}: workers sent their chunks back`);
+        // Ordinary memory either way: staged through shared buffers (staged-output.ts), or sent back.
+        assert.ok(!(buffer instanceof SharedArrayBuffer), `${where}: a result V8 collects when dropped`);
         assert.deepEqual((onPool as NDArray).shape, inline.shape, where);
         assert.ok(bytesOf(onPool).equals(bytesOf(inline)), where);
         const last = progress.at(-1);
@@ -376,5 +376,5 @@ test("a script that reads and writes with the default pool exits by itself", () 
   const res = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 30_000 });
   assert.equal(res.error, undefined, `the script did not exit by itself: ${String(res.error)}`);
   assert.equal(res.status, 0, res.stderr);
-  assert.deepEqual(JSON.parse(res.stdout.trim()), { shared: true, last: 1023 * 3 });
+  assert.deepEqual(JSON.parse(res.stdout.trim()), { shared: false, workersRan: true, last: 1023 * 3 });
 });

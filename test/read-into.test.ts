@@ -85,11 +85,24 @@ test("a flat typed array out, private and shared, inline and on a pool, holds wh
     const r2 = (await a.get(null, { out: shared, pool, threads: 2 })) as NDArray<Float32Array>;
     assert.equal(r2.data, shared);
     assert.deepEqual(new Float32Array(shared), want, `${name} on the pool`);
+    // A private out on the pool: workers read into reused shared buffers, copied into it here.
+    const onPool = new Float32Array(ROWS * COLS).fill(-7);
+    const r3 = (await a.get(null, { out: onPool, pool, threads: 2 })) as NDArray<Float32Array>;
+    assert.equal(r3.data, onPool);
+    assert.deepEqual(onPool, want, `${name}: a private out on the pool`);
+    const reversed = (await a.get("::-1, ::-2", { threads: 0 })) as NDArray<Float32Array>;
+    const reversedOnPool = (await a.get("::-1, ::-2", { pool, threads: 2 })) as NDArray<Float32Array>;
+    assert.deepEqual(reversedOnPool.data, reversed.data, `${name}: backward steps through staging`);
     // A part: interior chunks whole, edge chunks in part, the missing chunk as fill.
     const part = await pythonValues(name, "10:290:3, 40:257");
     const out = new Float32Array(part.length).fill(-7);
     await a.get([slice(10, 290, 3), slice(40, 257)], { out });
     assert.deepEqual(out, part, `${name} part`);
+    out.fill(-7);
+    await a.get([slice(10, 290, 3), slice(40, 257)], { out, pool, threads: 2 });
+    assert.deepEqual(out, part, `${name} part on the pool`);
+    // Points scatter element by element: workers need a shared out for them.
+    await assert.rejects(a.vindex.get([[1, 2], [3, 4]], { out: new Float32Array(2), pool, threads: 2 }), /SharedArrayBuffer/);
   }
 });
 
@@ -139,8 +152,6 @@ test("wrong out buffers are refused before anything is written", async () => {
   await refused({ data: new Float32Array(48), shape: [8, 6], stride: [6, 1] }, "SHAPE_MISMATCH", /shape \[8,6\].*\[6,8\]/);
   await refused({ data: new Float32Array(48), shape: [6, 8], stride: [9, 1] }, "SHAPE_MISMATCH", /outside out.data/);
   await refused({ data: new Float32Array(48), shape: [6, 8], stride: [8] }, "INVALID_ARGUMENT", /stride must be 2 integers/);
-  // A private out cannot be written by workers: asking for threads is refused, not ignored.
-  await refused(new Float32Array(48), "INVALID_ARGUMENT", /SharedArrayBuffer/, { threads: 2, pool });
   const s = await createArray(new MemoryStore(), { shape: [3], chunks: [3], dtype: "string" });
   await assert.rejects(s.get(null, { out: new Float32Array(3) }), InvalidArgumentError);
   // A fill-value read into out writes the fill value.

@@ -10,6 +10,7 @@ import {
   allocElements,
   isObjectType,
   isTypedArray,
+  type TypedArray,
   memoryBytesPerComponent,
   parseDataType,
   componentsPerElement,
@@ -30,10 +31,11 @@ import { fullRankShape, selectionShape, slice, type Selection } from "../indexin
 import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import { pipelineFor, type ChunkItem, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
+import { pipelineFor, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
 import { placeOperation, runOperation } from "../parallel/coordinator.js";
 import { isShared } from "../parallel/shared.js";
 import { ValueStager } from "../parallel/staged-value.js";
+import { canStage, OutputStager } from "../parallel/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { isFresh, type ChunkCache, type Recheck } from "../parallel/chunk-cache.js";
@@ -319,7 +321,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * With `out` (a typed array of the selection's size in C order, or an NDArray of its shape, of
    * the class `get` would return) the values are read into it and the result is an NDArray over
    * `out`'s own memory. Workers write into an `out` on a SharedArrayBuffer directly; any other
-   * `out` is filled on this thread (asking for threads then is an INVALID_ARGUMENT).
+   * `out` is filled through reused shared buffers copied into it here (staged-output.ts), except
+   * for point and integer-array selections, which run on this thread (asking for threads then is
+   * an INVALID_ARGUMENT).
    *
    * The result's type follows the call (see array-types.ts): an NDArray when the selection
    * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
@@ -384,34 +388,42 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
     const raw = pipelineFor(this.meta).storesRawBytes;
-    let placeOptions: OperationOptions = options;
-    if (into !== null && !isShared(into.data)) {
-      // Workers can only write into shared memory; copying through a shared buffer would cost
-      // the fresh memory `out` exists to avoid, so a private `out` is filled on this thread.
-      if (options.threads !== undefined && options.threads !== 0) {
-        throw new InvalidArgumentError(`get: threads ${options.threads} needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
-      }
-      placeOptions = { ...options, threads: 0 };
-    }
-    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
-    // Workers scatter into the output where it lies, so on the pool it is shared memory.
+    const { cache } = this.options;
+    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, options);
+    // Workers write only into shared memory. A result they fill is still ordinary memory (a
+    // dropped SharedArrayBuffer is not collected in time: see staged-output.ts), as is a caller's
+    // `out` that is not shared: tasks then read into reused shared buffers, copied into it here.
+    // A shared `out` is written in place; a scattering selection or a cache fill gets shared memory.
+    const onPool = placement.where === "pool" && placement.shared;
+    const staged = onPool && canStage(resolved) && !(cache && !isObjectType(this.meta.dtype)) && (into === null || !isShared(into.data));
     const data =
       into?.data ??
       allocateOrTooLarge(
-        () => allocElements(this.meta.dtype, product(full), placement.where === "pool" && placement.shared),
+        () => allocElements(this.meta.dtype, product(full), onPool && !staged),
         product(full) * this.meta.dtype.itemSize,
         `reading array ${describePath(this.path)}`,
       );
+    let placeOptions: OperationOptions = options;
+    if (onPool && !staged && !(isTypedArray(data) && isShared(data))) {
+      // A private `out` with a selection that scatters: filled on this thread.
+      if (options.threads !== undefined && options.threads !== 0) {
+        throw new InvalidArgumentError(`get: threads ${options.threads} with a point or integer-array selection needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
+      }
+      placeOptions = { ...options, threads: 0 };
+    }
     const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
     const descriptor = this.store.descriptor();
     const missing = this.options.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
-    const { cache } = this.options;
     if (cache && !isObjectType(this.meta.dtype)) {
       const context = { cache, recheck: this.options.recheckCachedData ?? true, openedAt: this.openedAt, store: this.store, meta: this.meta, missing: missing.missing };
       await readThroughCache(context, items, out, placeOptions);
     } else {
-      const makeTask = (batch: ChunkItem[]): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out, ...missing });
-      await runOperation(placement, items, chunkBytes, makeTask, this.store, placeOptions);
+      const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out: buffer, ...missing });
+      const stager = staged ? new OutputStager(this.meta.dtype, this.meta.chunks, { ...out, data: data as TypedArray }) : null;
+      const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
+      const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
+      const placed = placeOptions === options ? placement : placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
+      await runOperation(placed, items, chunkBytes, makeTask, this.store, placeOptions, undefined, after);
     }
     if (into !== null) return into.result;
     if (options.field !== undefined) {

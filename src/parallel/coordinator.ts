@@ -130,7 +130,7 @@ export function* inBatches<T>(items: Iterable<T>, size: number): Generator<T[]> 
  * in flight however many chunks the operation touches. `makeTask` builds the task for a group of
  * items (everything else in the task is the same for all of them). `onVersions` receives a cache
  * fill's versions (ReadTask.fillCache) once the task's chunks are in its output; `afterTask`, on
- * the pool, is told when a task is done with (finished, failed or its message refused).
+ * the pool, is told when a task is done with (finished, failed, cancelled or its message refused).
  */
 export async function runOperation(
   placement: Placement,
@@ -140,7 +140,7 @@ export async function runOperation(
   store: Store,
   options: OperationOptions,
   onVersions?: VersionsCallback,
-  afterTask?: (task: ChunkTask) => void,
+  afterTask?: AfterTask,
 ): Promise<void> {
   if (placement.where === "inline") {
     // One item per task, except for stores that fetch a task's chunks together (prefetch): those
@@ -198,6 +198,8 @@ function batchedTasks(plan: ChunkPlan<ChunkItem>, size: number, makeTask: (items
 }
 
 export type VersionsCallback = (task: ChunkTask, versions: [number, ChunkVersion][]) => void;
+/** Told when a pool task is done with: `succeeded` when every chunk of it was read or written. */
+export type AfterTask = (task: ChunkTask, succeeded: boolean) => void;
 
 async function runOnPool(
   pool: WorkerPool,
@@ -208,7 +210,7 @@ async function runOnPool(
   shared: boolean,
   onVersions: VersionsCallback | undefined,
   fetchFrom: Store | undefined,
-  afterTask: ((task: ChunkTask) => void) | undefined,
+  afterTask: AfterTask | undefined,
 ): Promise<void> {
   const { signal, onProgress } = options;
   if (signal?.aborted) throw new AbortError();
@@ -233,6 +235,7 @@ async function runOnPool(
       const nextTask = queue.next();
       if (nextTask.done) return;
       const { task, fetched } = nextTask.value;
+      let succeeded = false;
       try {
         const message: TaskMessage =
           !shared && task.kind === "read" ? { task: withoutOutput(task), cancel, returnChunks: true } : { task, cancel };
@@ -253,14 +256,14 @@ async function runOnPool(
         if (outcome.status === "failed") {
           failure ??= reviveError(outcome.error);
           stop();
-        }
+        } else succeeded = outcome.status === "done";
       } catch (err) {
         // The pool itself failed (closed meanwhile, a worker died), or a fetch made here for the
         // workers did: stop the rest the same way.
         failure ??= err instanceof Error ? err : new Error(String(err));
         stop();
       } finally {
-        afterTask?.(task);
+        afterTask?.(task, succeeded);
       }
     }
   };

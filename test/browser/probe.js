@@ -25,8 +25,9 @@ export async function readArrays({ lib, workerUrl, arrays }) {
       results.push({ url, mode, shape: r.shape, sha256: await sha256(r.data), shared: isShared(r.data), peak });
     }
   }
+  const poolShared = pool.sharedMemory;
   await pool.close();
-  return { isolated: self.crossOriginIsolated, sharedArrayBuffer: typeof SharedArrayBuffer, results };
+  return { isolated: self.crossOriginIsolated, sharedArrayBuffer: typeof SharedArrayBuffer, poolShared, results };
 }
 
 /** Writes that must work without SharedArrayBuffer: partial chunks on a MemoryStore, inline. */

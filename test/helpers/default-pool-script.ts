@@ -7,16 +7,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WorkerPool, createArray } from "../../src/index.js";
+import { sharedScratchAllocations } from "../../src/scratch.js";
 
 const dir = mkdtempSync(join(tmpdir(), "parzarr-default-pool-"));
 const a = await createArray(join(dir, "a.zarr"), { shape: [32, 32], chunks: [8, 8], dtype: "int32" });
 // threads without a pool: the default pool, made here on first need.
 await a.set(null, { data: Int32Array.from({ length: 1024 }, (_, i) => i * 3), shape: [32, 32] }, { threads: 2 });
 const r = await a.get(null, { threads: 2 });
+// The result is ordinary memory: the workers wrote and read through shared buffers taken here.
+const workersRan = sharedScratchAllocations() > 0;
 if (typeof r !== "object" || !("data" in r)) throw new Error("expected an array");
 const shared = ArrayBuffer.isView(r.data) && r.data.buffer instanceof SharedArrayBuffer;
 // A comlink pool that is never closed must not keep the process alive either.
 const forgotten = new WorkerPool({ threads: 2, executor: "comlink" });
 await a.get(null, { pool: forgotten, threads: 2 });
 rmSync(dir, { recursive: true, force: true });
-console.log(JSON.stringify({ shared, last: Number(r.data[1023]) }));
+console.log(JSON.stringify({ shared, workersRan, last: Number(r.data[1023]) }));
