@@ -6,7 +6,8 @@
  * The task itself runs as ever, through a store that answers the fetched keys from memory and
  * every other read (a shard's ranges, metadata) from the real store.
  */
-import type { Store, StoreDescriptor, StoreReadOptions, RangeRequest, ReadableStore } from "../stores/types.js";
+import type { Store } from "../stores/types.js";
+import { OverlayStore } from "../stores/overlay.js";
 import { pipelineFor, prefetchedStore, type ReadTask } from "./chunk-task.js";
 
 /** Per item of the task: its chunk's stored bytes, or null when the chunk is not stored. */
@@ -43,40 +44,5 @@ export function fetchedTransferables(fetched: FetchedChunks | undefined): ArrayB
 export function withFetched(inner: Store, task: ReadTask, fetched: FetchedChunks): Store {
   const bytes = new Map<string, Uint8Array | null>();
   task.items.forEach((item, i) => bytes.set(item.key, fetched[i] ?? null));
-  return new FetchedStore(inner, bytes);
-}
-
-class FetchedStore implements ReadableStore {
-  readonly readOnly = true;
-
-  constructor(
-    private readonly inner: Store,
-    private readonly bytes: Map<string, Uint8Array | null>,
-  ) {}
-
-  async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
-    if (!this.bytes.has(key)) return this.inner.get(key, opts);
-    return this.bytes.get(key) ?? undefined;
-  }
-
-  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
-    return this.inner.getRange(key, range, opts);
-  }
-
-  async has(key: string): Promise<boolean> {
-    if (this.bytes.has(key)) return this.bytes.get(key) !== null;
-    return this.inner.has(key);
-  }
-
-  list(prefix: string): Promise<string[]> {
-    return this.inner.list(prefix);
-  }
-
-  listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
-    return this.inner.listDir(prefix);
-  }
-
-  descriptor(): StoreDescriptor {
-    return this.inner.descriptor();
-  }
+  return new OverlayStore(inner, bytes);
 }

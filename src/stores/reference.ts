@@ -18,6 +18,7 @@ import { parseJsonBytes, parseJsonText, type JsonValue } from "../metadata/json.
 import { platform } from "../platform/current.js";
 import { coalesceRanges } from "../codecs/sharding/ranges.js";
 import { childrenOf, rangeBounds, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
+import { OverlayStore } from "./overlay.js";
 import { parseReferences, type Reference } from "./reference-document.js";
 import { locate, locationText, resolveTargetAccess, TargetStores, type Location, type TargetAccess, type TargetAccessOptions } from "./reference-targets.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
@@ -301,7 +302,7 @@ export class ReferenceStore implements ReadableStore {
     }
     if (requests.length === 0) return this;
     await Promise.all(requests);
-    return new PrefetchedStore(this, fetched);
+    return new OverlayStore(this, fetched);
   }
 
   private readOnlyError(): never {
@@ -326,44 +327,5 @@ export class ReferenceStore implements ReadableStore {
 
   descriptor(): StoreDescriptor {
     return { kind: "reference", source: this.source, access: this.access, instance: this.instance };
-  }
-}
-
-/** Keys fetched by `prefetch`, answered from memory; everything else from the store itself. */
-class PrefetchedStore implements ReadableStore {
-  readonly readOnly = true;
-
-  constructor(
-    private readonly inner: ReferenceStore,
-    private readonly fetched: ReadonlyMap<string, Uint8Array>,
-  ) {}
-
-  async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
-    return this.fetched.get(key) ?? this.inner.get(key, opts);
-  }
-
-  async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
-    const bytes = this.fetched.get(key);
-    return bytes === undefined ? this.inner.getRange(key, range, opts) : sliceRange(bytes, validateRange(range));
-  }
-
-  has(key: string): Promise<boolean> {
-    return this.inner.has(key);
-  }
-
-  async getSize(key: string): Promise<number | undefined> {
-    return this.fetched.get(key)?.length ?? this.inner.getSize(key);
-  }
-
-  list(prefix: string): Promise<string[]> {
-    return this.inner.list(prefix);
-  }
-
-  listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
-    return this.inner.listDir(prefix);
-  }
-
-  descriptor(): StoreDescriptor {
-    return this.inner.descriptor();
   }
 }

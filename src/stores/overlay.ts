@@ -1,0 +1,51 @@
+/**
+ * A read-only view of a store with some keys' bytes already in memory: those keys are answered
+ * from the bytes (null: known not to be stored), every other read goes to the store itself. A
+ * task's chunks fetched together (ReferenceStore.prefetch) or fetched by the caller for a worker
+ * (parallel/fetched-chunks.ts) are read through one of these.
+ */
+import { sliceRange, validateRange } from "./keys.js";
+import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
+
+export class OverlayStore implements ReadableStore {
+  readonly readOnly = true;
+
+  constructor(
+    private readonly inner: ReadableStore,
+    private readonly bytes: ReadonlyMap<string, Uint8Array | null>,
+  ) {}
+
+  async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    const b = this.bytes.get(key);
+    return b === undefined ? this.inner.get(key, opts) : (b ?? undefined);
+  }
+
+  async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    const b = this.bytes.get(key);
+    if (b === undefined) return this.inner.getRange(key, range, opts);
+    return b === null ? undefined : sliceRange(b, validateRange(range));
+  }
+
+  async has(key: string): Promise<boolean> {
+    const b = this.bytes.get(key);
+    return b === undefined ? this.inner.has(key) : b !== null;
+  }
+
+  async getSize(key: string): Promise<number | undefined> {
+    const b = this.bytes.get(key);
+    if (b === undefined) return this.inner.getSize?.(key);
+    return b?.length;
+  }
+
+  list(prefix: string): Promise<string[]> {
+    return this.inner.list(prefix);
+  }
+
+  listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
+    return this.inner.listDir(prefix);
+  }
+
+  descriptor(): StoreDescriptor {
+    return this.inner.descriptor();
+  }
+}
