@@ -19,6 +19,7 @@ import {
   deflateBackend,
   gzipCompress,
   inflateAny,
+  inflateInto,
   nativeDeflateBackend,
   pakoBackend,
   setDeflateBackend,
@@ -179,6 +180,33 @@ describe("deflate backends", () => {
       }
     }
     assert.ok(frames >= 20, `${frames} frames compared`);
+  });
+
+  test("inflateInto (this thread's reused native stream straight into dest) fills dest only with a stream of exactly its size", async () => {
+    for (const [name, input] of INPUTS) {
+      if (input.length < 2) continue;
+      for (const gzip of [false, true]) {
+        const stream = gzip ? pakoBackend.gzip(input, 6) : pakoBackend.deflate(input, 6);
+        const what = `${name} ${gzip ? "gzip" : "zlib"}`;
+        // Twice: the second use of the context starts from a reset.
+        for (let round = 0; round < 2; round++) {
+          const dest = new Uint8Array(input.length).fill(0xee);
+          assert.equal(inflateInto(stream, dest, "t"), input.length, what);
+          assert.ok(eqBytes(dest, input), `${what}, round ${round}`);
+        }
+        // One byte short: the stream had more to write, refused as inflateInto promises.
+        assert.throws(() => inflateInto(stream, new Uint8Array(input.length - 1), "t"), CorruptChunkError, `${what} into a shorter dest`);
+        // Room to spare: the stream ended early.
+        assert.equal(inflateInto(stream, new Uint8Array(input.length + 7), "t"), input.length, `${what} into a longer dest`);
+        // Cut short: a CorruptChunkError, through both backends, and the context serves the next call.
+        for (const backend of [pakoBackend, ...(native ? [native] : [])]) {
+          await using(backend, () => assert.throws(() => inflateInto(stream.subarray(0, stream.length - 9), new Uint8Array(input.length), "t"), CorruptChunkError, `${backend.name}: ${what} cut`));
+        }
+        const again = new Uint8Array(input.length);
+        inflateInto(stream, again, "t");
+        assert.ok(eqBytes(again, input), `${what} after a failure`);
+      }
+    }
   });
 
   test("corrupt streams fail the same way through both: CorruptChunkError, and the output cap holds", async () => {

@@ -162,6 +162,13 @@ export function inflateAny(src: Uint8Array, what: string, maxOutput?: number): U
  * than dest is refused with CorruptChunkError.
  */
 export function inflateInto(src: Uint8Array, dest: Uint8Array, what: string): number {
+  // This thread's reused native context, straight into dest, when the stream fills it exactly;
+  // anything else (another size, a damaged stream, no node:zlib) takes the one-shot path below,
+  // which gives the precise size or error (inflateSync's output comes in fresh 16 KiB pieces
+  // joined by one more copy, then copied here: three passes and a chunk of fresh memory).
+  if (native !== null && deflateBackend() === native && runNativeStream(isGzip(src) ? "gunzip" : "inflate", src, dest, true) === dest.length) {
+    return dest.length;
+  }
   const out = inflateAny(src, what, dest.length);
   if (out.length <= dest.length) dest.set(out);
   return out.length;

@@ -20,6 +20,8 @@
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZlibStreams {
   createZstdDecompress?(): StreamInside;
+  createInflate?(): StreamInside;
+  createGunzip?(): StreamInside;
   createDeflate?(o: { level: number }): StreamInside;
   createGzip?(o: { level: number }): StreamInside;
 }
@@ -35,7 +37,13 @@ interface StreamInside {
   close?(): void;
 }
 
-export type NativeStreamKind = "zstd-decompress" | `deflate-${number}` | `gzip-${number}`;
+export type NativeStreamKind = "zstd-decompress" | "inflate" | "gunzip" | `deflate-${number}` | `gzip-${number}`;
+
+/** Decompression contexts are kept and reset for the next call; compression ones are not. */
+const reused = (kind: NativeStreamKind): boolean => kind === "zstd-decompress" || kind === "inflate" || kind === "gunzip";
+
+/** One spare byte: where a stream that filled `out` exactly shows whether it had more to write. */
+const probe = new Uint8Array(1);
 
 interface Context {
   stream: StreamInside;
@@ -53,6 +61,8 @@ function create(kind: NativeStreamKind): StreamInside | undefined {
   const z = zlibModule();
   if (z === undefined) return undefined;
   if (kind === "zstd-decompress") return z.createZstdDecompress?.();
+  if (kind === "inflate") return z.createInflate?.();
+  if (kind === "gunzip") return z.createGunzip?.();
   const [what, level] = kind.split("-");
   return what === "deflate" ? z.createDeflate?.({ level: Number(level) }) : z.createGzip?.({ level: Number(level) });
 }
@@ -88,9 +98,16 @@ export function runNativeStream(kind: NativeStreamKind, input: Uint8Array, out: 
   h.reset!();
   h.writeSync!(stream._finishFlushFlag!, input, 0, input.length, out, 0, out.length);
   const [outLeft, inLeft] = stream._writeState!;
+  // inflate stops when `out` is full, ended or not (a zstd frame declares its size, which the
+  // caller checks): one more call with a byte of room writes nothing only if the stream ended,
+  // and fails if it wanted more input.
+  if (exact && outLeft === 0 && inLeft === 0 && !ctx.failed && (kind === "inflate" || kind === "gunzip")) {
+    h.writeSync!(stream._finishFlushFlag!, input, input.length, 0, probe, 0, 1);
+    if (stream._writeState![0] !== 1) ctx.failed = true;
+  }
   const failed = ctx.failed;
   // Compression contexts are not reused (see above), nor one that failed.
-  if (failed || kind !== "zstd-decompress") {
+  if (failed || !reused(kind)) {
     contexts.delete(kind);
     stream.close?.();
   }
