@@ -288,6 +288,21 @@ describe("conditional writes on moto's S3", { skip }, () => {
     );
   });
 
+  test("a sharded array swaps whole shards: concurrent partial writes into one shard all land", async () => {
+    const log: Parameters<typeof countingFetch>[0] = [];
+    const s = store("sharded", { fetch: countingFetch(log) });
+    const a = await createArray(s, { shape: [4, 24], chunks: [2, 4], shards: [4, 12], dtype: "uint16", fillValue: 0, conditionalWrites: true });
+    log.length = 0;
+    // Six unaligned 2-column stripes of shard (0, 0), and one of shard (0, 1), at once.
+    await Promise.all(Array.from({ length: 7 }, (_, i) => a.set([slice(0, 4), slice(i * 2 + 1, i * 2 + 3)], i + 1, { threads: 0 })));
+    const want = Array.from({ length: 4 * 24 }, (_, k) => (k % 24 >= 1 && k % 24 < 15 ? Math.floor((k % 24 - 1) / 2) + 1 : 0));
+    assert.deepEqual(Array.from(((await a.get()) as NDArray).data as Uint16Array), want);
+    // Every PUT was conditional, on the shard's key.
+    const puts = log.filter((r) => r.method === "PUT");
+    assert.ok(puts.length >= 2);
+    assert.ok(puts.every((r) => (r.ifMatch !== null) !== (r.ifNoneMatch !== null) && /\/c\/0\/[01]$/.test(r.url)), JSON.stringify(puts));
+  });
+
   // 12 stripes of 5 columns over 2 chunks of 32, so every chunk is read, merged and written by all
   // 4 processes each round (as test/redis-sync.test.ts runs it with leases).
   const w: RaceWorkload = { ...SMALL_RACE, perWriter: 3, rows: 8 };
