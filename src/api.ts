@@ -30,7 +30,7 @@ export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk
 export { MemoryStore } from "./stores/memory.js";
 export { FetchStore } from "./stores/fetch.js";
 export { resolveStore, workerCanOpen } from "./stores/open.js";
-export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest } from "./stores/types.js";
+export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
 export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
 export type {
   DataType,
@@ -91,4 +91,6 @@ export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS } from "./stores/referenc
 export type { ReferenceStoreOptions, ReferenceStoreDescriptor, ReferenceSource } from "./stores/reference.js";
 export type { HttpOptions } from "./stores/http.js";
 export type { Synchronizer, SyncDescriptor } from "./parallel/synchronizer.js";
+export { DEFAULT_CONDITIONAL_WRITES } from "./parallel/conditional-writes.js";
+export type { ConditionalWritesOption, ConditionalWritePolicy } from "./parallel/conditional-writes.js";
 export type { ArrayOf, DataOf, ScalarOf, GetResult, KeepsDimension } from "./hierarchy/array-types.js";

@@ -17,6 +17,7 @@ export type ZarrErrorCode =
   | "STORE_ERROR"
   | "ABORTED"
   | "LOCK_TIMEOUT"
+  | "WRITE_CONFLICT"
   | "POOL_CLOSED"
   | "INVALID_ARGUMENT"
   | "TOO_LARGE"
@@ -163,6 +164,23 @@ export class LockTimeoutError extends ZarrError {
   constructor(message: string, key: string) {
     super("LOCK_TIMEOUT", message);
     this.key = key;
+  }
+}
+
+/**
+ * A conditional (compare-and-swap) chunk write that kept losing to other writers: each of its
+ * `attempts` read the chunk, merged and found at the conditional PUT that the chunk had changed
+ * since. The chunk holds another writer's value, not this one's; the write may be repeated.
+ */
+export class WriteConflictError extends ZarrError {
+  /** The store key of the chunk (or shard) that kept changing. */
+  readonly key: string;
+  /** How many read-merge-write attempts were made. */
+  readonly attempts: number;
+  constructor(message: string, key: string, attempts: number) {
+    super("WRITE_CONFLICT", message);
+    this.key = key;
+    this.attempts = attempts;
   }
 }
 

@@ -43,6 +43,7 @@ import { readVersioned } from "../stores/types.js";
 import { cacheId, readThroughCache } from "../parallel/cached-read.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
+import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
 import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
@@ -56,6 +57,8 @@ export interface ArrayHandleOptions {
   writeEmptyChunks?: boolean;
   /** Lock files for partial-chunk writes shared with other processes. */
   synchronizer?: Synchronizer;
+  /** Partial-chunk writes by compare-and-swap (conditional-writes.ts), without locks. */
+  conditionalWrites?: ConditionalWritePolicy;
   /** false: reading a chunk that is not stored is a MissingChunkError (default true: the fill value). */
   fillMissingDataReads?: boolean;
   /**
@@ -494,6 +497,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
     // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
     const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
+    // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.
+    const conditional = this.options.conditionalWrites;
     const written: string[] = [];
     const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
       kind: "write",
@@ -503,6 +508,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       value,
       writeEmptyChunks,
       lock,
+      ...(conditional ? { conditional } : {}),
     });
     const makeTask = (batch: ChunkItem[]): WriteTask => {
       // Dropped before the chunks change and again after: a read racing this write may have

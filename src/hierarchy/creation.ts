@@ -7,6 +7,7 @@
 import { InvalidArgumentError } from "../errors.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import type { ProcessSynchronizer } from "../parallel/process-sync.js";
+import type { ConditionalWritesOption } from "../parallel/conditional-writes.js";
 import { MemoryStore } from "../stores/memory.js";
 import type { OperationOptions } from "../parallel/options.js";
 import type { ZarrArray } from "./array.js";
@@ -22,6 +23,8 @@ export type CreationOptions = Omit<CreateArrayOptions, "shape" | "dtype" | "fill
   dtype?: CreateArrayOptions["dtype"];
   writeEmptyChunks?: boolean;
   synchronizer?: ProcessSynchronizer;
+  /** Partial-chunk writes by compare-and-swap (see OpenOptions.conditionalWrites). */
+  conditionalWrites?: ConditionalWritesOption;
 };
 
 function create(shape: readonly number[], fillValue: unknown, options: CreationOptions): Promise<ZarrArray> {

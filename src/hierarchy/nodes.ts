@@ -4,6 +4,7 @@ import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js"
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
+import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import type { ChunkCache, Recheck } from "../parallel/chunk-cache.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
@@ -17,6 +18,7 @@ export interface NodeOpenOptions {
   /** The consolidated metadata the handle was opened through, shared with its children. */
   consolidated?: ConsolidatedView;
   synchronizer?: Synchronizer;
+  conditionalWrites?: ConditionalWritePolicy;
   fillMissingDataReads?: boolean;
   cache?: ChunkCache;
   recheckCachedData?: Recheck;

@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
+import { conditionalWritePolicy, requireConditionalWrites, type ConditionalWritesOption } from "../parallel/conditional-writes.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
@@ -50,6 +51,15 @@ export interface OpenOptions {
    * this process are always synchronised.
    */
   synchronizer?: Synchronizer;
+  /**
+   * Partial-chunk writes without locks, by compare-and-swap on a store whose server checks
+   * conditional writes (S3's If-Match / If-None-Match: AWS S3, moto): read the chunk with its
+   * ETag, merge, PUT only if the ETag still holds, else again with backoff; after `maxAttempts`
+   * a WriteConflictError. `true` or `{ maxAttempts, backoffMs, maxBackoffMs }`. Opening a
+   * writable node with it probes the store and refuses one that does not honour the conditions
+   * (an UnsupportedError); it cannot be combined with `synchronizer`. See README "Concurrent writes".
+   */
+  conditionalWrites?: ConditionalWritesOption;
   /**
    * false: reading a chunk that is not stored is a MissingChunkError naming its key, instead of
    * the fill value (TensorStore's `fill_missing_data_reads`). Default true. Writers still delete
@@ -107,6 +117,10 @@ function setup(input: StoreInput, options: OpenOptions) {
   if (synchronizer !== undefined && typeof (synchronizer as Partial<Synchronizer> | null)?.descriptor !== "function") {
     throw new BadSelectionError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
   }
+  const conditionalWrites = conditionalWritePolicy(options.conditionalWrites);
+  if (conditionalWrites && synchronizer !== undefined) {
+    throw new InvalidArgumentError("conditionalWrites and synchronizer are two ways to make partial-chunk writes safe: give one, not both");
+  }
   const { fillMissingDataReads } = options;
   if (fillMissingDataReads !== undefined && typeof fillMissingDataReads !== "boolean") {
     throw new InvalidArgumentError(`fillMissingDataReads must be true or false, got ${JSON.stringify(fillMissingDataReads)}`);
@@ -115,8 +129,15 @@ function setup(input: StoreInput, options: OpenOptions) {
   if (cache !== undefined && !(cache instanceof ChunkCache)) throw new InvalidArgumentError("cache must be a ChunkCache");
   const recheckCachedData = checkRecheck(options.recheckCachedData, "recheckCachedData");
   const recheckCachedMetadata = checkRecheck(options.recheckCachedMetadata, "recheckCachedMetadata");
-  const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, fillMissingDataReads, cache, recheckCachedData, recheckCachedMetadata };
+  const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, conditionalWrites, fillMissingDataReads, cache, recheckCachedData, recheckCachedMetadata };
   return { mode, store, path, handle };
+}
+
+/** With conditionalWrites, a writable node's store must honour them: probed (once per store). */
+async function checkConditional(setupResult: ReturnType<typeof setup>): Promise<ReturnType<typeof setup>> {
+  const { store, path, handle } = setupResult;
+  if (handle.conditionalWrites && !handle.readOnly) await requireConditionalWrites(store, path);
+  return setupResult;
 }
 
 /**
@@ -134,7 +155,7 @@ export async function openArray<D extends string = string>(
 }
 
 async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOptions & Partial<CreateArrayOptions>): Promise<ZarrArray> {
-  const { mode, store, path, handle } = setup(input, options);
+  const { mode, store, path, handle } = await checkConditional(setup(input, options));
   const where = `array ${describePath(path)}`;
   const assumed = assumedMetadataOption(options);
   if (assumed !== null) {
@@ -186,9 +207,10 @@ function refuseArrayOnly(options: object, what: string): void {
 /** Creates an array (failing if one exists unless `overwrite` is set). */
 export async function createArray<D extends string = string>(
   input: StoreInput,
-  options: CreateArrayOptions & TypedDtype<D> & { path?: string; writeEmptyChunks?: boolean; synchronizer?: Synchronizer },
+  options: CreateArrayOptions &
+    TypedDtype<D> & { path?: string; writeEmptyChunks?: boolean; synchronizer?: Synchronizer; conditionalWrites?: ConditionalWritesOption },
 ): Promise<ArrayOf<D>> {
-  const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
+  const { store, path, handle } = await checkConditional(setup(input, { ...options, mode: options.overwrite ? "w" : "w-" }));
   return (await createArrayAt(store, path, options, handle)) as unknown as ArrayOf<D>;
 }
 
@@ -200,7 +222,7 @@ export interface GroupOptions extends OpenOptions {
 /** Opens a group; mode `a` (the default) creates it when missing. */
 export async function openGroup(input: StoreInput, options: GroupOptions = {}): Promise<Group> {
   refuseArrayOnly(options, "openGroup");
-  const { mode, store, path, handle } = setup(input, options);
+  const { mode, store, path, handle } = await checkConditional(setup(input, options));
   if (mode === "w" || mode === "w-") {
     return createGroupAt(store, path, { ...options, overwrite: mode === "w" }, handle);
   }
@@ -214,7 +236,7 @@ export async function openGroup(input: StoreInput, options: GroupOptions = {}): 
 }
 
 export async function createGroup(input: StoreInput, options: Omit<GroupOptions, "mode"> = {}): Promise<Group> {
-  const { store, path, handle } = setup(input, { ...options, mode: options.overwrite ? "w" : "w-" });
+  const { store, path, handle } = await checkConditional(setup(input, { ...options, mode: options.overwrite ? "w" : "w-" }));
   return createGroupAt(store, path, options, handle);
 }
 
@@ -227,7 +249,7 @@ export async function open(
   options: GroupOptions & Partial<CreateArrayOptions> = {},
 ): Promise<ZarrArray | Group> {
   refuseArrayOnly(options, "open");
-  const { mode, store, path, handle } = setup(input, options);
+  const { mode, store, path, handle } = await checkConditional(setup(input, options));
   const wantsArray = options.shape !== undefined && options.dtype !== undefined;
   // Creating modes go through openArray/openGroup with the resolved store, not a second one.
   const create = () => (wantsArray ? openArray(store, { ...options, path }) : openGroup(store, { ...options, path }));

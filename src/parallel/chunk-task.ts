@@ -2,7 +2,7 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { CorruptChunkError, MissingChunkError, ReadOnlyError, ZarrError } from "../errors.js";
+import { CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
@@ -19,13 +19,14 @@ import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, sc
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun, Scatter } from "../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
-import type { Store, StoreDescriptor, WritableStore } from "../stores/types.js";
+import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../stores/types.js";
 import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
 import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
 import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
+import { withConflictRetries, type ConditionalWritePolicy } from "./conditional-writes.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
@@ -87,6 +88,11 @@ export interface WriteTask {
   writeEmptyChunks: boolean;
   /** Chunk locks for partial-chunk writes (lock-table.ts); absent: this thread's process table. */
   lock?: ChunkLockRef;
+  /**
+   * Partial-chunk writes by compare-and-swap instead of locks (conditional-writes.ts): read with
+   * the version, merge, write only if the version still holds, else again. `lock` is then unused.
+   */
+  conditional?: ConditionalWritePolicy;
 }
 
 export type ChunkTask = ReadTask | WriteTask;
@@ -285,9 +291,47 @@ function coversChunk(meta: ArrayMetadata, item: ChunkItem): boolean {
 }
 
 async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
-  // Whole-chunk writes are last-writer-wins; a partial one reads, merges and writes under a lock.
+  // Whole-chunk writes are last-writer-wins; a partial one reads, merges and writes under a lock,
+  // or (conditional writes) without one, by compare-and-swap.
   if (coversChunk(task.meta, item)) return mergeAndStore(task, store, item, true, signal);
+  if (task.conditional) return compareAndSwap(task, task.conditional, store, item, signal);
   return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false, signal));
+}
+
+/**
+ * One attempt's state of a compare-and-swap write: the condition its read set (the version read,
+ * or "missing"), and whether its conditional write went through.
+ */
+interface SwapAttempt {
+  condition?: WriteCondition;
+  done: boolean;
+}
+
+/**
+ * A partial write without locks: read the chunk and its version, merge, write if the version
+ * still holds; when another writer changed the chunk meanwhile, all of it again (after a backoff),
+ * at most `policy.maxAttempts` times, then a WriteConflictError naming the key.
+ */
+async function compareAndSwap(
+  task: WriteTask,
+  policy: ConditionalWritePolicy,
+  store: WritableStore,
+  item: ChunkItem,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (typeof store.setIf !== "function") {
+    throw new UnsupportedError(`chunk "${item.key}": conditional writes were asked for, but the store offers none`);
+  }
+  await withConflictRetries(
+    policy,
+    item.key,
+    async () => {
+      const attempt: SwapAttempt = { done: false };
+      await mergeAndStore(task, store, item, false, signal, attempt);
+      return attempt.done;
+    },
+    signal,
+  );
 }
 
 async function mergeAndStore(
@@ -296,12 +340,13 @@ async function mergeAndStore(
   item: ChunkItem,
   whole: boolean,
   signal: AbortSignal | undefined,
+  swap?: SwapAttempt,
 ): Promise<void> {
   // The merge buffer and every encoding stage use this thread's scratch; when the store is done
   // with a value once `set` settles, the encoded bytes stay in scratch too (no fresh memory).
   const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
   try {
-    await mergeAndStoreWith(task, store, item, whole, signal, lease);
+    await mergeAndStoreWith(task, store, item, whole, signal, lease, swap);
   } finally {
     lease?.release();
   }
@@ -314,6 +359,7 @@ async function mergeAndStoreWith(
   whole: boolean,
   signal: AbortSignal | undefined,
   lease: ScratchLease | undefined,
+  swap: SwapAttempt | undefined,
 ): Promise<void> {
   const { meta, value } = task;
   const chunkShape = meta.chunks;
@@ -336,7 +382,12 @@ async function mergeAndStoreWith(
     // its part beyond the array holds the fill value, as zarr-python writes it.
     if (edge) fillElements(chunk, full, chunkShape, comps);
   } else {
-    previous = await store.get(item.key, { signal });
+    if (swap) {
+      // The version read is what the write will be conditional on.
+      const read = await readVersioned(store, item.key, { signal });
+      previous = read.kind === "value" ? read.bytes : undefined;
+      swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
+    } else previous = await store.get(item.key, { signal });
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
       const view = await decodeChunk(meta, item.key, previous);
@@ -363,7 +414,7 @@ async function mergeAndStoreWith(
   } else {
     copyElements(meta.dtype, chunk, target, value.buffer.data, valueRegionOf(item, value.buffer), counts);
   }
-  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease);
+  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease, swap);
 }
 
 /** Where a write item's elements lie in the task's value. */
@@ -374,6 +425,9 @@ function valueRegionOf(item: ChunkItem, value: TaskBuffer): StridedRegion {
 /**
  * Stores a chunk's new values: deletes the chunk when they all equal the fill value (unless empty
  * chunks are written), else encodes and sets it; `previous` is its old encoding after a merge.
+ * A compare-and-swap attempt (`swap`) writes conditionally and never deletes: a chunk that was
+ * stored and is now all fill value is written as such, since a delete cannot be made conditional
+ * on every S3-compatible server. One that was missing and stays all fill value is left missing.
  */
 async function encodeAndStore(
   task: WriteTask,
@@ -383,11 +437,25 @@ async function encodeAndStore(
   comps: Component[],
   previous: Uint8Array | undefined,
   lease: ScratchLease | undefined,
+  swap?: SwapAttempt,
 ): Promise<void> {
   const meta = task.meta;
   try {
     const region = { offset: view.offset, strides: view.strides };
-    if (!task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps)) {
+    const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
+    if (swap) {
+      if (empty && previous === undefined) {
+        // Read as missing and still all fill value: nothing changes, so nothing to write.
+        swap.done = true;
+        return;
+      }
+      const bytes = previous
+        ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
+        : await pipelineFor(meta).encode(view, lease);
+      swap.done = (await store.setIf!(item.key, bytes, swap.condition!)).ok;
+      return;
+    }
+    if (empty) {
       await store.delete(item.key);
       return;
     }

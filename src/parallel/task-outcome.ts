@@ -24,6 +24,7 @@ import {
   ReferenceTargetError,
   ShapeMismatchError,
   StoreError,
+  WriteConflictError,
   TooLargeError,
   UnknownCodecError,
   UnsupportedError,
@@ -61,7 +62,7 @@ export interface SerialisedError {
   code: ZarrErrorCode | null;
   name: string;
   message: string;
-  /** The chunk key of a LockTimeoutError, an AccessDeniedError, a MissingChunkError, a reference error. */
+  /** The chunk key of a LockTimeoutError, a WriteConflictError, an AccessDeniedError, a MissingChunkError, a reference error. */
   key?: string;
   /** A ReferenceTargetError's target and reason. */
   target?: { url: string; reason: "missing" | "short" };
@@ -71,6 +72,8 @@ export interface SerialisedError {
   keys?: string[];
   /** The field of a MetadataMismatchError. */
   field?: string;
+  /** The attempts of a WriteConflictError. */
+  attempts?: number;
 }
 
 export type TaskOutcome = (
@@ -96,6 +99,10 @@ export function serialiseError(err: unknown): SerialisedError {
     const out: SerialisedError = { code: err.code, name: err.name, message: err.message };
     if (err instanceof LockTimeoutError || err instanceof MissingChunkError) out.key = err.key;
     if (err instanceof MetadataMismatchError) out.field = err.field;
+    if (err instanceof WriteConflictError) {
+      out.key = err.key;
+      out.attempts = err.attempts;
+    }
     if (err instanceof AccessDeniedError) {
       out.key = err.key;
       out.status = err.status;
@@ -132,6 +139,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   STORE_ERROR: (m, e) => (e.target ? new ReferenceTargetError(m, e.key ?? "", e.target.url, e.target.reason) : new StoreError(m)),
   ABORTED: (m) => new AbortError(m),
   LOCK_TIMEOUT: (m, e) => new LockTimeoutError(m, e.key ?? ""),
+  WRITE_CONFLICT: (m, e) => new WriteConflictError(m, e.key ?? "", e.attempts ?? 0),
   POOL_CLOSED: (m) => new PoolClosedError(m),
   INVALID_ARGUMENT: (m) => new InvalidArgumentError(m),
   TOO_LARGE: (m) => new TooLargeError(m),

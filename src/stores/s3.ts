@@ -34,7 +34,16 @@ import {
 import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
 import { validateKey, validatePrefix, validateRange } from "./keys.js";
 import { parseListPage } from "./s3-xml.js";
-import type { RangeRequest, StoreDescriptor, StoreReadOptions, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
+import type {
+  ConditionalSetResult,
+  RangeRequest,
+  StoreDescriptor,
+  StoreReadOptions,
+  VersionedRead,
+  VersionedReadOptions,
+  WritableStore,
+  WriteCondition,
+} from "./types.js";
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -111,6 +120,11 @@ export function resolveS3Config(options: S3StoreOptions): Pick<S3StoreDescriptor
   if (endpoint !== undefined) out.endpoint = endpoint.replace(/\/+$/, "");
   if (credentials) out.credentials = { ...credentials };
   return out;
+}
+
+/** A body fetch takes: it takes no view of shared memory, so such a value is copied once. */
+function fetchable(value: Uint8Array): Uint8Array<ArrayBuffer> {
+  return value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
 }
 
 /** How many deletes of a `deletePrefix` run at once. */
@@ -274,10 +288,39 @@ export class S3Store implements WritableStore {
     this.writable();
     const url = this.objectUrl(key);
     // A PUT replaces the whole object, so it may be repeated: it is retried like a read.
-    // fetch takes no view of shared memory: such a value is copied once.
-    const body = value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
-    const reply = await this.request("PUT", url, key, { body, headers: { "Content-Type": "application/octet-stream" } });
+    const reply = await this.request("PUT", url, key, { body: fetchable(value), headers: { "Content-Type": "application/octet-stream" } });
     if (reply.status !== 200 && reply.status !== 201 && reply.status !== 204) throw this.unexpected("PUT", url, reply);
+  }
+
+  /**
+   * A conditional PUT (S3's conditional writes, on AWS since 2024): `If-Match` with the ETag of a
+   * version `getVersioned` gave, or `If-None-Match: *`. 412 Precondition Failed, 409
+   * ConditionalRequestConflict (AWS, when another conditional write of the key is in flight) and,
+   * for If-Match, 404 (the key is gone) answer `{ ok: false }`. Retried under the same policy as
+   * `set`: a repeat of a PUT that went through but whose answer was lost fails its condition, and
+   * the caller's re-read then finds its own value, which a merge writes again unchanged.
+   * Servers that ignore the headers (s3rver) write unconditionally; see the probe in
+   * parallel/conditional-writes.ts.
+   */
+  async setIf(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult> {
+    this.writable();
+    const url = this.objectUrl(key);
+    const headers: Record<string, string> = { "Content-Type": "application/octet-stream" };
+    if ("ifMatch" in condition) {
+      if (!condition.ifMatch.startsWith("etag:")) {
+        throw new StoreError(`PUT ${url}: a conditional write needs the ETag of a read, got version ${JSON.stringify(condition.ifMatch)}`);
+      }
+      headers["If-Match"] = condition.ifMatch.slice(5);
+    } else {
+      if (condition.ifNoneMatch !== "*") throw new InvalidArgumentError(`ifNoneMatch must be "*", got ${JSON.stringify(condition.ifNoneMatch)}`);
+      headers["If-None-Match"] = "*";
+    }
+    const reply = await this.request("PUT", url, key, { body: fetchable(value), headers });
+    if (reply.status === 412 || reply.status === 409 || (reply.status === 404 && "ifMatch" in condition)) return { ok: false };
+    if (reply.status !== 200 && reply.status !== 201 && reply.status !== 204) throw this.unexpected("PUT", url, reply);
+    const version = replyVersion(reply);
+    if (!version.startsWith("etag:")) throw new StoreError(`PUT ${url} answered ${statusLine(reply)} without an ETag, which conditional writes need`);
+    return { ok: true, version };
   }
 
   async delete(key: string): Promise<void> {

@@ -93,6 +93,16 @@ export interface ReadableStore {
   descriptor(): StoreDescriptor;
 }
 
+/**
+ * The condition of a conditional write (`setIf`): `ifMatch`, a version from `getVersioned` that
+ * must still be current; `ifNoneMatch: "*"`, the key must not exist (S3's If-Match and
+ * If-None-Match on PUT).
+ */
+export type WriteCondition = { ifMatch: string } | { ifNoneMatch: "*" };
+
+/** What `setIf` answers: written, with the new value's version, or not written (the condition failed). */
+export type ConditionalSetResult = { ok: true; version: string } | { ok: false };
+
 export interface WritableStore extends ReadableStore {
   /** Atomic per key: a reader sees the old value or the new one, never a mix. */
   set(key: string, value: Uint8Array): Promise<void>;
@@ -102,6 +112,13 @@ export interface WritableStore extends ReadableStore {
    * queued for later) leave it unset.
    */
   readonly setReleasesValue?: boolean;
+  /**
+   * Optional: writes the value only while `condition` holds, atomically with the check (a
+   * compare-and-swap). `{ ok: false }` when it does not hold; other failures throw as `set` does.
+   * Only stores whose server checks the condition offer it (S3Store); whether a given server
+   * does is found out by a probe (parallel/conditional-writes.ts), since some ignore the headers.
+   */
+  setIf?(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult>;
   /** Deleting a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   /** Deletes every key under a folder prefix. */

@@ -5,6 +5,8 @@
  * Args: storeRoot lockDir|redisUrl|- writer round threads workloadJSON [--no-table]
  * storeRoot may be an s3:// URL (reached through the AWS_* environment); a redis:// URL in place
  * of the lock folder takes leases in Redis (RedisSynchronizer) instead of lock files.
+ * With `--conditional` (lock folder "-"), partial-chunk writes go by compare-and-swap
+ * (`conditionalWrites: true`); `--conditional={"maxAttempts":N,...}` gives the retry policy.
  * With `--loop`, writes round after round until killed, printing "round N" after each.
  * With `--serve`, reads round numbers from stdin, one a line, writes each and answers
  * `{"round": N, "ms": t}`: a test runs several rounds without paying process start-up each time.
@@ -28,7 +30,9 @@ const synchronizer =
     : /^rediss?:/.test(lockDir!)
       ? new RedisSynchronizer(lockDir!, { leaseMs: 5000, timeoutMs: 30_000 })
       : new ProcessSynchronizer(lockDir!, { staleMs: 2000, timeoutMs: 30_000 });
-const a = await openArray(root, { mode: "r+", synchronizer });
+const conditionalFlag = flags.find((f) => f === "--conditional" || f.startsWith("--conditional="));
+const conditionalWrites = conditionalFlag === undefined ? undefined : conditionalFlag === "--conditional" ? true : JSON.parse(conditionalFlag.slice("--conditional=".length));
+const a = await openArray(root, { mode: "r+", synchronizer, conditionalWrites });
 
 async function writeRound(round: number): Promise<void> {
   await Promise.all(

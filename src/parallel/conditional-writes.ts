@@ -1,0 +1,150 @@
+/**
+ * Lock-free partial-chunk writes by compare-and-swap, for stores whose server checks conditional
+ * writes (S3's If-Match / If-None-Match on PUT), as TensorStore writes to such stores: read the
+ * chunk with its version, merge, and write it only if that version is still current; when
+ * another writer got there first, read again and merge again, a bounded number of times with
+ * exponential backoff and jitter, then give up with a WriteConflictError naming the key.
+ *
+ * Nothing is locked, so no lock server is needed and a writer that dies holds nothing up. The
+ * policy is plain data: write tasks carry it to worker threads (`WriteTask.conditional`).
+ *
+ * A chunk whose merged value is all fill value is written, not deleted: a delete would have to
+ * be conditional too, which S3-compatible servers do not all offer (chunk-task.ts).
+ *
+ * Whether a server honours the conditions cannot be told from its type: s3rver, for one, takes the
+ * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
+ * (`requireConditionalWrites`), under the node's own path, and refuses one that does not.
+ */
+import { AbortError, InvalidArgumentError, UnsupportedError, WriteConflictError } from "../errors.js";
+import { nodeKey } from "../metadata/chunk-key.js";
+import { isWritable, type Store, type WritableStore } from "../stores/types.js";
+import { checkOptionNames } from "./options.js";
+
+/** `conditionalWrites` as openArray/createArray/openGroup take it: true, or the retry policy. */
+export type ConditionalWritesOption = boolean | Partial<ConditionalWritePolicy>;
+
+/** How a conditional write retries when another writer changed the chunk first. */
+export interface ConditionalWritePolicy {
+  /** Read-merge-write attempts per chunk before a WriteConflictError (default 20). */
+  maxAttempts: number;
+  /** The backoff before the second attempt is a random wait up to this, doubling after (default 10 ms). */
+  backoffMs: number;
+  /** The longest backoff (default 2000 ms). */
+  maxBackoffMs: number;
+}
+
+export const DEFAULT_CONDITIONAL_WRITES: Readonly<ConditionalWritePolicy> = { maxAttempts: 20, backoffMs: 10, maxBackoffMs: 2000 };
+
+const POLICY_KEYS: Record<keyof ConditionalWritePolicy, true> = { maxAttempts: true, backoffMs: true, maxBackoffMs: true };
+
+/** The option checked and completed; undefined when conditional writes are off. */
+export function conditionalWritePolicy(option: unknown): ConditionalWritePolicy | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return { ...DEFAULT_CONDITIONAL_WRITES };
+  if (typeof option !== "object" || option === null || Array.isArray(option)) {
+    throw new InvalidArgumentError(`conditionalWrites must be true, false or { maxAttempts, backoffMs, maxBackoffMs }, got ${JSON.stringify(option)}`);
+  }
+  checkOptionNames(option, Object.keys(POLICY_KEYS), "conditionalWrites");
+  const policy = { ...DEFAULT_CONDITIONAL_WRITES, ...(option as Partial<ConditionalWritePolicy>) };
+  if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
+    throw new InvalidArgumentError(`conditionalWrites.maxAttempts must be an integer of at least 1, got ${String(policy.maxAttempts)}`);
+  }
+  for (const name of ["backoffMs", "maxBackoffMs"] as const) {
+    const v = policy[name];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+      throw new InvalidArgumentError(`conditionalWrites.${name} must be a number of milliseconds, 0 or more, got ${String(v)}`);
+    }
+  }
+  return policy;
+}
+
+/** The wait before attempt `n + 1` (n >= 1): "full jitter", a random share of the capped exponential. */
+export function conflictBackoff(policy: ConditionalWritePolicy, n: number, random = Math.random): number {
+  return random() * Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (n - 1));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortError());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs `attempt` (one read, merge and conditional write of `key`; true when the write went
+ * through) until it succeeds, backing off between attempts; after `maxAttempts` failures, a
+ * WriteConflictError. Returns the number of attempts made.
+ */
+export async function withConflictRetries(
+  policy: ConditionalWritePolicy,
+  key: string,
+  attempt: () => Promise<boolean>,
+  signal?: AbortSignal,
+): Promise<number> {
+  for (let n = 1; n <= policy.maxAttempts; n++) {
+    if (n > 1) await sleep(conflictBackoff(policy, n - 1), signal);
+    if (signal?.aborted) throw new AbortError();
+    if (await attempt()) return n;
+  }
+  throw new WriteConflictError(
+    `chunk "${key}" changed under each of ${policy.maxAttempts} conditional writes: other writers kept winning (raise conditionalWrites.maxAttempts, or write less contended regions)`,
+    key,
+    policy.maxAttempts,
+  );
+}
+
+/** Probes already made, by store (the same server and bucket answer the same). */
+const probes = new Map<string, Promise<void>>();
+
+/**
+ * Refuses a store that cannot take conditional writes: one without `setIf` (a folder, memory,
+ * HTTP), or one whose server ignores the conditions (found by a probe: a PUT with
+ * If-None-Match: * over an existing object, and one with If-Match and a stale ETag, must both be
+ * refused). The probe writes one small object under `path` and deletes it; it runs once per store.
+ */
+export async function requireConditionalWrites(store: Store, path: string): Promise<void> {
+  const d = store.descriptor();
+  const where = d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : `a ${d.kind} store`;
+  if (!isWritable(store) || typeof store.setIf !== "function") {
+    throw new UnsupportedError(`conditionalWrites: ${where} offers no conditional writes (only S3 stores whose server checks If-Match and If-None-Match do)`);
+  }
+  // The server, bucket and prefix: where the answer could differ. Not the credentials.
+  const cacheKey = d.kind === "s3" ? JSON.stringify([d.endpoint ?? null, d.region, d.bucket, d.prefix]) : null;
+  const cached = cacheKey === null ? undefined : probes.get(cacheKey);
+  if (cached) return cached;
+  const probe = probeConditions(store, path, where);
+  if (cacheKey !== null) {
+    probes.set(cacheKey, probe);
+    // A probe that failed on the way (a network error) is not an answer: the next open asks again.
+    probe.catch(() => probes.delete(cacheKey));
+  }
+  return probe;
+}
+
+async function probeConditions(store: WritableStore, path: string, where: string): Promise<void> {
+  const setIf = store.setIf!.bind(store);
+  const key = nodeKey(path, `.parzarr-conditional-probe-${Math.random().toString(36).slice(2, 12)}`);
+  const bytes = (s: string) => new TextEncoder().encode(s);
+  const refuse = (what: string) =>
+    new UnsupportedError(
+      `conditionalWrites: the server of ${where} does not honour conditional writes (${what}); open without conditionalWrites, or take locks with a synchronizer`,
+    );
+  try {
+    const first = await setIf(key, bytes("1"), { ifNoneMatch: "*" });
+    if (!first.ok) throw refuse(`a PUT with If-None-Match: * of a new key "${key}" was refused`);
+    if ((await setIf(key, bytes("2"), { ifNoneMatch: "*" })).ok) throw refuse("a PUT with If-None-Match: * over an existing object was written");
+    const second = await setIf(key, bytes("3"), { ifMatch: first.version });
+    if (!second.ok) throw refuse("a PUT with If-Match and the current ETag was refused");
+    if ((await setIf(key, bytes("4"), { ifMatch: first.version })).ok) throw refuse("a PUT with If-Match and a stale ETag was written");
+  } finally {
+    await store.delete(key);
+  }
+}
