@@ -21,6 +21,7 @@ import {
   type ZstdBackend,
 } from "../src/codecs/blosc/zstd.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
+import { ScratchLease } from "../src/scratch.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
 import { createArray, openArray, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
@@ -93,6 +94,41 @@ describe("zstd backends", () => {
         }
       }
     }
+  });
+
+  test("zstdCompress (a fresh native context writing into scratch) writes what zstdCompressSync writes, at every level; blosc-zstd frames alike", { skip: noNative }, async () => {
+    // The same native backend as a different object: zstdCompress then takes its one-shot path.
+    const oneShot: ZstdBackend = { ...native!, compress: (src, level) => native!.compress(src, level) };
+    const lease = new ScratchLease();
+    try {
+      for (const [name, input] of INPUTS) {
+        for (const level of [-1, 0, 1, 3, 9, 19]) {
+          const want = await using(oneShot, () => zstdCompress(input, level));
+          // Twice: each call gets a fresh context, whose level must hold (a reset would drop it).
+          for (let round = 0; round < 2; round++) {
+            const got = await zstdCompress(input, level);
+            assert.ok(eq(got, want), `${name}, level ${level}, round ${round}`);
+          }
+          const leased = await zstdCompress(input, level, lease);
+          assert.ok(eq(leased, want), `${name}, level ${level}, leased`);
+          assert.ok(lease.owns(leased), "under a lease the result is a view of scratch");
+          assert.equal(zstdFrameContentSize(leased), input.length, `${name}: the frame records its size`);
+        }
+      }
+    } finally {
+      lease.release();
+    }
+    const walk = bytesOf(randomWalkFloat32(64, 1024));
+    for (const clevel of [1, 5, 9]) {
+      const opts = { cname: "zstd" as const, clevel, shuffle: 1 as const, typesize: 4, blocksize: 0 };
+      assert.ok(eq(await bloscEncode(walk, opts), await using(oneShot, () => bloscEncode(walk, opts))), `blosc-zstd clevel ${clevel}`);
+    }
+    // Incompressible blocks do not fit the frame's room: stored raw, as the one-shot path does.
+    const noise = randomBytes(1 << 18, 11);
+    const opts = { cname: "zstd" as const, clevel: 5, shuffle: 0 as const, typesize: 1, blocksize: 0 };
+    const frame = await bloscEncode(noise, opts);
+    assert.ok(eq(frame, await using(oneShot, () => bloscEncode(noise, opts))));
+    assert.ok(eq(await bloscDecode(frame), noise));
   });
 
   test("blosc-zstd frames from either backend decode alike through both", { skip: noNative }, async () => {

@@ -67,10 +67,10 @@ export const zstdCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "zstd", 0, -131072, 22);
   const checksum = boolOption(conf, "checksum", "zstd", false);
   const cap = decodeCap(spec);
-  const encode = (b: Uint8Array): Promise<Uint8Array> => {
+  const encode = (b: Uint8Array, lease?: ScratchLease): Promise<Uint8Array> => {
     // Frames with a checksum decode fine; writing one needs a zstd binding that exposes the flag.
     if (checksum) throw new UnsupportedError('codec "zstd": writing with "checksum": true is not supported yet');
-    return zstdCompress(b, level);
+    return zstdCompress(b, level, lease);
   };
   return {
     codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap), async (b, dest) => {

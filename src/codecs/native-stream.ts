@@ -24,6 +24,8 @@ interface NodeZlibStreams {
   createGunzip?(): StreamInside;
   createDeflate?(o: { level: number }): StreamInside;
   createGzip?(o: { level: number }): StreamInside;
+  createZstdCompress?(o: { params: Record<number, number> }): StreamInside;
+  constants?: { ZSTD_c_compressionLevel?: number };
 }
 
 interface StreamInside {
@@ -37,7 +39,7 @@ interface StreamInside {
   close?(): void;
 }
 
-export type NativeStreamKind = "zstd-decompress" | "inflate" | "gunzip" | `deflate-${number}` | `gzip-${number}`;
+export type NativeStreamKind = "zstd-decompress" | "inflate" | "gunzip" | `deflate-${number}` | `gzip-${number}` | `zstd-${number}`;
 
 /** Decompression contexts are kept and reset for the next call; compression ones are not. */
 const reused = (kind: NativeStreamKind): boolean => kind === "zstd-decompress" || kind === "inflate" || kind === "gunzip";
@@ -64,6 +66,10 @@ function create(kind: NativeStreamKind): StreamInside | undefined {
   if (kind === "inflate") return z.createInflate?.();
   if (kind === "gunzip") return z.createGunzip?.();
   const [what, level] = kind.split("-");
+  if (what === "zstd") {
+    const param = z.constants?.ZSTD_c_compressionLevel;
+    return param === undefined ? undefined : z.createZstdCompress?.({ params: { [param]: Number(level) } });
+  }
   return what === "deflate" ? z.createDeflate?.({ level: Number(level) }) : z.createGzip?.({ level: Number(level) });
 }
 
@@ -95,7 +101,9 @@ export function runNativeStream(kind: NativeStreamKind, input: Uint8Array, out: 
   if (ctx === null) return null;
   const { stream } = ctx;
   const h = stream._handle!;
-  h.reset!();
+  // Only a reused context needs a reset; a fresh one must not have one: resetting a zstd
+  // compression context drops its parameters (the level) too.
+  if (reused(kind)) h.reset!();
   h.writeSync!(stream._finishFlushFlag!, input, 0, input.length, out, 0, out.length);
   const [outLeft, inLeft] = stream._writeState!;
   // inflate stops when `out` is full, ended or not (a zstd frame declares its size, which the

@@ -11,6 +11,7 @@
  */
 import { runNativeStream } from "../native-stream.js";
 import { CorruptChunkError } from "../../errors.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type ZstdBackendName = "node:zlib" | "numcodecs-wasm";
 
@@ -136,9 +137,30 @@ export function effectiveZstdLevel(level: number): number {
   return Math.min(l, MAX_LEVEL);
 }
 
-/** Compresses `src` into one zstd frame (with its content size recorded) at `level`. */
-export async function zstdCompress(src: Uint8Array, level: number): Promise<Uint8Array> {
+/**
+ * Compresses `src` into one zstd frame (with its content size recorded) at `level`. On the native
+ * backend the frame is written by a fresh libzstd context into scratch memory (native-stream.ts)
+ * instead of `zstdCompressSync`'s fresh output buffer of the input's size; the bytes are the same.
+ * Under `lease` the result may be a view of a leased buffer (see ScratchLease).
+ */
+export async function zstdCompress(src: Uint8Array, level: number, lease?: ScratchLease): Promise<Uint8Array> {
+  // ZSTD_compressBound is n + n/256 (+ up to 64 bytes for small inputs): room to spare.
+  const bound = src.length + (src.length >>> 7) + 1024;
+  const out = takeScratch(bound);
+  const n = zstdCompressInto(src, out.subarray(0, bound), level);
+  if (n !== null) return handOver(out, n, lease);
+  giveScratch(out);
   return zstdBackend().compress(src, effectiveZstdLevel(level));
+}
+
+/**
+ * Compresses `src` into one frame at the start of `dest` with a fresh native libzstd context;
+ * returns its length, or null when the native backend is not the one in use or the frame did not
+ * fit in `dest` (the caller then compresses the usual way, or stores the data uncompressed).
+ */
+export function zstdCompressInto(src: Uint8Array, dest: Uint8Array, level: number): number | null {
+  if ((forced !== null && forced !== native) || nativeZstdBackend() === null) return null;
+  return runNativeStream(`zstd-${effectiveZstdLevel(level)}`, src, dest, false);
 }
 
 const asView = (b: Uint8Array): DataView => new DataView(b.buffer, b.byteOffset, b.byteLength);
