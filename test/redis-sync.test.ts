@@ -7,8 +7,6 @@
  * the synchronizer, and the same run without it loses elements (so the test can fail).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import { Redis } from "ioredis";
 import {
@@ -16,19 +14,18 @@ import {
   InvalidArgumentError,
   LockTimeoutError,
   MemoryStore,
-  openArray,
   RedisSynchronizer,
   S3Store,
   slice,
   ZarrError,
   type NDArray,
 } from "../src/index.js";
-import { countLost, raceShape, SMALL_RACE, type RaceWorkload } from "./helpers/race-workload.js";
+import { raceShape, SMALL_RACE, type RaceWorkload } from "./helpers/race-workload.js";
+import { raceRounds } from "./helpers/race-rounds.js";
 import { redisSkip, startRedis, type TestRedis } from "./helpers/redis.js";
 import { startS3, type TestS3 } from "./helpers/s3.js";
 
 const skip = redisSkip();
-const WRITER = new URL("./helpers/race-writer.ts", import.meta.url).pathname;
 
 /** A promise with its resolver, to hold a lock exactly as long as a test wants. */
 function gate(): { promise: Promise<void>; open: () => void } {
@@ -164,54 +161,6 @@ describe("RedisSynchronizer with a password", { skip }, () => {
   });
 });
 
-/**
- * Runs `rounds` rounds of the race workload with 4 writer processes; returns per round the
- * elements lost and the errors the writers met. `env` goes to the writers (a CA to trust).
- */
-async function raceRounds(
-  s3: TestS3,
-  root: string,
-  lock: string,
-  rounds: number,
-  w: RaceWorkload,
-  env: Record<string, string> = {},
-): Promise<{ lost: number; errors: string[] }[]> {
-  const kids = Array.from({ length: w.writers }, (_, i) =>
-    // One writer plans its writes on 2 worker threads, which take the same leases.
-    spawn(process.execPath, ["--import", "tsx", WRITER, root, lock, String(i), "0", String(i === 1 ? 2 : 0), JSON.stringify(w), "--serve"], {
-      stdio: ["pipe", "pipe", "inherit"],
-      env: { ...process.env, ...s3.env, ...env },
-    }),
-  );
-  const answers = kids.map((k) => createInterface({ input: k.stdout })[Symbol.asyncIterator]());
-  const out: { lost: number; errors: string[] }[] = [];
-  try {
-    for (let round = 1; round <= rounds; round++) {
-      kids.forEach((k) => k.stdin.write(`${round}\n`));
-      const errors: string[] = [];
-      for (const a of answers) {
-        const next = await a.next();
-        assert.ok(!next.done, "a writer died");
-        const answer = JSON.parse(next.value) as { round: number; error?: string };
-        assert.equal(answer.round, round);
-        if (answer.error) errors.push(answer.error);
-      }
-      try {
-        const got = (await (await openArray(new S3Store(root, s3.options), { mode: "r" })).get()) as NDArray;
-        out.push({ lost: countLost(w, round, got.data as Int32Array), errors });
-      } catch (err) {
-        // Two unsynchronised PUTs of one object interleave in s3rver's file (not in S3).
-        if (!(err instanceof ZarrError && err.code === "CORRUPT_CHUNK")) throw err;
-        out.push({ lost: -1, errors: [...errors, `CORRUPT_CHUNK when read back: ${err.message}`] });
-      }
-    }
-  } finally {
-    kids.forEach((k) => k.stdin.end());
-    await Promise.all(kids.map((k) => new Promise((r) => (k.exitCode !== null ? r(null) : k.on("exit", r)))));
-  }
-  return out;
-}
-
 describe("4 processes writing one S3 array", { skip }, () => {
   let redis: TestRedis;
   let s3: TestS3;
@@ -227,6 +176,8 @@ describe("4 processes writing one S3 array", { skip }, () => {
   // Smaller than SMALL_RACE (s3rver serves one request at a time): 12 stripes of 5 columns over
   // 2 chunks of 32, so every chunk is read, merged and written by all 4 processes each round.
   const w: RaceWorkload = { ...SMALL_RACE, perWriter: 3, rows: 8 };
+  // One writer plans its writes on 2 worker threads, which take the same leases.
+  const threadsOf = (i: number): number => (i === 1 ? 2 : 0);
   const create = (root: string) =>
     createArray(new S3Store(root, s3.options), { shape: raceShape(w), chunks: w.chunks, dtype: "int32", fillValue: 0, zarrFormat: 3 });
 
@@ -234,7 +185,7 @@ describe("4 processes writing one S3 array", { skip }, () => {
     assert.match(redis.url, /^rediss:\/\/:pw@/);
     const root = `s3://${s3.bucket}/race-locked`;
     await create(root);
-    const rounds = await raceRounds(s3, root, redis.url, 2, w, redis.env);
+    const rounds = await raceRounds({ s3, root, lock: redis.url, rounds: 2, workload: w, threadsOf, env: redis.env });
     assert.deepEqual(rounds, [{ lost: 0, errors: [] }, { lost: 0, errors: [] }]);
     const raw = new Redis(redis.url, redis.clientOptions);
     assert.deepEqual(await raw.keys("parzarr:lock:*"), [], "no lease left behind");
@@ -244,7 +195,7 @@ describe("4 processes writing one S3 array", { skip }, () => {
   test("without one, the same writers lose elements", async () => {
     const root = `s3://${s3.bucket}/race-unlocked`;
     await create(root);
-    const rounds = await raceRounds(s3, root, "-", 2, w);
+    const rounds = await raceRounds({ s3, root, lock: "-", rounds: 2, workload: w, threadsOf });
     // Lost elements, or a writer that read a chunk while another was writing it (s3rver's PUT is
     // not atomic; S3's is): either way, unsynchronised read-modify-writes are not safe.
     const harmed = rounds.filter((r) => r.lost !== 0 || r.errors.some((e) => e.startsWith("CORRUPT_CHUNK")));
