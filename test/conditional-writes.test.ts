@@ -31,6 +31,7 @@ import {
 import type { ConditionalSetResult, WriteCondition } from "../src/stores/types.js";
 import { conditionalWritePolicy, conflictBackoff } from "../src/parallel/conditional-writes.js";
 import { reviveError, serialiseError } from "../src/parallel/task-outcome.js";
+import { ForwardingStore } from "./helpers/forwarding-store.js";
 import { motoSkip, startMoto } from "./helpers/moto.js";
 import { startS3, type TestS3 } from "./helpers/s3.js";
 import { raceRounds } from "./helpers/race-rounds.js";
@@ -57,47 +58,18 @@ function countingFetch(log: { method: string; url: string; ifMatch: string | nul
  * (unconditionally, on the same server) between this writer's read and its conditional PUT,
  * `times` times, so that PUT's ETag is stale and the server refuses it.
  */
-class InterferingStore implements WritableStore {
-  readonly readOnly = false;
+class InterferingStore extends ForwardingStore<S3Store> {
   interferences = 0;
   conditionalPuts = 0;
   armed = false;
   constructor(
-    readonly inner: S3Store,
+    inner: S3Store,
     private readonly competitor: (key: string) => Promise<void>,
     private times: number,
-  ) {}
-  get(key: string) {
-    return this.inner.get(key);
+  ) {
+    super(inner);
   }
-  getRange(key: string, range: { offset: number; length?: number }) {
-    return this.inner.getRange(key, range);
-  }
-  getVersioned(key: string) {
-    return this.inner.getVersioned(key);
-  }
-  has(key: string) {
-    return this.inner.has(key);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  listDir(prefix: string) {
-    return this.inner.listDir(prefix);
-  }
-  set(key: string, value: Uint8Array) {
-    return this.inner.set(key, value);
-  }
-  delete(key: string) {
-    return this.inner.delete(key);
-  }
-  deletePrefix(prefix: string) {
-    return this.inner.deletePrefix(prefix);
-  }
-  descriptor() {
-    return this.inner.descriptor();
-  }
-  async setIf(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult> {
+  override async setIf(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult> {
     if (this.armed) {
       this.conditionalPuts++;
       if (this.times > 0) {
@@ -106,7 +78,7 @@ class InterferingStore implements WritableStore {
         await this.competitor(key);
       }
     }
-    return this.inner.setIf(key, value, condition);
+    return super.setIf(key, value, condition);
   }
 }
 

@@ -30,40 +30,21 @@ import { crc32c } from "../src/codecs/crc32c.js";
 import { coalesceRanges } from "../src/codecs/sharding/ranges.js";
 import { FIXTURES, assertValues, loadManifest } from "./helpers/manifest.js";
 import { scratchDir } from "./helpers/paths.js";
+import { ForwardingStore } from "./helpers/forwarding-store.js";
 
 /** A memory store that records every get and getRange, to check what partial reads fetch. */
-class CountingStore implements WritableStore {
-  readonly inner = new MemoryStore();
-  readonly readOnly = false;
+class CountingStore extends ForwardingStore<MemoryStore> {
   calls: string[] = [];
-  get(key: string) {
+  constructor() {
+    super(new MemoryStore());
+  }
+  override get(key: string) {
     this.calls.push(`get ${key}`);
-    return this.inner.get(key);
+    return super.get(key);
   }
-  getRange(key: string, range: RangeRequest) {
+  override getRange(key: string, range: RangeRequest) {
     this.calls.push(`range ${key} ${range.offset}${range.length === undefined ? "" : `+${range.length}`}`);
-    return this.inner.getRange(key, range);
-  }
-  has(key: string) {
-    return this.inner.has(key);
-  }
-  list(prefix: string) {
-    return this.inner.list(prefix);
-  }
-  listDir(prefix: string) {
-    return this.inner.listDir(prefix);
-  }
-  set(key: string, value: Uint8Array) {
-    return this.inner.set(key, value);
-  }
-  delete(key: string) {
-    return this.inner.delete(key);
-  }
-  deletePrefix(prefix: string) {
-    return this.inner.deletePrefix(prefix);
-  }
-  descriptor(): StoreDescriptor {
-    return this.inner.descriptor();
+    return super.getRange(key, range);
   }
   /** The calls for chunk keys since the last take (metadata reads left out). */
   take(): string[] {
