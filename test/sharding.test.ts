@@ -23,8 +23,6 @@ import {
   type NDArray,
   type RangeRequest,
   type ReadableStore,
-  type StoreDescriptor,
-  type WritableStore,
 } from "../src/index.js";
 import { crc32c } from "../src/codecs/crc32c.js";
 import { coalesceRanges } from "../src/codecs/sharding/ranges.js";
