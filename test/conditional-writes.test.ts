@@ -26,7 +26,6 @@ import {
   WriteConflictError,
   ZarrError,
   type NDArray,
-  type WritableStore,
 } from "../src/index.js";
 import type { ConditionalSetResult, WriteCondition } from "../src/stores/types.js";
 import { conditionalWritePolicy, conflictBackoff } from "../src/parallel/conditional-writes.js";
