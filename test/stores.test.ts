@@ -307,6 +307,20 @@ describe("FileSystemStore", () => {
     await s.delete("g/a");
   });
 
+  test("a folder removed behind the store's back (after the store made it) is made again by the next write", async () => {
+    const root = join(scratchDir(), "store");
+    const s = new FileSystemStore(root);
+    await s.set("g/c/0/0", enc("a"));
+    // Another process prunes the folder this store wrote into last: the store's note that it
+    // exists is stale, and the write must not fail on it.
+    rmSync(join(root, "g"), { recursive: true });
+    await s.set("g/c/0/1", enc("b"));
+    assert.equal(readFileSync(join(root, "g", "c", "0", "1"), "utf8"), "b");
+    rmSync(join(root, "g", "c"), { recursive: true });
+    await s.set("g/c/0/0", enc("c"));
+    assert.deepEqual(readdirSync(join(root, "g", "c", "0")), ["0"]);
+  });
+
   test("deletePrefix('a/') leaves a file named 'a' alone", async () => {
     const s = new FileSystemStore(scratchDir());
     await s.set("a", enc("key a"));

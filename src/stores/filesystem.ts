@@ -85,6 +85,12 @@ export class FileSystemStore implements WritableStore {
   private readonly checkedDirs = new Set<string>();
   /** Folders this store has swept of stale temporary files (once each: see sweepTemps). */
   private readonly sweptDirs = new Set<string>();
+  /**
+   * Folders this store made (or found) for a write: the next write into one skips its mkdir, a
+   * system call per chunk that showed in write profiles. A folder removed meanwhile (pruned by a
+   * delete, here or in another process) fails the write with ENOENT, which makes it again.
+   */
+  private readonly madeDirs = new Set<string>();
 
   constructor(root: string, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root);
@@ -397,7 +403,11 @@ export class FileSystemStore implements WritableStore {
       try {
         // The folder may be (or sit under) a link leading out of the store: refuse that.
         await this.checkDir(key, dir);
-        await mkdir(dir, { recursive: true });
+        if (attempt > 1 || !this.madeDirs.has(dir)) {
+          await mkdir(dir, { recursive: true });
+          if (this.madeDirs.size >= CHECKED_DIRS_MAX) this.madeDirs.clear();
+          this.madeDirs.add(dir);
+        }
         await this.sweepTemps(dir);
         // "wx": a fresh file, never through a link planted at the temporary name.
         await writeFile(tmp, value, { flag: "wx" });
