@@ -17,17 +17,33 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The worker's place relative to the library module, as src/parallel/comlink-web-workers.ts has it. */
 const SOURCE_WORKER_PATH = "../../browser/parzarr-worker.js";
 
+/** Rewrites the default worker URL's expression in src/parallel/comlink-web-workers.ts. */
+function defaultWorkerUrl(name: string, from: string, to: string): Plugin {
+  return {
+    name,
+    setup(b) {
+      b.onLoad({ filter: /comlink-web-workers\.ts$/ }, async (args) => {
+        const text = await readFile(args.path, "utf8");
+        if (!text.includes(from)) throw new Error(`${args.path} no longer holds ${from}`);
+        return { contents: text.replace(from, to), loader: "ts" };
+      });
+    },
+  };
+}
+
 /** In the one-file bundle the worker lies beside it. */
-const workerBeside: Plugin = {
-  name: "parzarr-worker-beside",
-  setup(b) {
-    b.onLoad({ filter: /comlink-web-workers\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, "utf8");
-      if (!text.includes(SOURCE_WORKER_PATH)) throw new Error(`${args.path} no longer names ${SOURCE_WORKER_PATH}`);
-      return { contents: text.replace(SOURCE_WORKER_PATH, "./parzarr-worker.js"), loader: "ts" };
-    });
-  },
-};
+const workerBeside = defaultWorkerUrl("parzarr-worker-beside", `"${SOURCE_WORKER_PATH}"`, `"./parzarr-worker.js"`);
+
+/**
+ * In the worker a pool's default worker is the worker's own script, wherever a bundler put it; and
+ * the file then holds no `new URL(..., import.meta.url)` for a bundler that builds it again (webpack
+ * 5's `new Worker(new URL("parzarr/worker", import.meta.url))`) to resolve and fail on.
+ */
+const workerIsSelf = defaultWorkerUrl(
+  "parzarr-worker-is-self",
+  `new URL("${SOURCE_WORKER_PATH}", import.meta.url)`,
+  "new URL((globalThis as unknown as { location: { href: string } }).location.href)",
+);
 
 export interface BrowserBuild {
   library: string;
@@ -55,7 +71,7 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean }
   await mkdir(outdir, { recursive: true });
   const [lib, wrk] = await Promise.all([
     build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library, plugins: [workerBeside] }),
-    build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker }),
+    build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker, plugins: [workerIsSelf] }),
     build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [workerBeside] }),
     copyFile(join(ROOT, "src/viewer/index.html"), viewer),
   ]);

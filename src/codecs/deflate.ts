@@ -3,9 +3,10 @@
  * pako everywhere else. Both are zlib 1.x's deflate with the same parameters, so they write the
  * same bytes at every level (test/codec-backends.test.ts checks it); the choice is speed only.
  *
- * node:zlib is never imported statically, so a browser bundle of parzarr does not need it: on Node
- * it comes from `process.getBuiltinModule` (Node >= 20.16), or, on older Node, from a dynamic
- * import started when this module loads; until that settles pako serves, with identical output.
+ * node:zlib is never imported, statically or dynamically, so a browser bundle of parzarr does not
+ * need it and no bundler (webpack included) tries to resolve it: on Node it comes from
+ * `process.getBuiltinModule` (every Node the package supports, >= 20.16); a runtime without it
+ * gets pako, with identical output.
  */
 import * as pako from "pako";
 import { CorruptChunkError } from "../errors.js";
@@ -68,24 +69,12 @@ interface NodeProcess {
 const proc = (globalThis as { process?: NodeProcess }).process;
 const onNode = typeof proc?.versions?.node === "string";
 
-let native: DeflateBackend | null = null;
-if (onNode) {
-  const z = proc!.getBuiltinModule?.("node:zlib") as NodeZlib | undefined;
-  if (z !== undefined) {
-    native = nodeBackend(z);
-  } else {
-    // A variable specifier keeps bundlers from trying to resolve node:zlib for the browser.
-    const id = "node:zlib";
-    import(/* @vite-ignore */ id).then(
-      (m: NodeZlib) => (native = nodeBackend(m)),
-      () => undefined,
-    );
-  }
-}
+const nodeZlib = onNode ? (proc!.getBuiltinModule?.("node:zlib") as NodeZlib | undefined) : undefined;
+const native: DeflateBackend | null = nodeZlib === undefined ? null : nodeBackend(nodeZlib);
 
 let forced: DeflateBackend | null = null;
 
-/** The backend in use: node:zlib on Node, pako elsewhere (and on Node until node:zlib has loaded). */
+/** The backend in use: node:zlib on Node, pako elsewhere. */
 export function deflateBackend(): DeflateBackend {
   return forced ?? native ?? pakoBackend;
 }

@@ -8,10 +8,13 @@
 import { browserPlatform } from "./browser.js";
 import type { Platform } from "./types.js";
 
-let current: Platform = browserPlatform;
+// Read at call time, not when this module loads: browser.ts's own imports reach this module, so
+// in that cycle browserPlatform is not yet initialised here (webpack, and Node itself, follow the
+// ECMAScript order and would throw a ReferenceError at `let current = browserPlatform`).
+let current: Platform | undefined;
 
 export function platform(): Platform {
-  return current;
+  return current ?? browserPlatform;
 }
 
 /** Makes `p` the platform of this thread; entry points call it once, first thing. */

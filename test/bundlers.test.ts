@@ -1,0 +1,205 @@
+/**
+ * The README's bundler recipes, built as a user builds them: the package is built as `npm run
+ * build` builds it into a temporary node_modules/parzarr, and a tiny app beside it that imports
+ * "parzarr" is built by Vite (its JS `build()`) and by webpack 5 (its Node API). Each app's output
+ * is served with COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them
+ * inline and on 2-thread pools made as the README says (and on the default worker URL). Every read
+ * must equal Node's, and the pool reads must have run on Web Workers whose scripts the bundler
+ * emitted.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Browser } from "puppeteer-core";
+import { createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
+import { buildBrowser } from "../tools/build-browser.js";
+import { chromiumSkip, launchChromium } from "./helpers/browser.js";
+import { scratchDir } from "./helpers/paths.js";
+
+const skip = chromiumSkip();
+const ROOT = new URL("../", import.meta.url).pathname;
+const ARRAYS = ["v2-blosc", "v3-zstd"];
+
+/** The package as a user installs it: package.json, dist/src from tsc, dist/browser from esbuild. */
+async function buildPackage(pkg: string): Promise<void> {
+  mkdirSync(pkg, { recursive: true });
+  copyFileSync(join(ROOT, "package.json"), join(pkg, "package.json"));
+  symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
+  const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
+  const args = [tsc, "-p", join(ROOT, "tsconfig.build.json"), "--outDir", join(pkg, "dist"), "--declaration", "false", "--sourceMap", "false"];
+  await Promise.all([
+    promisify(execFile)(process.execPath, args, { maxBuffer: 64 * 2 ** 20 }),
+    buildBrowser(join(pkg, "dist/browser"), { minify: true }),
+  ]);
+}
+
+async function writeArrays(dir: string): Promise<void> {
+  const v2 = await createArray(join(dir, "v2-blosc"), { shape: [70, 50], chunks: [16, 16], dtype: "<f4", zarrFormat: 2, compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } });
+  await v2.set(null, { data: Float32Array.from({ length: 70 * 50 }, (_, i) => Math.sin(i / 31) * 1000), shape: [70, 50] }, { threads: 0 });
+  const v3 = await createArray(join(dir, "v3-zstd"), {
+    shape: [40, 60],
+    chunks: [16, 20],
+    dtype: "int32",
+    fillValue: -9,
+    codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }],
+  });
+  // Rows 0..29 only: the chunks below them are missing and read as the fill value.
+  await v3.set([slice(0, 30), null], { data: Int32Array.from({ length: 30 * 60 }, (_, i) => (i * 7919) % 100003), shape: [30, 60] }, { threads: 0 });
+}
+
+/**
+ * The app's reads, after the lines each bundler's recipe needs: `pools()` gives the pools to read
+ * on. Exposed as globalThis.parzarrRead for the test to call.
+ */
+const READS = `
+globalThis.parzarrRead = async (urls) => {
+  const made = pools();
+  const results = [];
+  for (const url of urls) {
+    const a = await openArray(url, { mode: "r" });
+    const inline = await a.get(null, { threads: 0 });
+    results.push({ url, mode: "inline", shape: inline.shape, values: Array.from(inline.data), peak: 0 });
+    for (const [mode, pool] of Object.entries(made)) {
+      let peak = 0;
+      const r = await a.get(null, { pool, threads: 2, onProgress: () => void (peak = Math.max(peak, pool.busy)) });
+      results.push({ url, mode, shape: r.shape, values: Array.from(r.data), peak });
+    }
+  }
+  const shared = Object.values(made).map((p) => p.sharedMemory);
+  for (const pool of Object.values(made)) await pool.close();
+  return { isolated: self.crossOriginIsolated, shared, results };
+};
+`;
+
+/** The README's Vite line (workerUrl from "parzarr/worker?url"), and the default worker URL. */
+const VITE_MAIN = `import { openArray, WorkerPool } from "parzarr";
+import workerUrl from "parzarr/worker?url";
+const pools = () => ({
+  recipe: new WorkerPool({ threads: 2, workerUrl }),
+  default: new WorkerPool({ threads: 2 }),
+});
+${READS}`;
+
+/** The README's webpack 5 line (createWorker with new Worker(new URL(...))), and the default. */
+const WEBPACK_MAIN = `import { openArray, WorkerPool } from "parzarr";
+const pools = () => ({
+  recipe: new WorkerPool({ threads: 2, createWorker: () => new Worker(new URL("parzarr/worker", import.meta.url), { type: "module" }) }),
+  default: new WorkerPool({ threads: 2 }),
+});
+${READS}`;
+
+async function viteApp(app: string): Promise<string> {
+  const { build } = await import("vite");
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, "main.js"), VITE_MAIN);
+  writeFileSync(join(app, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
+  const out = join(app, "dist");
+  await build({ root: app, configFile: false, logLevel: "error", build: { outDir: out, minify: false } });
+  return out;
+}
+
+async function webpackApp(app: string): Promise<string> {
+  const webpack = (await import("webpack")).default;
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, "main.js"), WEBPACK_MAIN);
+  const out = join(app, "dist");
+  const stats = await new Promise<import("webpack").Stats>((resolve, reject) => {
+    webpack(
+      { mode: "production", context: app, entry: "./main.js", output: { path: out, filename: "main.js" }, optimization: { minimize: false }, performance: { hints: false } },
+      (err, s) => (err || !s ? reject(err ?? new Error("webpack gave no stats")) : resolve(s)),
+    );
+  });
+  assert.ok(!stats.hasErrors() && !stats.hasWarnings(), stats.toString({ all: false, errors: true, warnings: true }));
+  writeFileSync(join(out, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script src="./main.js"></script></head><body></body></html>`);
+  return out;
+}
+
+interface PageRead {
+  isolated: boolean;
+  shared: boolean[];
+  results: { url: string; mode: string; shape: number[]; values: number[]; peak: number }[];
+}
+
+describe("the README's bundler recipes in headless Chromium", { skip, timeout: 180_000 }, () => {
+  let browser: Browser;
+  const servers: StaticServer[] = [];
+  const expected = new Map<string, { shape: number[]; values: number[] }>();
+  let tmp = "";
+  let dataDir = "";
+
+  before(async () => {
+    tmp = scratchDir("parzarr-bundlers-");
+    dataDir = join(tmp, "data");
+    await writeArrays(dataDir);
+    for (const name of ARRAYS) {
+      const r = (await (await openArray(join(dataDir, name), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
+      expected.set(name, { shape: r.shape, values: Array.from(r.data as ArrayLike<number>) });
+    }
+    await buildPackage(join(tmp, "node_modules", "parzarr"));
+    browser = await launchChromium();
+  });
+
+  after(async () => {
+    await browser?.close();
+    for (const s of servers) await s.close();
+  });
+
+  /** Serves the app's output at / with /data/ beside it (isolated) and reads every array there. */
+  async function readInPage(out: string): Promise<{ got: PageRead; workerScripts: string[] }> {
+    const server = await startStaticServer({ mounts: { "/": out, "/data/": dataDir }, isolated: () => true });
+    servers.push(server);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    const workerScripts: string[] = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    // Missing chunks and metadata documents answer 404 under /data/ as they should; the console
+    // reports each of those, so failed requests elsewhere are taken from the responses instead.
+    page.on("console", (m) => void (m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text())));
+    page.on("response", (r) => void (!r.ok() && !r.url().startsWith(`${server.origin}/data/`) && errors.push(`${r.status()} ${r.url()}`)));
+    page.on("workercreated", (w) => workerScripts.push(w.url()));
+    try {
+      await page.goto(`${server.origin}/index.html`);
+      await page.waitForFunction("typeof globalThis.parzarrRead === 'function'", { timeout: 10_000 }).catch((e: Error) => {
+        throw new Error(`the app did not start (${e.message}): ${errors.join("; ")}`);
+      });
+      const urls = ARRAYS.map((n) => `${server.origin}/data/${n}`);
+      const got = (await page.evaluate(`globalThis.parzarrRead(${JSON.stringify(urls)})`)) as PageRead;
+      assert.deepEqual(errors, []);
+      return { got, workerScripts: workerScripts.map((u) => u.slice(server.origin.length)) };
+    } finally {
+      await page.close();
+    }
+  }
+
+  function check(out: string, got: PageRead, workerScripts: string[]): void {
+    assert.equal(got.isolated, true);
+    assert.deepEqual(got.shared, [true, true], "the pools share memory with the page");
+    assert.equal(got.results.length, ARRAYS.length * 3);
+    for (const r of got.results) {
+      const name = r.url.slice(r.url.lastIndexOf("/") + 1);
+      const want = expected.get(name)!;
+      assert.deepEqual(r.shape, want.shape, `${name} ${r.mode}`);
+      assert.deepEqual(r.values, want.values, `${name} ${r.mode}: the page read what Node reads`);
+      if (r.mode !== "inline") assert.ok(r.peak > 0, `${name} ${r.mode}: tasks ran on the Web Workers`);
+    }
+    // 2 workers per pool, each loaded from a script the bundler wrote.
+    assert.equal(workerScripts.length, 4, `worker scripts: ${workerScripts.join(", ")}`);
+    for (const s of workerScripts) assert.ok(existsSync(join(out, s)), `${s} is in the bundler's output`);
+  }
+
+  test("Vite build(): workerUrl from parzarr/worker?url, and the default worker URL", async () => {
+    const out = await viteApp(join(tmp, "vite-app"));
+    const { got, workerScripts } = await readInPage(out);
+    check(out, got, workerScripts);
+  });
+
+  test("webpack 5: createWorker with new Worker(new URL(\"parzarr/worker\", import.meta.url)), and the default worker URL", async () => {
+    const out = await webpackApp(join(tmp, "webpack-app"));
+    const { got, workerScripts } = await readInPage(out);
+    check(out, got, workerScripts);
+  });
+});
