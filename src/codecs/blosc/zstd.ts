@@ -144,13 +144,30 @@ export function effectiveZstdLevel(level: number): number {
  * Under `lease` the result may be a view of a leased buffer (see ScratchLease).
  */
 export async function zstdCompress(src: Uint8Array, level: number, lease?: ScratchLease): Promise<Uint8Array> {
-  // ZSTD_compressBound is n + n/256 (+ up to 64 bytes for small inputs): room to spare.
-  const bound = src.length + (src.length >>> 7) + 1024;
+  // Small frames come from the one-shot function: its output then lies in malloc's heap (below
+  // glibc's mmap threshold), not in fresh pages, and a free list of small encoder buffers kept
+  // per thread would only hold memory that a copy's budget also counts for other buffers.
+  if (src.length < SCRATCH_FRAMES_FROM) return zstdBackend().compress(src, effectiveZstdLevel(level));
+  // At least ZSTD_compressBound (n + n/256, + up to 64 bytes below 128 KiB): with less room
+  // libzstd takes its buffered path, whose frames differ from the one-shot function's.
+  const bound = encodedBound(src.length);
   const out = takeScratch(bound);
   const n = zstdCompressInto(src, out.subarray(0, bound), level);
   if (n !== null) return handOver(out, n, lease);
   giveScratch(out);
   return zstdBackend().compress(src, effectiveZstdLevel(level));
+}
+
+/**
+ * Inputs from this size up are compressed into scratch (zstdCompress): there the one-shot
+ * function's output is fresh mmapped pages, and the free list's 64 KiB rounding adds at most 7%
+ * over the chunk (copy budgets count one chunk of encoded bytes per write in flight, slabs.ts).
+ */
+const SCRATCH_FRAMES_FROM = 1 << 20;
+
+/** The output room zstdCompress takes for `n` bytes of input: more than any frame of them. */
+function encodedBound(n: number): number {
+  return n + (n >>> 7) + 1024;
 }
 
 /**
