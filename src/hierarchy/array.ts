@@ -408,9 +408,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       );
     let placeOptions: OperationOptions = options;
     if (onPool && !staged && !(isTypedArray(data) && isShared(data))) {
-      // A private `out` with a selection that scatters: filled on this thread.
+      // A private `out` that workers would have to write in place (a selection that scatters, or
+      // a chunk-cache fill): filled on this thread.
       if (options.threads !== undefined && options.threads !== 0) {
-        throw new InvalidArgumentError(`get: threads ${options.threads} with a point or integer-array selection needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
+        const why = cache ? "a read through a chunk cache" : "a point or integer-array selection";
+        throw new InvalidArgumentError(`get: threads ${options.threads} with ${why} needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
       }
       placeOptions = { ...options, threads: 0 };
     }

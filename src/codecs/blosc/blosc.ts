@@ -26,7 +26,7 @@ import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
 import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
 import { snappyDecompress } from "./snappy.js";
-import { zstdCompress, zstdCompressInto, zstdDecompress, zstdDecompressInto } from "./zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
@@ -420,16 +420,15 @@ function compressStream(
       out.set(z, pos);
       return z.length;
     }
-    case Comp.Zstd: {
-      // Straight into the frame where native zstd runs; a stream that does not fit is stored raw.
-      const n = zstdCompressInto(src, out.subarray(pos, pos + maxOut), zstdLevelFor(clevel));
-      if (n !== null) return n;
+    case Comp.Zstd:
+      // Blocks are far below zstdCompress's scratch threshold: one-shot frames, as c-blosc's
+      // ZSTD_compressCCtx writes them whatever room it is given (a stream with less room than
+      // ZSTD_compressBound takes libzstd's buffered path, whose bytes may differ).
       return zstdCompress(src, zstdLevelFor(clevel)).then((z) => {
         if (z.length > maxOut) return 0;
         out.set(z, pos);
         return z.length;
       });
-    }
     default:
       throw new UnsupportedError('blosc: encoding with cname "snappy" is not supported (zarr-python deprecates it); use "lz4", "zstd", "blosclz" or "zlib"');
   }

@@ -171,11 +171,11 @@ function encodedBound(n: number): number {
 }
 
 /**
- * Compresses `src` into one frame at the start of `dest` with a fresh native libzstd context;
- * returns its length, or null when the native backend is not the one in use or the frame did not
- * fit in `dest` (the caller then compresses the usual way, or stores the data uncompressed).
+ * Compresses `src` into one frame at the start of `dest` (at least encodedBound long) with a
+ * fresh native libzstd context; returns its length, or null when the native backend is not the
+ * one in use or the stream failed (the caller then compresses the usual way).
  */
-export function zstdCompressInto(src: Uint8Array, dest: Uint8Array, level: number): number | null {
+function zstdCompressInto(src: Uint8Array, dest: Uint8Array, level: number): number | null {
   if ((forced !== null && forced !== native) || nativeZstdBackend() === null) return null;
   return runNativeStream(`zstd-${effectiveZstdLevel(level)}`, src, dest, false);
 }
