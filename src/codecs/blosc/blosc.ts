@@ -24,7 +24,7 @@ import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
-import { SIMD_SCRATCH_LIMIT, simdShuffle, type SimdShuffle } from "./simd.js";
+import { align16, setWasmKernels, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "./wasm.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
@@ -122,21 +122,16 @@ export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; b
 }
 
 // ---------------------------------------------------------------------------------------------
-// WASM SIMD byte shuffle (typesize 4): the kernels work in the module's memory, blocks are
-// copied in or out once. Same bytes as shuffle.ts; used where the runtime has WASM SIMD.
+// WebAssembly kernels (wasm.ts): the typesize-4 byte shuffle with WASM SIMD and LZ4 compression.
+// They work in the module's memory, blocks are copied in or out once. Same bytes as shuffle.ts and
+// lz4.ts; used where the runtime has WASM SIMD.
 
-let simdEnabled = true;
+/** Turns the WASM kernels off (or back on) for tests and benchmarks; returns the previous state. */
+export const setBloscSimd = setWasmKernels;
 
-/** Turns the SIMD shuffle off (or back on) for tests and benchmarks; returns the previous state. */
-export function setBloscSimd(enabled: boolean): boolean {
-  const previous = simdEnabled;
-  simdEnabled = enabled;
-  return previous;
-}
-
-function simdFor(typesize: number, blocksize: number): SimdShuffle | null {
-  if (!simdEnabled || typesize !== 4 || 2 * blocksize > SIMD_SCRATCH_LIMIT) return null;
-  return simdShuffle();
+/** The kernels when their scratch can hold `bytes`, else null. */
+function kernelsFor(bytes: number): WasmKernels | null {
+  return bytes > WASM_SCRATCH_LIMIT ? null : wasmKernels();
 }
 
 /** The kernels take whole 16-element steps and no trailing bytes; other blocks use shuffle.ts. */
@@ -240,7 +235,7 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   // Only the first of the two filters applies, as in c-blosc 1.x.
   const doBitshuffle = (flags & FLAG_BITSHUFFLE) !== 0;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
-  const simd = doShuffle ? simdFor(typesize, blocksize) : null;
+  const simd = doShuffle && typesize === 4 ? kernelsFor(2 * blocksize) : null;
   // Synchronous codecs decode straight into the SIMD scratch; zstd (which awaits) into tmp first.
   const simdDirect = simd !== null && format !== FORMAT_ZSTD;
   try {
@@ -498,8 +493,15 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scr
   const doShuffle = opts.shuffle === 1 && typesize > 1;
   const doBitshuffle = opts.shuffle === 2;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
+  // Scratch areas of the WASM kernels: the block as given, the block shuffled, one compressed
+  // stream; each with the 16 bytes of slack the kernels' vector moves need.
+  const SHUFFLED = align16(blocksize + 16);
+  const COMPRESSED = 2 * SHUFFLED;
   // zstd awaits between streams, so its shuffled block must live in a buffer of its own.
-  const simd = doShuffle && comp !== Comp.Zstd ? simdFor(typesize, blocksize) : null;
+  const wasm = comp !== Comp.Zstd ? kernelsFor(COMPRESSED + blocksize + 16) : null;
+  // LZ4 streams are compressed by the kernel, from the block staged in its memory.
+  const lz4Wasm = wasm !== null && comp === Comp.LZ4;
+  const acceleration = 10 - clevel;
   let ntbytes = HEADER_SIZE + 4 * nblocks;
   let fits = ntbytes <= maxbytes;
   try {
@@ -508,12 +510,18 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scr
       const isLeftover = j === nblocks - 1 && leftover > 0;
       const bsize = isLeftover ? leftover : blocksize;
       const block = src.subarray(j * blocksize, j * blocksize + bsize);
+      const simdShuffle = doShuffle && typesize === 4 && simdFits(bsize);
       let data = block;
-      if (simd !== null && simdFits(bsize)) {
-        const scratch = simd.reserve(2 * blocksize);
-        scratch.set(block, 0);
-        simd.shuffle4(0, blocksize, bsize >>> 2);
-        data = scratch.subarray(blocksize, blocksize + bsize);
+      let scratch: Uint8Array | null = null;
+      if (wasm !== null && (lz4Wasm || simdShuffle)) {
+        scratch = wasm.reserve(COMPRESSED + blocksize + 16);
+        data = scratch.subarray(SHUFFLED, SHUFFLED + bsize);
+        if (simdShuffle) {
+          scratch.set(block, 0);
+          wasm.shuffle4(0, SHUFFLED, bsize >>> 2);
+        } else if (doShuffle) byteShuffle(block, data, typesize);
+        else if (doBitshuffle && bsize >= typesize) bitShuffle(block, data, typesize);
+        else data.set(block);
       } else if (doShuffle) {
         data = tmp!.subarray(0, bsize);
         byteShuffle(block, data, typesize);
@@ -535,10 +543,16 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scr
           }
         }
         const piece = data.subarray(k * neblock, (k + 1) * neblock);
-        // Only zstd is asynchronous: the other codecs run without yielding, which the SIMD
-        // scratch (shared by every call) relies on.
-        const pending = compressStream(comp, clevel, piece, out, ntbytes, maxOut);
-        let csize = typeof pending === "number" ? pending : await pending;
+        let csize: number;
+        if (lz4Wasm) {
+          csize = wasm.lz4Compress(SHUFFLED + k * neblock, neblock, COMPRESSED, maxOut, acceleration);
+          if (csize !== 0 && csize !== neblock) out.set(scratch!.subarray(COMPRESSED, COMPRESSED + csize), ntbytes);
+        } else {
+          // Only zstd is asynchronous: the other codecs run without yielding, which the WASM
+          // scratch (shared by every call) relies on.
+          const pending = compressStream(comp, clevel, piece, out, ntbytes, maxOut);
+          csize = typeof pending === "number" ? pending : await pending;
+        }
         if (csize === 0 || csize === neblock) {
           if (ntbytes + neblock > maxbytes) {
             fits = false;

@@ -1,0 +1,148 @@
+/**
+ * The WebAssembly kernels (src/codecs/blosc/kernels.c via tools/build-wasm.ts): the committed
+ * module is the build of the committed source, and its LZ4 compressor writes exactly the bytes of
+ * lz4.ts's JavaScript one, including where a block does not fit its limit.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { describe, test } from "node:test";
+import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
+import { KERNELS_SOURCE_SHA256 } from "../src/codecs/blosc/kernels-wasm.js";
+import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBlock } from "../src/codecs/blosc/lz4.js";
+import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
+import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { compileKernels, moduleText, sourceHash } from "../tools/build-wasm.js";
+import { readFileSync } from "node:fs";
+import { KERNELS_MODULE } from "../tools/build-wasm.js";
+
+const required = process.env.PARZARR_REQUIRE_PEERS === "1";
+
+function hasClang(): boolean {
+  try {
+    execFileSync("clang", ["--version"], { stdio: "ignore" });
+    execFileSync("wasm-ld", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const eq = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && Buffer.compare(a, b) === 0;
+
+/** Inputs that take every branch: noise, shuffled floats, runs of every short period, tiny sizes. */
+function inputs(): { name: string; bytes: Uint8Array }[] {
+  const rnd = seededRandom(11);
+  const noise = new Uint8Array(70_000).map(() => Math.floor(rnd() * 256));
+  const walk = bytesOf(randomWalkFloat32(64, 2048, 3));
+  const shuffled = new Uint8Array(walk.length);
+  byteShuffle(walk, shuffled, 4);
+  const out: { name: string; bytes: Uint8Array }[] = [
+    { name: "noise", bytes: noise },
+    { name: "walk", bytes: walk },
+    { name: "shuffled walk", bytes: shuffled },
+    { name: "shuffled walk, 128 KiB stream", bytes: shuffled.subarray(0, 128 * 1024) },
+    { name: "zeros", bytes: new Uint8Array(200_000) },
+    // Longer than 64 KiB of distinct content, so offsets reach the window's end.
+    { name: "noise repeated at 65535", bytes: (() => { const b = new Uint8Array(140_000); for (let i = 0; i < b.length; i++) b[i] = noise[i % 65535]; return b; })() },
+  ];
+  for (let period = 1; period <= 9; period++) {
+    const b = new Uint8Array(5000 + period);
+    for (let i = 0; i < b.length; i++) b[i] = (i % period) * 37 + (i > 3000 ? 1 : 0);
+    out.push({ name: `period ${period}`, bytes: b });
+  }
+  // Literal runs of 14-16, 254-256, 269-271 bytes between matches: the length fields' boundaries.
+  for (const lit of [14, 15, 16, 254, 255, 256, 269, 270, 271]) {
+    const parts: number[] = [];
+    for (let k = 0; k < 40; k++) {
+      for (let i = 0; i < lit; i++) parts.push(Math.floor(rnd() * 256));
+      for (let i = 0; i < 19 + k; i++) parts.push(7);
+    }
+    out.push({ name: `literal runs of ${lit}`, bytes: Uint8Array.from(parts) });
+  }
+  for (let n = 1000; n < 1040; n++) out.push({ name: `${n} shuffled bytes`, bytes: shuffled.subarray(5000, 5000 + n) });
+  return out;
+}
+
+describe("WebAssembly kernels", () => {
+  const k = wasmKernels();
+
+  test("the committed module is the build of kernels.c (source hash)", () => {
+    assert.equal(KERNELS_SOURCE_SHA256, sourceHash(), "kernels.c changed: run npx tsx tools/build-wasm.ts");
+  });
+
+  test("a rebuild with clang gives the committed module byte for byte", { skip: !required && !hasClang() ? "no clang/wasm-ld here (Debian clang and lld)" : false }, () => {
+    const rebuilt = compileKernels();
+    assert.ok(eq(rebuilt, kernelsModuleBytes()), "the rebuilt module differs from kernels-wasm.ts");
+    assert.equal(readFileSync(KERNELS_MODULE, "utf8"), moduleText(rebuilt, sourceHash()));
+  });
+
+  test("the module stays under 4 KiB, the most Chromium compiles synchronously on a page's main thread", () => {
+    assert.ok(kernelsModuleBytes().length <= 4096, `${kernelsModuleBytes().length} bytes`);
+  });
+
+  test("Node has WASM SIMD, so the kernels load", () => {
+    assert.ok(k !== null);
+  });
+
+  test("LZ4: the kernel writes the same blocks as the JavaScript compressor at every acceleration", () => {
+    for (const { name, bytes } of inputs()) {
+      for (const accel of [1, 5, 9]) {
+        const room = lz4CompressBound(bytes.length);
+        const a = new Uint8Array(room + 8);
+        const b = new Uint8Array(room + 8);
+        const na = lz4CompressIntoJs(bytes, a, 8, room, accel);
+        const nb = lz4CompressInto(bytes, b, 8, room, accel);
+        assert.ok(na > 0, `${name}: fits its bound`);
+        assert.equal(nb, na, `${name}, acceleration ${accel}: lengths`);
+        assert.ok(eq(a, b), `${name}, acceleration ${accel}: bytes`);
+        const back = new Uint8Array(bytes.length);
+        assert.equal(lz4DecompressBlock(b.subarray(8, 8 + nb), back), bytes.length);
+        assert.ok(eq(back, bytes), `${name}: round trip`);
+      }
+    }
+  });
+
+  test("LZ4: a limit one byte short of the block gives 0 on both paths, and nothing is written past it", () => {
+    for (const { name, bytes } of inputs().filter((_, i) => i % 3 === 0)) {
+      const full = new Uint8Array(lz4CompressBound(bytes.length));
+      const n = lz4CompressIntoJs(bytes, full, 0, full.length, 1);
+      for (const limit of [n - 1, n - 7, Math.floor(n / 2), 1, 0]) {
+        if (limit < 0) continue;
+        const js = new Uint8Array(limit + 32).fill(0xa5);
+        const wasm = new Uint8Array(limit + 32).fill(0xa5);
+        assert.equal(lz4CompressIntoJs(bytes, js, 0, limit, 1), 0, `${name}, limit ${limit}: JS`);
+        assert.equal(lz4CompressInto(bytes, wasm, 0, limit, 1), 0, `${name}, limit ${limit}: WASM`);
+        assert.ok(wasm.subarray(limit).every((x) => x === 0xa5), `${name}, limit ${limit}: nothing past the limit`);
+      }
+      // Exactly enough room fits on both.
+      const exact = new Uint8Array(n);
+      assert.equal(lz4CompressInto(bytes, exact, 0, n, 1), n, `${name}: exact room`);
+      assert.ok(eq(exact, full.subarray(0, n)));
+    }
+  });
+
+  test("blosc-lz4 frames are the same bytes with the kernels and without, for every shuffle", async () => {
+    const walk = bytesOf(randomWalkFloat32(96, 1024, 5));
+    for (const shuffle of [0, 1, 2] as const) {
+      for (const typesize of [1, 2, 4, 8]) {
+        for (const n of [walk.length, walk.length - 37, 70_000, 4096]) {
+          for (const blocksize of [0, 4096, 1000]) {
+            const src = walk.subarray(0, n);
+            const opts = { cname: "lz4" as const, clevel: 5, shuffle, typesize, blocksize };
+            const withWasm = await bloscEncode(src, opts);
+            const previous = setWasmKernels(false);
+            let plain: Uint8Array;
+            try {
+              plain = await bloscEncode(src, opts);
+            } finally {
+              setWasmKernels(previous);
+            }
+            assert.ok(eq(withWasm, plain), `shuffle ${shuffle}, typesize ${typesize}, ${n} bytes, blocksize ${blocksize}`);
+            assert.ok(eq(await bloscDecode(withWasm), src));
+          }
+        }
+      }
+    }
+  });
+});
