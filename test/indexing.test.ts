@@ -109,3 +109,60 @@ test("copyStrided matches an element-by-element reference, in every layout", () 
   assert.equal(big.reduce((s, v) => s + v, 0), 7 * 12);
   assert.equal(big[10 + 200 + 6], 7);
 });
+
+test("copyStrided: every type, short and long rows, odd offsets and 1-5 axes copy exactly the reference's bits", () => {
+  let seed = 7;
+  const rnd = (n: number): number => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % n;
+  };
+  const makers: [string, (buf: ArrayBuffer, off: number, n: number) => ArrayLike<number | bigint> & { [i: number]: number | bigint; BYTES_PER_ELEMENT: number; buffer: ArrayBuffer; byteOffset: number }][] = [
+    ["uint8", (b, o, n) => new Uint8Array(b, o, n)],
+    ["uint16", (b, o, n) => new Uint16Array(b, o * 2, n)],
+    ["float32", (b, o, n) => new Float32Array(b, o * 4, n)],
+    ["float64", (b, o, n) => new Float64Array(b, o * 8, n)],
+    ["int64", (b, o, n) => new BigInt64Array(b, o * 8, n)],
+  ];
+  for (let trial = 0; trial < 400; trial++) {
+    const [name, make] = makers[trial % makers.length];
+    const nd = 1 + rnd(5);
+    const shape = Array.from({ length: nd }, () => 1 + rnd(nd > 3 ? 4 : 40));
+    // The source: a C-order box larger than the region by a random margin per axis, so its rows
+    // are contiguous (or, one time in four, a permuted layout); the region starts at a random place.
+    const srcBox = shape.map((n) => n + rnd(4));
+    let srcStrides = contiguousStrides(srcBox);
+    // Fortran order: the region's rows are strided.
+    if (rnd(4) === 0) srcStrides = srcBox.map((_, k) => srcBox.slice(0, k).reduce((a, b) => a * b, 1));
+    const srcStart = srcBox.reduce((s, n, k) => s + rnd(n - shape[k] + 1) * srcStrides[k], 0);
+    const dstBox = shape.map((n) => n + rnd(3));
+    const dstStrides = contiguousStrides(dstBox);
+    const dstStart = dstBox.reduce((s, n, k) => s + rnd(n - shape[k] + 1) * dstStrides[k], 0);
+    const total = (box: number[]): number => box.reduce((a, b) => a * b, 1);
+    // Views that start at odd elements of their buffers, so byte offsets are not all word-aligned.
+    const sOff = rnd(3);
+    const dOff = rnd(3);
+    const bpe = make(new ArrayBuffer(8), 0, 0).BYTES_PER_ELEMENT;
+    const srcBuf = new ArrayBuffer((total(srcBox) + sOff) * bpe);
+    new Uint8Array(srcBuf).forEach((_, i, a) => (a[i] = rnd(256)));
+    const src = make(srcBuf, sOff, total(srcBox));
+    const dst = make(new ArrayBuffer((total(dstBox) + dOff) * bpe), dOff, total(dstBox));
+    const want = make(new ArrayBuffer((total(dstBox) + dOff) * bpe), dOff, total(dstBox));
+    const idx = new Array(nd).fill(0);
+    for (let e = 0; e < total(shape); e++) {
+      let so = srcStart;
+      let dof = dstStart;
+      for (let k = 0; k < nd; k++) {
+        so += idx[k] * srcStrides[k];
+        dof += idx[k] * dstStrides[k];
+      }
+      // Bytes, so a NaN's payload is compared too.
+      const sb = new Uint8Array(src.buffer, src.byteOffset + so * bpe, bpe);
+      new Uint8Array(want.buffer, want.byteOffset + dof * bpe, bpe).set(sb);
+      for (let k = nd - 1; k >= 0 && ++idx[k] === shape[k]; k--) idx[k] = 0;
+    }
+    copyStrided(dst as never, { offset: dstStart, strides: dstStrides }, src as never, { offset: srcStart, strides: srcStrides }, shape);
+    const a = new Uint8Array(dst.buffer, dst.byteOffset, total(dstBox) * bpe);
+    const b = new Uint8Array(want.buffer, want.byteOffset, total(dstBox) * bpe);
+    assert.ok(Buffer.compare(a, b) === 0, `${name} shape ${shape} src strides ${srcStrides} at ${srcStart}+${sOff}, dst at ${dstStart}+${dOff}`);
+  }
+});

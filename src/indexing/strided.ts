@@ -92,23 +92,83 @@ export function copyStrided(
     (dst as Float64Array)[dstRegion.offset] = (src as Float64Array)[srcRegion.offset];
     return;
   }
+  // Typed arrays of one family share set(); mixing bigint and number arrays never happens here.
+  let d = dst as Float64Array;
+  let s = src as Float64Array;
+  let dOff = dstRegion.offset;
+  let sOff = srcRegion.offset;
+  const typed = ArrayBuffer.isView(dst);
+  const bpe = typed ? d.BYTES_PER_ELEMENT : 0;
+  // float32 (and float16) values pass through float64 in JavaScript, which quiets a signalling
+  // NaN: copy them as integers of their size, so that every bit arrives.
+  if (typed && (bpe === 4 || bpe === 2) && !(d instanceof Int32Array || d instanceof Uint32Array || d instanceof Int16Array || d instanceof Uint16Array)) {
+    const View = bpe === 4 ? Int32Array : Uint16Array;
+    d = new View(d.buffer as ArrayBuffer, d.byteOffset, d.length) as unknown as Float64Array;
+    s = new View(s.buffer as ArrayBuffer, s.byteOffset, s.length) as unknown as Float64Array;
+  }
+  // Short contiguous rows (a 32³ chunk's are 64 bytes) cost more in the subarray that set() needs
+  // than in the copy: move them as 8- or 4-byte words of views over both buffers instead (float64
+  // and int32 elements copy their bits exactly in V8), creating nothing per row.
+  if (typed && ds[nd - 1] === 1 && ss[nd - 1] === 1 && sh[nd - 1] * bpe <= WORD_ROWS_UP_TO) {
+    for (const word of [8, 4]) {
+      const aligned = (x: number): boolean => (x * bpe) % word === 0;
+      if (
+        d.byteOffset % word === 0 &&
+        s.byteOffset % word === 0 &&
+        aligned(dOff) &&
+        aligned(sOff) &&
+        aligned(sh[nd - 1]) &&
+        ds.every((x, k) => k === nd - 1 || aligned(x)) &&
+        ss.every((x, k) => k === nd - 1 || aligned(x))
+      ) {
+        const View = word === 8 ? Float64Array : Int32Array;
+        const w = (x: number): number => (x * bpe) / word;
+        d = new View(d.buffer as ArrayBuffer, d.byteOffset, Math.floor(d.byteLength / word)) as Float64Array;
+        s = new View(s.buffer as ArrayBuffer, s.byteOffset, Math.floor(s.byteLength / word)) as Float64Array;
+        for (let k = 0; k < nd - 1; k++) {
+          ds[k] = w(ds[k]);
+          ss[k] = w(ss[k]);
+        }
+        sh[nd - 1] = w(sh[nd - 1]);
+        dOff = w(dOff);
+        sOff = w(sOff);
+        break;
+      }
+    }
+  }
   const inner = sh[nd - 1];
   const dsi = ds[nd - 1];
   const ssi = ss[nd - 1];
-  // Typed arrays of one family share set(); mixing bigint and number arrays never happens here.
-  const d = dst as Float64Array;
-  const s = src as Float64Array;
-  const typed = ArrayBuffer.isView(dst);
-  const runRow = (dOff: number, sOff: number) => {
+  const useSet = typed && inner * (d.BYTES_PER_ELEMENT as number) > WORD_ROWS_UP_TO;
+  const runRow = (dOff: number, sOff: number): void => {
     if (dsi === 1 && ssi === 1) {
-      if (inner > 32 && typed) d.set(s.subarray(sOff, sOff + inner), dOff);
+      if (useSet) d.set(s.subarray(sOff, sOff + inner), dOff);
       else for (let i = 0; i < inner; i++) d[dOff + i] = s[sOff + i];
     } else {
       for (let i = 0; i < inner; i++) d[dOff + i * dsi] = s[sOff + i * ssi];
     }
   };
-  forEachRow(sh, [ds, ss], [dstRegion.offset, srcRegion.offset], ([dOff, sOff]) => runRow(dOff, sOff));
+  if (nd > 3) {
+    forEachRow(sh, [ds, ss], [dOff, sOff], ([dRow, sRow]) => runRow(dRow, sRow));
+    return;
+  }
+  // Up to three axes (every chunk of a 1-3 d array, and most of any other once merged): plain
+  // loops, with no callback and no offsets array per row.
+  const n0 = nd === 3 ? sh[0] : 1;
+  const n1 = nd >= 2 ? sh[nd - 2] : 1;
+  const d0 = nd === 3 ? ds[0] : 0;
+  const s0 = nd === 3 ? ss[0] : 0;
+  const d1 = nd >= 2 ? ds[nd - 2] : 0;
+  const s1 = nd >= 2 ? ss[nd - 2] : 0;
+  for (let i0 = 0; i0 < n0; i0++) {
+    let dr = dOff + i0 * d0;
+    let sr = sOff + i0 * s0;
+    for (let i1 = 0; i1 < n1; i1++, dr += d1, sr += s1) runRow(dr, sr);
+  }
 }
+
+/** Rows up to this many bytes are copied by a loop, longer ones by TypedArray.set. */
+const WORD_ROWS_UP_TO = 128;
 
 /**
  * Sets every element of a strided region to `values` (one number per component: a complex fill
