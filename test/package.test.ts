@@ -34,6 +34,9 @@ test("the packed package: require() from CommonJS, source maps that resolve, LIC
   }
   symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
   run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], pkg);
+  // The build's next step: each Node worker entry bundled into one file (its maps checked below).
+  run(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tools/bundle-node-workers.ts"), join(pkg, "dist/workers"), pkg], pkg);
+  assert.ok(readFileSync(join(pkg, "dist/workers/node-worker.js"), "utf8").includes("runTaskMessage"), "the worker is one bundled file");
   rmSync(join(pkg, "tsconfig.json"));
   rmSync(join(pkg, "tsconfig.build.json"));
   // Every map's sources lie inside the package, or (the browser bundles' third-party modules,
@@ -61,14 +64,25 @@ test("the packed package: require() from CommonJS, source maps that resolve, LIC
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", type: "commonjs" }));
   writeFileSync(
     join(app, "main.js"),
-    `const { createArray, MemoryStore } = require("parzarr");
+    `const { createArray, MemoryStore, WorkerPool, slice } = require("parzarr");
 (async () => {
   const a = await createArray(new MemoryStore(), { shape: [3], dtype: "int16" });
   await a.set(null, [1, 2, 3]);
   console.log(Array.from((await a.get()).data).join(","));
+  // On worker threads, from the bundled worker files: both executors.
+  const b = await createArray(require("node:path").join(__dirname, "on-disk.zarr"), { shape: [64, 64], chunks: [16, 16], dtype: "int32", overwrite: true });
+  await b.set(null, { data: Int32Array.from({ length: 4096 }, (_, i) => i), shape: [64, 64] }, { threads: 2 });
+  const pool = new WorkerPool({ threads: 2, executor: "comlink" });
+  for (const opts of [{ threads: 2 }, { pool }]) {
+    const r = await b.get([slice(8, 40), slice(3, 61)], opts);
+    let ok = r.shape.join() === "32,58";
+    r.data.forEach((x, i) => (ok &&= x === (8 + Math.floor(i / 58)) * 64 + 3 + (i % 58)));
+    console.log(ok ? "workers ok" : "workers WRONG");
+  }
+  await pool.close();
 })();`,
   );
-  assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3");
+  assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok");
   // --help prints every command without loading the library: it still works with the library's
   // modules gone (a static import of any of them would fail to resolve).
   const cli = join(tmp, "cli-only");

@@ -8,6 +8,12 @@ const SOURCE = import.meta.url.endsWith(".ts");
 
 export type WorkerEntry = "node-worker" | "comlink-node-worker";
 
+/**
+ * The entries' folder. The build bundles each worker entry into one file (tools/bundle-node-workers.ts),
+ * and in there this module's URL is the bundle's own, beside the other entries.
+ */
+const ENTRIES = /\/workers\/[^/]+\.js$/.test(import.meta.url) ? new URL("./", import.meta.url) : new URL("../../workers/", import.meta.url);
+
 export function workerUrl(entry: WorkerEntry): URL {
-  return new URL(`../../workers/${entry}${SOURCE ? ".dev.mjs" : ".js"}`, import.meta.url);
+  return new URL(`${entry}${SOURCE ? ".dev.mjs" : ".js"}`, ENTRIES);
 }
