@@ -235,7 +235,13 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   // Only the first of the two filters applies, as in c-blosc 1.x.
   const doBitshuffle = (flags & FLAG_BITSHUFFLE) !== 0;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
-  const simd = doShuffle && typesize === 4 ? kernelsFor(2 * blocksize) : null;
+  // Scratch of the WASM kernels: the decoded (shuffled) block, the unshuffled block, and for LZ4
+  // one compressed stream, which the kernel's decoder reads from its own memory; 16 bytes of
+  // slack after each for the kernels' vector moves.
+  const lz4Wasm = format === FORMAT_LZ4;
+  const STREAM = 2 * align16(blocksize + 16);
+  const simd = doShuffle && typesize === 4 ? kernelsFor(lz4Wasm ? STREAM + blocksize + 16 : 2 * align16(blocksize + 16)) : null;
+  const UNSHUFFLED = align16(blocksize + 16);
   // Synchronous codecs decode straight into the SIMD scratch; zstd (which awaits) into tmp first.
   const simdDirect = simd !== null && format !== FORMAT_ZSTD;
   try {
@@ -246,7 +252,7 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
       const useSimd = simd !== null && simdFits(bsize);
       const target =
-        useSimd && simdDirect ? simd.reserve(2 * blocksize).subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
+        useSimd && simdDirect ? simd.reserve(lz4Wasm ? STREAM + blocksize + 16 : 2 * UNSHUFFLED).subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
       // c-blosc only splits full blocks, and (for frames from before the flag existed) only when
       // the split streams would be long enough.
       const nsplits = !dontSplit && !isLeftover && typesize <= MAX_SPLITS && Math.floor(bsize / typesize) >= MIN_BUFFERSIZE ? typesize : 1;
@@ -268,16 +274,22 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
           // Only zstd (WASM) is asynchronous; the others stay off the microtask queue.
           if (format === FORMAT_ZSTD) {
             if (!zstdDecompressInto(stream, piece)) piece.set(await zstdDecompress(stream, neblock));
-          }
-          else decodeStreamSync(format, stream, piece);
+          } else if (useSimd && lz4Wasm) {
+            // The kernel decodes from its own memory into the block in place there.
+            const scratch = simd.reserve(STREAM + blocksize + 16);
+            scratch.set(stream, STREAM);
+            const n = simd.lz4Decompress(STREAM, csize, k * neblock, neblock);
+            // A malformed stream: the JavaScript decoder says what is wrong with it.
+            if (n !== neblock) decodeStreamSync(format, stream, piece);
+          } else decodeStreamSync(format, stream, piece);
         }
         offset += csize;
       }
       if (useSimd) {
-        const scratch = simd.reserve(2 * blocksize);
+        const scratch = simd.reserve(lz4Wasm ? STREAM + blocksize + 16 : 2 * UNSHUFFLED);
         if (!simdDirect) scratch.set(target, 0);
-        simd.unshuffle4(0, blocksize, bsize >>> 2);
-        const unshuffled = scratch.subarray(blocksize, blocksize + bsize);
+        simd.unshuffle4(0, UNSHUFFLED, bsize >>> 2);
+        const unshuffled = scratch.subarray(UNSHUFFLED, UNSHUFFLED + bsize);
         if (scatter) scatter.put(j * blocksize, unshuffled);
         else destBlock.set(unshuffled);
         continue;

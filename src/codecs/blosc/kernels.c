@@ -170,6 +170,71 @@ last_literals: {
 }
 
 /*
+ * Decodes one LZ4 block src[0, n) into dst, which holds cap bytes. Returns the decoded length, or
+ * a negative number when the block is malformed (lz4.ts's decoder then runs on it to name the
+ * fault). src and dst both need 16 bytes of slack: literals and matches move in whole vectors.
+ */
+EXPORT("lz4_decompress")
+int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
+  const u8 *ip = src;
+  const u8 *const iend = src + n;
+  u8 *op = dst;
+  u8 *const oend = dst + cap;
+  if (n == 0) return -1;
+  for (;;) {
+    u32 token = *ip++;
+    u32 lit = token >> 4;
+    if (lit == 15) {
+      u32 b;
+      do {
+        if (ip >= iend) return -2;
+        b = *ip++;
+        lit += b;
+      } while (b == 255);
+    }
+    if ((u32)(iend - ip) < lit) return -3;
+    if ((u32)(oend - op) < lit) return -4;
+    if (lit > 0) wildcopy16(op, ip, lit);
+    ip += lit;
+    op += lit;
+    if (ip == iend) return (int32_t)(op - dst);
+    if (iend - ip < 2) return -5;
+    u32 offset = (u32)ip[0] | ((u32)ip[1] << 8);
+    ip += 2;
+    if (offset == 0 || offset > (u32)(op - dst)) return -6;
+    u32 ml = token & 15;
+    if (ml == 15) {
+      u32 b;
+      do {
+        if (ip >= iend) return -7;
+        b = *ip++;
+        ml += b;
+      } while (b == 255);
+    }
+    ml += MIN_MATCH;
+    if ((u32)(oend - op) < ml) return -4;
+    const u8 *m = op - offset;
+    u8 *const end = op + ml;
+    if (offset >= 16) {
+      /* Each vector reads bytes already written: m + 16 <= op. */
+      wildcopy16(op, m, ml);
+    } else if (offset >= 8) {
+      do {
+        u64 w = rd64(m);
+        __builtin_memcpy(op, &w, 8);
+        op += 8;
+        m += 8;
+      } while (op < end);
+    } else {
+      /* A short period: repeat it byte by byte. */
+      while (op < end) *op++ = *m++;
+    }
+    op = end;
+    if (ip >= iend) return -8;
+  }
+}
+
+/*
  * Byte unshuffle of n elements of 4 bytes (n a multiple of 16): dst[4 * i + j] = src[j * n + i].
  */
 EXPORT("unshuffle4")

@@ -28,6 +28,11 @@ export interface WasmKernels {
    * writing at most `maxOut` bytes; returns the length, or 0 when it does not fit.
    */
   lz4Compress(src: number, n: number, dst: number, maxOut: number, acceleration: number): number;
+  /**
+   * Decodes the LZ4 block of `n` bytes at `src` into `dst`, which holds `cap` bytes; returns the
+   * decoded length, or a negative number for a malformed block (lz4.ts's decoder names the fault).
+   */
+  lz4Decompress(src: number, n: number, dst: number, cap: number): number;
 }
 
 /** Rounds up to a whole 16-byte vector, so each scratch area starts aligned. */
@@ -54,24 +59,63 @@ export function kernelsModuleBytes(): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-/** The kernels, or null where this runtime has no WebAssembly SIMD or they are turned off. */
+/**
+ * The kernels, or null where this runtime has no WebAssembly SIMD or they are turned off, and
+ * while they are being compiled asynchronously: Chromium refuses to compile a module of more than
+ * 4 KiB synchronously on a page's main thread, so there the first call starts an asynchronous
+ * compile and callers use the JavaScript code until it is done.
+ */
 export function wasmKernels(): WasmKernels | null {
   if (!enabled) return null;
   if (instance !== undefined) return instance;
-  instance = null;
+  if (compiling) return null;
+  const W = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
+  let bytes: Uint8Array<ArrayBuffer>;
   try {
-    const W = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly;
-    const bytes = kernelsModuleBytes();
-    if (W === undefined || !W.validate(bytes)) return null;
-    const inst = new W.Instance(new W.Module(bytes), {});
+    bytes = kernelsModuleBytes();
+    if (W === undefined || !W.validate(bytes)) return (instance = null);
+  } catch {
+    return (instance = null);
+  }
+  let module: WebAssembly.Module;
+  try {
+    module = new W.Module(bytes);
+  } catch (err) {
+    if (!(err instanceof RangeError)) return (instance = null);
+    compiling = true;
+    // Instantiating is limited alike: both happen off the synchronous path.
+    W.instantiate(bytes, {}).then(
+      (r) => {
+        instance = wrap(r.instance);
+        compiling = false;
+      },
+      () => {
+        instance = null;
+        compiling = false;
+      },
+    );
+    return null;
+  }
+  try {
+    return (instance = wrap(new W.Instance(module, {})));
+  } catch {
+    return (instance = null);
+  }
+}
+
+let compiling = false;
+
+function wrap(inst: WebAssembly.Instance): WasmKernels | null {
+  try {
     const mem = inst.exports.memory as WebAssembly.Memory;
     // Scratch starts past the module's own data and stack.
     const base = (inst.exports.__heap_base as WebAssembly.Global).value as number;
     const unshuffle4 = inst.exports.unshuffle4 as (s: number, d: number, n: number) => void;
     const shuffle4 = inst.exports.shuffle4 as (s: number, d: number, n: number) => void;
     const lz4 = inst.exports.lz4_compress as (s: number, n: number, d: number, m: number, a: number) => number;
+    const unlz4 = inst.exports.lz4_decompress as (s: number, n: number, d: number, c: number) => number;
     let view = new Uint8Array(mem.buffer, base);
-    instance = {
+    return {
       reserve(n: number): Uint8Array {
         if (base + n > mem.buffer.byteLength) {
           mem.grow(Math.ceil((base + n - mem.buffer.byteLength) / 65536));
@@ -84,9 +128,9 @@ export function wasmKernels(): WasmKernels | null {
       unshuffle4: (s, d, n) => unshuffle4(base + s, base + d, n),
       shuffle4: (s, d, n) => shuffle4(base + s, base + d, n),
       lz4Compress: (s, n, d, m, a) => lz4(base + s, n, base + d, m, a) >>> 0,
+      lz4Decompress: (s, n, d, c) => unlz4(base + s, n, base + d, c),
     };
   } catch {
-    instance = null;
+    return null;
   }
-  return instance;
 }
