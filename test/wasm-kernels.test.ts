@@ -78,8 +78,8 @@ describe("WebAssembly kernels", () => {
   });
 
   test("where a page's main thread refuses to compile the module synchronously, the kernels come asynchronously", () => {
-    // Chromium throws a RangeError for synchronous compiles of more than 4 KiB on a page's main
-    // thread; a child process plays that runtime.
+    // Browsers have thrown a RangeError for synchronous compiles of more than 4 KiB on a page's
+    // main thread (Chromium did for years); a child process plays such a runtime.
     const code = `
       const W = globalThis.WebAssembly;
       const Sync = W.Module;

@@ -20,8 +20,7 @@ export const KERNELS_SOURCE = join(ROOT, "src/codecs/blosc/kernels.c");
 export const KERNELS_MODULE = join(ROOT, "src/codecs/blosc/kernels-wasm.ts");
 
 /**
- * -O2 rather than -O3: the same speed here, and the module stays under 4 KiB, the most Chromium
- * compiles synchronously on a page's main thread. No libc: the code uses only compiler builtins
+ * -O2: as fast as -O3 here, in a smaller module. No libc: the code uses only compiler builtins
  * (memcpy becomes memory.copy with bulk memory).
  */
 const CLANG_FLAGS = [

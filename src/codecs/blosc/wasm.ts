@@ -61,9 +61,10 @@ export function kernelsModuleBytes(): Uint8Array<ArrayBuffer> {
 
 /**
  * The kernels, or null where this runtime has no WebAssembly SIMD or they are turned off, and
- * while they are being compiled asynchronously: Chromium refuses to compile a module of more than
- * 4 KiB synchronously on a page's main thread, so there the first call starts an asynchronous
- * compile and callers use the JavaScript code until it is done.
+ * while they are being compiled asynchronously: browsers may refuse to compile a module of more
+ * than 4 KiB synchronously on a page's main thread (Chromium long did; 156 no longer does), so
+ * there the first call starts an asynchronous compile and callers use the JavaScript code, which
+ * gives the same bytes, until it is done.
  */
 export function wasmKernels(): WasmKernels | null {
   if (!enabled) return null;
