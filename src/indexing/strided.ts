@@ -167,8 +167,12 @@ export function copyStrided(
   }
 }
 
-/** Rows up to this many bytes are copied by a loop, longer ones by TypedArray.set. */
-const WORD_ROWS_UP_TO = 128;
+/**
+ * Rows up to this many bytes are copied by a word loop, longer ones by TypedArray.set: measured on
+ * a 2-core VM, 128³ uint16 chunks (256-byte rows) into a 512³ array took 283 ms by set and 120-150
+ * ms by the loop; from 1 KiB rows up set is as fast or faster.
+ */
+const WORD_ROWS_UP_TO = 512;
 
 /**
  * Sets every element of a strided region to `values` (one number per component: a complex fill
