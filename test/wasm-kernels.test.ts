@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { describe, test } from "node:test";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { KERNELS_SOURCE_SHA256 } from "../src/codecs/blosc/kernels-wasm.js";
-import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBlock } from "../src/codecs/blosc/lz4.js";
+import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBlock, lz4DecompressBlockJs } from "../src/codecs/blosc/lz4.js";
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
 import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
@@ -154,6 +154,31 @@ describe("WebAssembly kernels", () => {
         }
         const w = decode(part, bytes.length);
         assert.equal(w.n < 0 || w.n !== bytes.length, jsFails, `${name}: truncated to ${cut}`);
+      }
+    }
+  });
+
+  test("LZ4: lz4DecompressBlock (the kernel for blocks from 64 KiB) and the JavaScript decoder agree, faults included", () => {
+    for (const { name, bytes } of inputs().filter((x) => x.bytes.length >= 64 * 1024)) {
+      const block = new Uint8Array(lz4CompressBound(bytes.length));
+      const good = block.subarray(0, lz4CompressIntoJs(bytes, block, 0, block.length, 1));
+      const a = new Uint8Array(bytes.length);
+      assert.equal(lz4DecompressBlock(good, a), bytes.length);
+      assert.ok(eq(a, bytes), name);
+      // A damaged block: the same CorruptChunkError message from both.
+      const bad = good.slice();
+      bad[Math.floor(bad.length / 2)] ^= 0xff;
+      bad[bad.length - 3] = 0xff;
+      const message = (f: () => unknown): string => {
+        try {
+          f();
+          return "no error";
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      for (const cut of [bad, good.subarray(0, good.length - 2)]) {
+        assert.equal(message(() => lz4DecompressBlock(cut, new Uint8Array(bytes.length))), message(() => lz4DecompressBlockJs(cut, new Uint8Array(bytes.length))), `${name}: same fault`);
       }
     }
   });

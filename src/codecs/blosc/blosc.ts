@@ -22,7 +22,7 @@ import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../..
 import type { ByteScatter } from "../types.js";
 import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
-import { lz4CompressInto, lz4DecompressBlock } from "./lz4.js";
+import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
 import { align16, setWasmKernels, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "./wasm.js";
 import { snappyDecompress } from "./snappy.js";
@@ -279,8 +279,12 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
             const scratch = simd.reserve(STREAM + blocksize + 16);
             scratch.set(stream, STREAM);
             const n = simd.lz4Decompress(STREAM, csize, k * neblock, neblock);
-            // A malformed stream: the JavaScript decoder says what is wrong with it.
-            if (n !== neblock) decodeStreamSync(format, stream, piece);
+            // A malformed stream: the JavaScript decoder says what is wrong with it (the one
+            // that stays out of the kernels' scratch, where the rest of this block lies).
+            if (n !== neblock) {
+              const m = lz4DecompressBlockJs(stream, piece);
+              if (m !== neblock) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${m} bytes, ${neblock} expected`);
+            }
           } else decodeStreamSync(format, stream, piece);
         }
         offset += csize;
