@@ -20,6 +20,7 @@ import * as blosc from "../src/codecs/blosc/blosc.js";
 import type { BloscCname } from "../src/codecs/blosc/blosc.js";
 import { lz4CompressBlock, lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "../src/codecs/blosc/lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
+import { setWasmKernels } from "../src/codecs/blosc/wasm.js";
 import { zstdCompress, zstdDecompress } from "../src/codecs/blosc/zstd.js";
 import { nativeDeflateBackend, pakoBackend, type DeflateBackend } from "../src/codecs/deflate.js";
 import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "../src/bench/data.js";
@@ -85,11 +86,11 @@ for (const cname of CNAMES) {
       if (shuffle === 1 && typesize === 4) {
         // The same without the WebAssembly kernels: TypeScript LZ4 and shuffle (the fallback's speed).
         const jsOnly = <T>(f: () => T): (() => T) => () => {
-          const previous = blosc.setBloscSimd(false);
+          const previous = setWasmKernels(false);
           try {
             return f();
           } finally {
-            blosc.setBloscSimd(previous);
+            setWasmKernels(previous);
           }
         };
         add(`${base} decode (no WASM kernels)`, src.length, jsOnly(() => blosc.bloscDecode(frame, dest)), ratio);

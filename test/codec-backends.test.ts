@@ -12,9 +12,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CorruptChunkError } from "../src/errors.js";
-import { bloscDecode, bloscDecodeInto, bloscEncode, bloscHeader, setBloscSimd, type BloscCname } from "../src/codecs/blosc/blosc.js";
+import { bloscDecode, bloscDecodeInto, bloscEncode, bloscHeader, type BloscCname } from "../src/codecs/blosc/blosc.js";
 import { byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
-import { kernelsModuleBytes, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
 import {
   deflateBackend,
   gzipCompress,
@@ -383,14 +383,14 @@ describe("WASM SIMD byte shuffle (typesize 4)", () => {
           const src = walk.subarray(0, n);
           const opts = { cname, clevel: 5, shuffle: 1 as const, typesize: 4, blocksize };
           const withSimd = await bloscEncode(src, opts);
-          const previous = setBloscSimd(false);
+          const previous = setWasmKernels(false);
           try {
             const plain = await bloscEncode(src, opts);
             assert.ok(eqBytes(withSimd, plain), `${cname} ${n} bytes, blocksize ${blocksize}: frames differ`);
             const decodedPlain = await bloscDecode(withSimd);
             assert.ok(eqBytes(decodedPlain, src), `${cname} ${n}: JS decode`);
           } finally {
-            setBloscSimd(previous);
+            setWasmKernels(previous);
           }
           const decoded = new Uint8Array(n);
           await bloscDecodeInto(withSimd, decoded);

@@ -24,7 +24,7 @@ import { inflateInto, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
-import { align16, setWasmKernels, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "./wasm.js";
+import { align16, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "./wasm.js";
 import { snappyDecompress } from "./snappy.js";
 import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
@@ -125,9 +125,6 @@ export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; b
 // WebAssembly kernels (wasm.ts): the typesize-4 byte shuffle with WASM SIMD and LZ4 compression.
 // They work in the module's memory, blocks are copied in or out once. Same bytes as shuffle.ts and
 // lz4.ts; used where the runtime has WASM SIMD.
-
-/** Turns the WASM kernels off (or back on) for tests and benchmarks; returns the previous state. */
-export const setBloscSimd = setWasmKernels;
 
 /** The kernels when their scratch can hold `bytes`, else null. */
 function kernelsFor(bytes: number): WasmKernels | null {
@@ -239,9 +236,10 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   // one compressed stream, which the kernel's decoder reads from its own memory; 16 bytes of
   // slack after each for the kernels' vector moves.
   const lz4Wasm = format === FORMAT_LZ4;
-  const STREAM = 2 * align16(blocksize + 16);
-  const simd = doShuffle && typesize === 4 ? kernelsFor(lz4Wasm ? STREAM + blocksize + 16 : 2 * align16(blocksize + 16)) : null;
   const UNSHUFFLED = align16(blocksize + 16);
+  const STREAM = 2 * UNSHUFFLED;
+  const SCRATCH = lz4Wasm ? STREAM + blocksize + 16 : STREAM;
+  const simd = doShuffle && typesize === 4 ? kernelsFor(SCRATCH) : null;
   // Synchronous codecs decode straight into the SIMD scratch; zstd (which awaits) into tmp first.
   const simdDirect = simd !== null && format !== FORMAT_ZSTD;
   try {
@@ -251,8 +249,9 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       const destBlock = out ? out.subarray(j * blocksize, j * blocksize + bsize) : blockBuf!.subarray(0, bsize);
       const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
       const useSimd = simd !== null && simdFits(bsize);
-      const target =
-        useSimd && simdDirect ? simd.reserve(lz4Wasm ? STREAM + blocksize + 16 : 2 * UNSHUFFLED).subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
+      // No await runs between here and the block's unshuffle but zstd's, which decodes into tmp.
+      const scratch = useSimd ? simd.reserve(SCRATCH) : null;
+      const target = useSimd && simdDirect ? scratch!.subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
       // c-blosc only splits full blocks, and (for frames from before the flag existed) only when
       // the split streams would be long enough.
       const nsplits = !dontSplit && !isLeftover && typesize <= MAX_SPLITS && Math.floor(bsize / typesize) >= MIN_BUFFERSIZE ? typesize : 1;
@@ -276,8 +275,7 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
             if (!zstdDecompressInto(stream, piece)) piece.set(await zstdDecompress(stream, neblock));
           } else if (useSimd && lz4Wasm) {
             // The kernel decodes from its own memory into the block in place there.
-            const scratch = simd.reserve(STREAM + blocksize + 16);
-            scratch.set(stream, STREAM);
+            scratch!.set(stream, STREAM);
             const n = simd.lz4Decompress(STREAM, csize, k * neblock, neblock);
             // A malformed stream: the JavaScript decoder says what is wrong with it (the one
             // that stays out of the kernels' scratch, where the rest of this block lies).
@@ -290,7 +288,8 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
         offset += csize;
       }
       if (useSimd) {
-        const scratch = simd.reserve(lz4Wasm ? STREAM + blocksize + 16 : 2 * UNSHUFFLED);
+        // zstd awaited above: another call may have grown (and so detached) the memory since.
+        const scratch = simd.reserve(SCRATCH);
         if (!simdDirect) scratch.set(target, 0);
         simd.unshuffle4(0, UNSHUFFLED, bsize >>> 2);
         const unshuffled = scratch.subarray(UNSHUFFLED, UNSHUFFLED + bsize);

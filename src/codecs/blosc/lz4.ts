@@ -4,7 +4,7 @@
  * Written from the format description in lz4's doc/lz4_Block_format.md.
  */
 import { CorruptChunkError } from "../../errors.js";
-import { align16, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm.js";
+import { runStaged } from "./wasm.js";
 
 /** Shortest match the format can express. */
 const MIN_MATCH = 4;
@@ -42,18 +42,9 @@ function corrupt(what: string): never {
 export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
   if (dest.length >= WASM_DECODE_FROM) {
     // The WebAssembly kernel (kernels.c) decodes about twice as fast; the two copies cost less.
-    const outAt = align16(src.length + 16);
-    const k = outAt + dest.length + 16 <= WASM_SCRATCH_LIMIT ? wasmKernels() : null;
-    if (k !== null) {
-      const scratch = k.reserve(outAt + dest.length + 16);
-      scratch.set(src, 0);
-      const n = k.lz4Decompress(0, src.length, outAt, dest.length);
-      if (n >= 0) {
-        dest.set(scratch.subarray(outAt, outAt + n));
-        return n;
-      }
-      // Malformed: the JavaScript decoder below says what is wrong.
-    }
+    const n = runStaged(src, dest.length, dest, 0, (k, outAt) => k.lz4Decompress(0, src.length, outAt, dest.length));
+    // Null: no kernels; negative: malformed, and the JavaScript decoder says what is wrong.
+    if (n !== null && n >= 0) return n;
   }
   return lz4DecompressBlockJs(src, dest);
 }
@@ -267,15 +258,9 @@ export function lz4CompressInto(
     // The fast mode has a WebAssembly twin (kernels.c) that writes the same bytes 2-3x faster;
     // staging the input in its memory and copying the block out cost far less than that.
     const room = Math.max(0, Math.min(dst.length, dstStart + maxOut) - dstStart);
-    const outAt = align16(src.length + 16);
-    const k = outAt + room + 16 <= WASM_SCRATCH_LIMIT ? wasmKernels() : null;
-    if (k !== null) {
-      const scratch = k.reserve(outAt + room + 16);
-      scratch.set(src, 0);
-      const len = k.lz4Compress(0, src.length, outAt, room, Math.max(1, Math.floor(acceleration)) | 0);
-      if (len !== 0) dst.set(scratch.subarray(outAt, outAt + len), dstStart);
-      return len;
-    }
+    const accel = Math.max(1, Math.floor(acceleration)) | 0;
+    const len = runStaged(src, room, dst, dstStart, (k, outAt) => k.lz4Compress(0, src.length, outAt, room, accel));
+    if (len !== null) return len;
   }
   return lz4CompressIntoJs(src, dst, dstStart, maxOut, acceleration, chainDepth);
 }

@@ -41,6 +41,29 @@ export const align16 = (n: number): number => (n + 15) & ~15;
 /** The scratch never grows past this: larger blocks keep the JavaScript kernels. */
 export const WASM_SCRATCH_LIMIT = 64 << 20;
 
+/**
+ * Runs a kernel on `src` copied into scratch at offset 0, with `room` bytes of output at `outAt`
+ * after it; `kernel` returns the output's length (or a negative fault code), and a positive length
+ * is copied into `dest` at `destStart`. Returns what the kernel returned, or null where there are
+ * no kernels (or the scratch could not hold it): the caller then runs its JavaScript code.
+ */
+export function runStaged(
+  src: Uint8Array,
+  room: number,
+  dest: Uint8Array,
+  destStart: number,
+  kernel: (k: WasmKernels, outAt: number) => number,
+): number | null {
+  const outAt = align16(src.length + 16);
+  const k = outAt + room + 16 <= WASM_SCRATCH_LIMIT ? wasmKernels() : null;
+  if (k === null) return null;
+  const scratch = k.reserve(outAt + room + 16);
+  scratch.set(src, 0);
+  const n = kernel(k, outAt);
+  if (n > 0) dest.set(scratch.subarray(outAt, outAt + n), destStart);
+  return n;
+}
+
 let instance: WasmKernels | null | undefined;
 let enabled = true;
 
