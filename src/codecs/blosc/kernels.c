@@ -257,7 +257,7 @@ void unshuffle4(const u8 *src, u8 *dst, u32 n) {
 
 /*
  * Byte shuffle of n elements of 4 bytes (n a multiple of 16): byte j of element i goes to
- * dst[j * n + i]. Same bytes as shuffle.ts and simd.ts.
+ * dst[j * n + i]. Same bytes as shuffle.ts.
  */
 EXPORT("shuffle4")
 void shuffle4(const u8 *src, u8 *dst, u32 n) {
