@@ -1,8 +1,8 @@
 /**
- * The two zstd backends (node:zlib's native libzstd on Node >= 22.15, numcodecs.js's WASM
- * elsewhere) decode to the same bytes, read each other's and numcodecs' frames, fail alike on corrupt
- * input; numcodecs.js is not loaded by importing parzarr. On Node 20 the native half is skipped;
- * `.ci/run` runs this file on Node 24 too, where it runs.
+ * The zstd backends (node:zlib's native libzstd on Node >= 22.15; elsewhere our WASM decoder with
+ * numcodecs.js's encoder; numcodecs.js alone) decode to the same bytes, read each other's and
+ * numcodecs' frames, fail alike on corrupt input; numcodecs.js is not loaded by importing parzarr.
+ * On Node 20 the native half is skipped; `.ci/run` runs this file on Node 24 too, where it runs.
  */
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { CorruptChunkError } from "../src/errors.js";
 import {
+  kernelZstdBackend,
   nativeZstdBackend,
   setZstdBackend,
   wasmZstdBackend,
@@ -30,6 +31,8 @@ import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 const native = nativeZstdBackend();
 const nodeHasZstd = typeof (process.getBuiltinModule?.("node:zlib") as { zstdCompressSync?: unknown } | undefined)?.zstdCompressSync === "function";
 const noNative = native === null ? `no zstd in node:zlib on Node ${process.version}` : false;
+/** Every backend this runtime has, native first. */
+const DECODERS: ZstdBackend[] = native ? [native, kernelZstdBackend, wasmZstdBackend] : [kernelZstdBackend, wasmZstdBackend];
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 function randomBytes(n: number, seed: number): Uint8Array {
@@ -56,7 +59,7 @@ async function using<T>(backend: ZstdBackend, fn: () => Promise<T>): Promise<T> 
 describe("zstd backends", () => {
   test("the native backend is used exactly where node:zlib has zstd", () => {
     assert.equal(native !== null, nodeHasZstd);
-    assert.equal(zstdBackend().name, nodeHasZstd ? "node:zlib" : "numcodecs-wasm");
+    assert.equal(zstdBackend().name, nodeHasZstd ? "node:zlib" : "wasm-kernel");
   });
 
   test("importing parzarr does not load numcodecs.js (its WASM loads on first use, where needed)", () => {
@@ -72,12 +75,13 @@ describe("zstd backends", () => {
     assert.equal(r.status, 0, r.stderr);
     const got = JSON.parse(r.stdout.trim().split("\n").pop()!) as { before: boolean; after: boolean; backend: string };
     assert.equal(got.before, false, "numcodecs.js loaded at import time");
-    // With native zstd it is never needed; without, the first zstd chunk loads it.
+    // With native zstd it is never needed; without, the first zstd chunk written loads it (our
+    // WASM module only decodes).
     assert.equal(got.after, !nodeHasZstd);
-    assert.equal(got.backend, nodeHasZstd ? "node:zlib" : "numcodecs-wasm");
+    assert.equal(got.backend, nodeHasZstd ? "node:zlib" : "wasm-kernel");
   });
 
-  test("native and WASM frames decode to the same bytes through either, and both record the content size", { skip: noNative }, async () => {
+  test("native and numcodecs.js frames decode to the same bytes through every decoder, and both record the content size", { skip: noNative }, async () => {
     // The compressed bytes are equal only where both libzstd builds make the same choices
     // (incompressible or very repetitive input); numcodecs.js's build compresses float data
     // differently (its output size does not change between levels 1 and 9), so only the decoded
@@ -89,8 +93,9 @@ describe("zstd backends", () => {
         assert.equal(zstdFrameContentSize(n), input.length, `${name}: native frame records its size`);
         assert.equal(zstdFrameContentSize(w), input.length, `${name}: WASM frame records its size`);
         for (const frame of [n, w]) {
-          assert.ok(eq(await using(wasmZstdBackend, () => zstdDecompress(frame, input.length)), input), `${name}, level ${level}, WASM`);
-          assert.ok(eq(await using(native!, () => zstdDecompress(frame, input.length)), input), `${name}, level ${level}, native`);
+          for (const backend of DECODERS) {
+            assert.ok(eq(await using(backend, () => zstdDecompress(frame, input.length)), input), `${name}, level ${level}, ${backend.name}`);
+          }
         }
       }
     }
@@ -162,20 +167,19 @@ describe("zstd backends", () => {
     const opts = { cname: "zstd" as const, clevel: 5, shuffle: 1 as const, typesize: 4, blocksize: 0 };
     for (const encoder of [native!, wasmZstdBackend]) {
       const frame = await using(encoder, () => bloscEncode(walk, opts));
-      assert.ok(eq(await using(native!, () => bloscDecode(frame)), walk), `${encoder.name} -> native`);
-      assert.ok(eq(await using(wasmZstdBackend, () => bloscDecode(frame)), walk), `${encoder.name} -> WASM`);
+      for (const decoder of DECODERS) assert.ok(eq(await using(decoder, () => bloscDecode(frame)), walk), `${encoder.name} -> ${decoder.name}`);
     }
   });
 
-  test("decoding into place reuses one native context, and declines (for the checked path) whatever is not one exact frame", async () => {
+  test("decoding into place (one reused native context, or our WASM decoder) declines, for the checked path, whatever is not one exact frame", async () => {
     const data = bytesOf(randomWalkFloat32(256, 1024));
     const frame = await zstdCompress(data, 3);
+    for (const backend of DECODERS.slice(0, -1)) await using(backend, () => intoPlace(data, frame));
+  });
+
+  async function intoPlace(data: Uint8Array, frame: Uint8Array): Promise<void> {
     // Into shared memory too, at an offset: where workers decode.
     const dest = new Uint8Array(new SharedArrayBuffer(data.length + 64), 32, data.length);
-    if (native === null) {
-      assert.equal(zstdDecompressInto(frame, dest), false, "without native zstd the caller decodes the usual way");
-      return;
-    }
     assert.equal(zstdDecompressInto(frame, dest), true);
     assert.ok(eq(dest, data));
     const corrupt = frame.slice();
@@ -199,18 +203,13 @@ describe("zstd backends", () => {
     for (const [what, src] of declined.slice(0, 3)) {
       await assert.rejects(zstdDecompress(src, data.length), CorruptChunkError, what);
     }
-    // The WASM backend forced: into-place declines, so both backends stay testable.
-    const previous = setZstdBackend(wasmZstdBackend);
-    try {
-      assert.equal(zstdDecompressInto(frame, dest), false);
-    } finally {
-      setZstdBackend(previous);
-    }
-  });
+    // numcodecs.js forced: into-place declines, so every backend stays testable.
+    assert.equal(await using(wasmZstdBackend, async () => zstdDecompressInto(frame, dest)), false);
+  }
 
   test("corrupt and mislabelled frames are CorruptChunkError through both backends", async () => {
     const good = await zstdCompress(bytesOf(randomWalkFloat32(8, 1024)), 3);
-    for (const backend of native ? [native, wasmZstdBackend] : [wasmZstdBackend]) {
+    for (const backend of DECODERS) {
       await using(backend, async () => {
         await assert.rejects(zstdDecompress(good, 100), (e: unknown) => e instanceof CorruptChunkError && /declares 32768 bytes, 100 expected/.test(e.message));
         await assert.rejects(zstdDecompress(good.subarray(0, good.length - 5), 32768), CorruptChunkError);
@@ -232,7 +231,7 @@ zarr.open_array(sys.argv[1] + "/blosc.zarr", mode="w", shape=d.shape, chunks=(64
     );
     assert.equal(r.status, 0, r.stderr);
     const want = Float64Array.from({ length: 200 * 130 }, (_, i) => Math.round(i * 0.37 * 1000) / 1000);
-    for (const backend of native ? [native, wasmZstdBackend] : [wasmZstdBackend]) {
+    for (const backend of DECODERS) {
       await using(backend, async () => {
         for (const name of ["zstd", "blosc"]) {
           const got = (await (await openArray(join(dir, `${name}.zarr`), { mode: "r" })).get(null, { threads: 0 })) as NDArray<Float64Array>;

@@ -1,7 +1,7 @@
 /**
- * Compiles src/codecs/blosc/kernels.c to WebAssembly with Debian's clang and wasm-ld (packages
+ * Compiles src/codecs/blosc/kernels.c and zstd-decode.c to WebAssembly with Debian's clang and wasm-ld (packages
  * clang and lld) and writes the module, base64-encoded, into src/codecs/blosc/kernels-wasm.ts
- * beside the SHA-256 of the C source it came from. The generated file is committed, so neither
+ * beside the SHA-256 of the C sources it came from. The generated file is committed, so neither
  * the package build nor its users need a C toolchain; test/wasm-kernels.test.ts checks that the
  * hash matches the source (always) and that a rebuild gives the same bytes (where clang is).
  *
@@ -17,6 +17,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const KERNELS_SOURCE = join(ROOT, "src/codecs/blosc/kernels.c");
+/** The C files of the module: the blosc kernels and the zstd decoder. */
+export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/blosc/zstd-decode.c")];
 export const KERNELS_MODULE = join(ROOT, "src/codecs/blosc/kernels-wasm.ts");
 
 /**
@@ -39,14 +41,19 @@ const CLANG_FLAGS = [
   "-Wl,--strip-all",
 ];
 
-export const sourceHash = (): string => createHash("sha256").update(readFileSync(KERNELS_SOURCE)).digest("hex");
+/** SHA-256 over the sources, each preceded by its file name, so a rename counts as a change too. */
+export function sourceHash(): string {
+  const h = createHash("sha256");
+  for (const f of KERNELS_SOURCES) h.update(`${f.slice(ROOT.length + 1)}\n`).update(readFileSync(f));
+  return h.digest("hex");
+}
 
 /** Compiles kernels.c; returns the module's bytes. Throws when clang or wasm-ld is missing. */
 export function compileKernels(): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), "parzarr-wasm-"));
   try {
     const out = join(dir, "kernels.wasm");
-    execFileSync("clang", [...CLANG_FLAGS, "-o", out, KERNELS_SOURCE], { stdio: ["ignore", "inherit", "inherit"] });
+    execFileSync("clang", [...CLANG_FLAGS, "-o", out, ...KERNELS_SOURCES], { stdio: ["ignore", "inherit", "inherit"] });
     return new Uint8Array(readFileSync(out));
   } finally {
     rmSync(dir, { recursive: true, force: true });

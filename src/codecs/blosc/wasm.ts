@@ -1,7 +1,8 @@
 /**
  * The WebAssembly kernels of kernels.c (compiled by tools/build-wasm.ts into kernels-wasm.ts): the
- * typesize-4 byte shuffle and unshuffle with WASM SIMD, and LZ4 block compression, 2-3x faster
- * than lz4.ts's JavaScript and writing the same bytes. Where WebAssembly or its SIMD proposal is
+ * typesize-4 byte shuffle and unshuffle with WASM SIMD, LZ4 block compression, 2-3x faster
+ * than lz4.ts's JavaScript and writing the same bytes, LZ4 block decompression, and a zstd decoder
+ * (zstd-decode.c) for runtimes without native zstd. Where WebAssembly or its SIMD proposal is
  * missing (or the page forbids compiling), `wasmKernels()` returns null and callers keep the
  * JavaScript code, which writes the same bytes.
  *
@@ -33,6 +34,12 @@ export interface WasmKernels {
    * decoded length, or a negative number for a malformed block (lz4.ts's decoder names the fault).
    */
   lz4Decompress(src: number, n: number, dst: number, cap: number): number;
+  /**
+   * zstd-decode.c: decodes the zstd frames of `n` bytes at `src` into `dst`, which holds `cap`
+   * bytes and 32 more of slack; `src` needs 16 bytes of slack. Returns the decoded length, or a
+   * negative fault code (zstd.ts names them).
+   */
+  zstdDecompress(src: number, n: number, dst: number, cap: number): number;
 }
 
 /** Rounds up to a whole 16-byte vector, so each scratch area starts aligned. */
@@ -138,6 +145,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
     const shuffle4 = inst.exports.shuffle4 as (s: number, d: number, n: number) => void;
     const lz4 = inst.exports.lz4_compress as (s: number, n: number, d: number, m: number, a: number) => number;
     const unlz4 = inst.exports.lz4_decompress as (s: number, n: number, d: number, c: number) => number;
+    const unzstd = inst.exports.zstd_decompress as (s: number, n: number, d: number, c: number) => number;
     let view = new Uint8Array(mem.buffer, base);
     return {
       reserve(n: number): Uint8Array {
@@ -153,6 +161,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
       shuffle4: (s, d, n) => shuffle4(base + s, base + d, n),
       lz4Compress: (s, n, d, m, a) => lz4(base + s, n, base + d, m, a) >>> 0,
       lz4Decompress: (s, n, d, c) => unlz4(base + s, n, base + d, c),
+      zstdDecompress: (s, n, d, c) => unzstd(base + s, n, base + d, c),
     };
   } catch {
     return null;

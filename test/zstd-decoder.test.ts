@@ -1,0 +1,184 @@
+/**
+ * Our own zstd decoder (src/codecs/blosc/zstd-decode.c, in the WASM kernels' module), the
+ * decoding backend where the runtime has no native zstd. It must decode what libzstd writes,
+ * byte for byte: frames the zstd command wrote (committed, so this runs on Node 20 too), frames
+ * from zarr-python's numcodecs (zstd-backends.test.ts), and, where node:zlib has zstd, frames
+ * written with a spread of libzstd's parameters. Damaged frames must give a CorruptChunkError,
+ * never a write outside the output.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CorruptChunkError } from "../src/errors.js";
+import { kernelZstdBackend, nativeZstdBackend, setZstdBackend, zstdBackend, zstdDecompress, zstdDecompressInto } from "../src/codecs/blosc/zstd.js";
+import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { ZSTD_INPUTS } from "./helpers/zstd-inputs.js";
+
+const FIXTURES = join(import.meta.dirname, "fixtures/zstd-cli");
+const manifest = JSON.parse(readFileSync(join(FIXTURES, "manifest.json"), "utf8")) as {
+  frames: { file: string; input: string; options: string[] }[];
+  concatenated: { file: string; inputs: string[] };
+};
+const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const fixture = (file: string): Uint8Array => new Uint8Array(readFileSync(join(FIXTURES, file)));
+
+/** node:zlib's zstd, typed here (the @types/node in use is Node 20's, which has none). */
+type NodeZstd = {
+  zstdCompressSync(b: Uint8Array, o: { params: Record<number, number> }): Uint8Array;
+  constants: Record<string, number>;
+};
+const z = process.getBuiltinModule("node:zlib") as unknown as Partial<NodeZstd>;
+const noNative = z.zstdCompressSync === undefined ? `no zstd in node:zlib on Node ${process.version}` : false;
+
+const GUARD = 64;
+
+/**
+ * The kernel on its own, with guard bytes around the input and past the output's slack: returns
+ * the decoded bytes or the negative fault code, and fails when anything outside was written.
+ */
+function kernelDecode(frame: Uint8Array, cap: number): Uint8Array | number {
+  const k = wasmKernels();
+  assert.ok(k !== null, "the WASM kernels load here");
+  const srcAt = GUARD;
+  const outAt = align16(srcAt + frame.length + 16);
+  const end = outAt + cap + 32;
+  const scratch = k.reserve(end + GUARD);
+  scratch.fill(0xa5, 0, end + GUARD);
+  scratch.set(frame, srcAt);
+  const n = k.zstdDecompress(srcAt, frame.length, outAt, cap);
+  const after = k.reserve(end + GUARD);
+  for (let i = 0; i < srcAt; i++) assert.equal(after[i], 0xa5, "written before the input");
+  assert.ok(eq(after.subarray(srcAt, srcAt + frame.length), frame), "the input was changed");
+  for (let i = end; i < end + GUARD; i++) assert.equal(after[i], 0xa5, "written past the output's slack");
+  if (n < 0) return n;
+  assert.ok(n <= cap, `decoded ${n} bytes into room for ${cap}`);
+  return after.slice(outAt, outAt + n);
+}
+
+describe("zstd decoder (WASM)", () => {
+  test("is the decoding backend where there is no native zstd", () => {
+    assert.equal(zstdBackend().name, nativeZstdBackend() === null ? "wasm-kernel" : "node:zlib");
+  });
+
+  test("decodes the zstd command's frames exactly: levels -5 to 22, long mode, small blocks, with and without checksum and content size", async () => {
+    assert.ok(manifest.frames.length >= 14);
+    for (const { file, input, options } of manifest.frames) {
+      const want = ZSTD_INPUTS[input]();
+      const frame = fixture(file);
+      const got = kernelDecode(frame, want.length);
+      assert.ok(typeof got !== "number", `${file} (${options.join(" ")}): fault ${String(got)}`);
+      assert.ok(eq(got, want), `${file} (${options.join(" ")})`);
+      // Through the backend, with and without an expected size.
+      assert.ok(eq(await kernelZstdBackend.decompress(frame, want.length), want), file);
+      assert.ok(eq(await kernelZstdBackend.decompress(frame, undefined), want), `${file}, size from the frame`);
+    }
+    const { file, inputs } = manifest.concatenated;
+    const want = inputs.map((i) => ZSTD_INPUTS[i]());
+    const whole = new Uint8Array(want[0].length + want[1].length);
+    whole.set(want[0]);
+    whole.set(want[1], want[0].length);
+    assert.ok(eq(await kernelZstdBackend.decompress(fixture(file), undefined), whole), "two frames");
+  });
+
+  test("skips skippable frames, and refuses frames that need a dictionary", () => {
+    const frame = fixture("00-text.zst");
+    const want = ZSTD_INPUTS.text();
+    const skippable = Uint8Array.of(0x5a, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 9, 9, 9);
+    const got = kernelDecode(Uint8Array.from([...skippable, ...frame, ...skippable]), want.length);
+    assert.ok(typeof got !== "number" && eq(got, want));
+    // Dictionary_ID_flag 1 with a non-zero id: the header grows by one byte.
+    const withDict = Uint8Array.from([...frame.subarray(0, 4), frame[4] | 1, ...frame.subarray(5, 6), 7, ...frame.subarray(6)]);
+    assert.equal(kernelDecode(withDict, want.length), -3);
+  });
+
+  test("decodes what libzstd writes with a spread of parameters (node:zlib)", { skip: noNative }, () => {
+    const { zstdCompressSync, constants: C } = z as NodeZstd;
+    const r = seededRandom(77);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
+    const inputs = [...Object.values(ZSTD_INPUTS).map((f) => f()), bytesOf(randomWalkFloat32(512, 512, 3))];
+    let cases = 0;
+    for (let round = 0; round < 120; round++) {
+      const input = pick(inputs);
+      const params: Record<number, number> = {
+        [C.ZSTD_c_compressionLevel]: pick([-20, -3, 1, 2, 3, 5, 9, 13, 16, 19, 22]),
+        [C.ZSTD_c_checksumFlag]: pick([0, 1]),
+        [C.ZSTD_c_contentSizeFlag]: pick([0, 1]),
+      };
+      if (r() < 0.3) params[C.ZSTD_c_windowLog] = pick([10, 12, 17, 20, 27]);
+      if (r() < 0.3) params[C.ZSTD_c_strategy] = pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      if (r() < 0.2) params[C.ZSTD_c_minMatch] = pick([3, 4, 7]);
+      if (r() < 0.2) params[C.ZSTD_c_enableLongDistanceMatching] = 1;
+      const frame = zstdCompressSync(input, { params });
+      const got = kernelDecode(frame, input.length);
+      assert.ok(typeof got !== "number", `round ${round} ${JSON.stringify(params)}: fault ${String(got)}`);
+      assert.ok(eq(got, input), `round ${round} ${JSON.stringify(params)}`);
+      cases++;
+    }
+    assert.equal(cases, 120);
+  });
+
+  test("damaged frames give a fault code or the wrong bytes caught by the checksum, and never write outside the output", () => {
+    const r = seededRandom(5);
+    const frames = [fixture("00-text.zst"), fixture("07-ramps.zst"), fixture("05-walk.zst"), fixture("11-mixed.zst")];
+    const inputs = [ZSTD_INPUTS.text(), ZSTD_INPUTS.ramps(), ZSTD_INPUTS.walk(), ZSTD_INPUTS.mixed()];
+    let faults = 0;
+    for (let round = 0; round < 600; round++) {
+      const i = round % frames.length;
+      const bad = frames[i].slice();
+      const kind = round % 3;
+      if (kind === 0) {
+        for (let k = 0; k < 1 + Math.floor(r() * 4); k++) bad[Math.floor(r() * bad.length)] ^= 1 + Math.floor(r() * 255);
+      } else if (kind === 1) {
+        bad[4 + Math.floor(r() * 60)] = Math.floor(r() * 256);
+      }
+      const cut = kind === 2 ? bad.subarray(0, Math.floor(r() * bad.length)) : bad;
+      const got = kernelDecode(cut, inputs[i].length);
+      if (typeof got === "number") {
+        assert.ok(got < 0 && got >= -11, `fault code ${got}`);
+        faults++;
+      } else {
+        // Frames 00, 07 and 11 carry checksums: damage that decodes must still decode right.
+        if (i !== 2) assert.ok(eq(got, inputs[i]), `round ${round}: wrong bytes without a fault`);
+      }
+    }
+    assert.ok(faults > 400, `${faults} faults in 600 damaged frames`);
+  });
+
+  test("through zstdDecompress: faults become CorruptChunkError naming them; output caps hold", async () => {
+    const previous = setZstdBackend(kernelZstdBackend);
+    try {
+      const frame = fixture("00-text.zst");
+      const want = ZSTD_INPUTS.text();
+      assert.ok(eq(await zstdDecompress(frame, want.length), want));
+      const bad = frame.slice();
+      bad[bad.length - 1] ^= 0xff; // the checksum's last byte
+      await assert.rejects(zstdDecompress(bad, want.length), (e: unknown) => e instanceof CorruptChunkError && /checksum does not match/.test(e.message));
+      const noSize = fixture("03-text.zst");
+      await assert.rejects(zstdDecompress(noSize, undefined, 1000), (e: unknown) => e instanceof CorruptChunkError && /limit/.test(e.message));
+      // Into place: exactly the declared size, or declined for the checked path.
+      const dest = new Uint8Array(new SharedArrayBuffer(want.length + 16), 8, want.length);
+      assert.equal(zstdDecompressInto(frame, dest), true);
+      assert.ok(eq(dest, want));
+      assert.equal(zstdDecompressInto(bad, dest), false);
+      assert.equal(zstdDecompressInto(noSize, dest), false, "no declared size");
+    } finally {
+      setZstdBackend(previous);
+    }
+  });
+
+  test("blosc-zstd frames decode through it", async () => {
+    const previous = setZstdBackend(kernelZstdBackend);
+    try {
+      const walk = bytesOf(randomWalkFloat32(256, 512, 4));
+      for (const shuffle of [0, 1, 2] as const) {
+        const frame = await bloscEncode(walk, { cname: "zstd", clevel: 5, shuffle, typesize: 4, blocksize: 0 });
+        assert.ok(eq(await bloscDecode(frame), walk), `shuffle ${shuffle}`);
+      }
+    } finally {
+      setZstdBackend(previous);
+    }
+  });
+});
