@@ -104,6 +104,17 @@ static inline u32 bit_read(BitIn *b, u32 n) {
 }
 
 /*
+ * bit_read without the check for a used-up container: for the sequences' hot loop, where a
+ * damaged stream may read garbage bits (every value they make is bounds-checked before use, and
+ * the overflow is caught by the next bit_reload).
+ */
+static inline u32 bit_read_fast(BitIn *b, u32 n) {
+  u64 v = ((b->bits << (b->consumed & 63)) >> 1) >> (63 - n);
+  b->consumed += n;
+  return (u32)v;
+}
+
+/*
  * Refills the container: 0 while more bytes remain, 1 once the stream's first byte is loaded
  * (bits may remain), 2 when more bits were used than the stream has.
  */
@@ -702,13 +713,19 @@ static s32 decode_sequences(const u8 *src, u32 n, u8 **opp, u8 *oend, const u8 *
       u32 ofBits = eof.extra;
       u32 ll = ell.value, ml = eml.value;
       if (ofBits > 1) {
-        offset = eof.value + bit_read(&b, ofBits) - 3;
+        offset = eof.value + bit_read_fast(&b, ofBits) - 3;
         r2 = r1;
         r1 = r0;
         r0 = offset;
+      } else if (ofBits == 0) {
+        /* Repeat offset 1 (or 2 when the sequence has no literals), the commonest: selects, no branch. */
+        u32 ll0 = ell.value == 0;
+        offset = ll0 ? r1 : r0;
+        r1 = ll0 ? r0 : r1;
+        r0 = offset;
       } else {
-        /* Repeat offsets: codes 1-3, shifted by one when the sequence has no literals. */
-        u32 rep = eof.value + (ofBits ? bit_read(&b, 1) : 0) - 1 + (ell.value == 0 && ell.extra == 0);
+        /* Repeat offsets 2 and 3, shifted by one when the sequence has no literals. */
+        u32 rep = eof.value + bit_read_fast(&b, 1) - 1 + (ell.value == 0);
         if (rep == 0) {
           offset = r0;
         } else {
@@ -719,19 +736,19 @@ static s32 decode_sequences(const u8 *src, u32 n, u8 **opp, u8 *oend, const u8 *
           r0 = offset;
         }
       }
-      ml += bit_read(&b, eml.extra);
+      ml += bit_read_fast(&b, eml.extra);
       if (ofBits + eml.extra + ell.extra >= 31) bit_reload(&b);
-      ll += bit_read(&b, ell.extra);
+      ll += bit_read_fast(&b, ell.extra);
       if (i + 1 < nbSeq) {
-        sll = ell.base + bit_read(&b, ell.nbBits);
-        sml = eml.base + bit_read(&b, eml.nbBits);
-        sof = eof.base + bit_read(&b, eof.nbBits);
+        sll = ell.base + bit_read_fast(&b, ell.nbBits);
+        sml = eml.base + bit_read_fast(&b, eml.nbBits);
+        sof = eof.base + bit_read_fast(&b, eof.nbBits);
       }
       if (bit_reload(&b) == 2) return -ZERR_SEQUENCES;
       /* Execute: literals, then the match. */
       if (ll > (u32)(lend - lp)) return -ZERR_SEQUENCES;
       if ((u64)ll + ml > (u64)(oend - op)) return -ZERR_OUTPUT;
-      if (ll) copy16(op, lp, ll);
+      copy16(op, lp, ll); /* also for none: cheaper than the branch, and the slack takes it */
       op += ll;
       lp += ll;
       if (offset > (u32)(op - frameStart)) return -ZERR_OFFSET;
