@@ -15,7 +15,7 @@
  * Needs Debian's chromium (or PARZARR_CHROMIUM). Results also go to .bench-data/browser-results.json.
  */
 import { build } from "esbuild";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import puppeteer from "puppeteer-core";
@@ -131,4 +131,6 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  // The arrays are made afresh each run (126 MB): do not leave them behind.
+  rmSync(work, { recursive: true, force: true });
 }
