@@ -11,11 +11,24 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CorruptChunkError } from "../src/errors.js";
-import { kernelZstdBackend, nativeZstdBackend, setZstdBackend, zstdBackend, zstdDecompress, zstdDecompressInto } from "../src/codecs/blosc/zstd.js";
+import {
+  kernelZstdBackend,
+  nativeZstdBackend,
+  setZstdBackend,
+  wasmZstdBackend,
+  zstdBackend,
+  zstdCompress,
+  zstdDecompress,
+  zstdDecompressInto,
+} from "../src/codecs/blosc/zstd.js";
 import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
 import { ZSTD_INPUTS } from "./helpers/zstd-inputs.js";
+import * as zarrita from "zarrita";
+import ZarritaFileSystemStore from "@zarrita/storage/fs";
+import { createArray, openArray, type NDArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures/zstd-cli");
 const manifest = JSON.parse(readFileSync(join(FIXTURES, "manifest.json"), "utf8")) as {
@@ -180,5 +193,48 @@ describe("zstd decoder (WASM)", () => {
     } finally {
       setZstdBackend(previous);
     }
+  });
+
+  test("zstd with \"checksum\": true writes libzstd's checksummed frames; every decoder and zarrita.js read them, and damage is caught", async () => {
+    const values = Float32Array.from({ length: 96 * 80 }, (_, i) => Math.sin(i / 7) * 100);
+    const dir = scratchDir();
+    const a = await createArray(join(dir, "sum.zarr"), {
+      shape: [96, 80],
+      chunks: [40, 40],
+      dtype: "float32",
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 5, checksum: true } }],
+    });
+    await a.set(null, { data: values, shape: [96, 80] }, { threads: 0 });
+    const frame = new Uint8Array(readFileSync(join(dir, "sum.zarr/c/0/0")));
+    assert.equal(frame[4] & 0x04, 0x04, "the frame header says a checksum follows");
+    const chunk = new Float32Array(40 * 40);
+    for (let r = 0; r < 40; r++) chunk.set(values.subarray(r * 80, r * 80 + 40), r * 40);
+    const raw = bytesOf(chunk);
+    // The same bytes as libzstd asked for a checksum, where node:zlib has zstd.
+    if (z.zstdCompressSync !== undefined) {
+      const { zstdCompressSync, constants: C } = z as NodeZstd;
+      const want = zstdCompressSync(raw, { params: { [C.ZSTD_c_compressionLevel]: 5, [C.ZSTD_c_checksumFlag]: 1 } });
+      assert.ok(eq(frame, want), "libzstd's checksummed frame");
+    }
+    for (const backend of [nativeZstdBackend(), kernelZstdBackend, wasmZstdBackend]) {
+      if (backend === null) continue;
+      const previous = setZstdBackend(backend);
+      try {
+        assert.ok(eq(await zstdDecompress(frame, raw.length), raw), backend.name);
+        const got = (await (await openArray(join(dir, "sum.zarr"), { mode: "r" })).get(null, { threads: 0 })) as NDArray<Float32Array>;
+        assert.deepEqual(got.data, values, backend.name);
+        // One flipped byte in the checksum: each decoder refuses the chunk.
+        const bad = frame.slice();
+        bad[bad.length - 2] ^= 0x10;
+        await assert.rejects(zstdDecompress(bad, raw.length), CorruptChunkError, backend.name);
+      } finally {
+        setZstdBackend(previous);
+      }
+    }
+    const store = new ZarritaFileSystemStore(dir);
+    const theirs = await zarrita.get(await zarrita.open(zarrita.root(store).resolve("sum.zarr"), { kind: "array" }));
+    assert.deepEqual(Array.from(theirs.data as Float32Array), Array.from(values), "zarrita.js reads it");
+    // Unchanged without the flag: the plain frame, no checksum.
+    assert.equal((await zstdCompress(raw, 5))[4] & 0x04, 0);
   });
 });

@@ -7,7 +7,7 @@ import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
-import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./blosc/zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdWithChecksum } from "./blosc/zstd.js";
 import { gzipCompress, inflateAny, inflateInto, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
@@ -67,10 +67,12 @@ export const zstdCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "zstd", 0, -131072, 22);
   const checksum = boolOption(conf, "checksum", "zstd", false);
   const cap = decodeCap(spec);
-  const encode = (b: Uint8Array, lease?: ScratchLease): Promise<Uint8Array> => {
-    // Frames with a checksum decode fine; writing one needs a zstd binding that exposes the flag.
-    if (checksum) throw new UnsupportedError('codec "zstd": writing with "checksum": true is not supported yet');
-    return zstdCompress(b, level, lease);
+  const encode = async (b: Uint8Array, lease?: ScratchLease): Promise<Uint8Array> => {
+    if (!checksum) return zstdCompress(b, level, lease);
+    // The frame, then its content checksum added (zstdWithChecksum: the bytes libzstd writes).
+    const withSum = zstdWithChecksum(await zstdCompress(b, level), b);
+    if (withSum === null) throw new UnsupportedError('codec "zstd": writing with "checksum": true needs WebAssembly SIMD, which this runtime lacks');
+    return withSum;
   };
   return {
     codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap), async (b, dest) => {

@@ -40,6 +40,8 @@ export interface WasmKernels {
    * negative fault code (zstd.ts names them).
    */
   zstdDecompress(src: number, n: number, dst: number, cap: number): number;
+  /** zstd-decode.c: the low 32 bits of XXH64 (seed 0) of `n` bytes at `src`, unsigned. */
+  xxh64Low32(src: number, n: number): number;
 }
 
 /** Rounds up to a whole 16-byte vector, so each scratch area starts aligned. */
@@ -146,6 +148,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
     const lz4 = inst.exports.lz4_compress as (s: number, n: number, d: number, m: number, a: number) => number;
     const unlz4 = inst.exports.lz4_decompress as (s: number, n: number, d: number, c: number) => number;
     const unzstd = inst.exports.zstd_decompress as (s: number, n: number, d: number, c: number) => number;
+    const xxh = inst.exports.xxh64_low32 as (s: number, n: number) => number;
     let view = new Uint8Array(mem.buffer, base);
     return {
       reserve(n: number): Uint8Array {
@@ -162,6 +165,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
       lz4Compress: (s, n, d, m, a) => lz4(base + s, n, base + d, m, a) >>> 0,
       lz4Decompress: (s, n, d, c) => unlz4(base + s, n, base + d, c),
       zstdDecompress: (s, n, d, c) => unzstd(base + s, n, base + d, c),
+      xxh64Low32: (s, n) => xxh(base + s, n) >>> 0,
     };
   } catch {
     return null;

@@ -855,3 +855,7 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
   }
   return (s32)(op - dst);
 }
+
+/* The low 32 bits of XXH64 (seed 0) of n bytes at src: a zstd frame's content checksum. */
+EXPORT("xxh64_low32")
+u32 xxh64_low32(const u8 *src, u32 n) { return (u32)xxh64(src, n); }

@@ -159,6 +159,28 @@ export const kernelZstdBackend: ZstdBackend = {
   },
 };
 
+/**
+ * The frame `frame` (one frame, as zstdCompress writes, without a checksum) of `content`, with
+ * zstd's content checksum added: the header's Content_Checksum_flag set and the low 32 bits of
+ * XXH64(content) appended. The checksum does not change how libzstd compresses, so this is the
+ * frame libzstd writes with ZSTD_c_checksumFlag (a test compares them). Returns null where there
+ * are no WASM kernels (which compute the hash).
+ */
+export function zstdWithChecksum(frame: Uint8Array, content: Uint8Array): Uint8Array | null {
+  const k = wasmKernels();
+  if (k === null || content.length + 16 > WASM_SCRATCH_LIMIT) return null;
+  if (frame.length < 6 || asView(frame).getUint32(0, true) !== 0xfd2fb528 || frame[4] & 0x04) {
+    throw new Error("zstdWithChecksum: expected one zstd frame without a checksum");
+  }
+  k.reserve(content.length + 16).set(content, 0);
+  const hash = k.xxh64Low32(0, content.length);
+  const out = new Uint8Array(frame.length + 4);
+  out.set(frame);
+  out[4] |= 0x04;
+  new DataView(out.buffer).setUint32(frame.length, hash, true);
+  return out;
+}
+
 /** Whether numcodecs.js has been loaded in this thread (tests check that importing parzarr does not). */
 export function wasmZstdLoaded(): boolean {
   return wasmModule !== null;
