@@ -326,6 +326,8 @@ typedef struct {
 /* The decoder's state across blocks of one frame. */
 static struct {
   HufEntry huf[1 << HUF_LOG_MAX];
+  /* huf spread over the full 11-bit index (each entry repeated), so lookups shift by a constant. */
+  u16 huf11[1 << HUF_LOG_MAX];
   u32 hufLog;       /* 0: no table yet in this frame */
   SeqEntry ll[1 << LL_LOG_MAX], ml[1 << ML_LOG_MAX], of[1 << OF_LOG_MAX];
   u32 llLog, mlLog, ofLog;
@@ -419,6 +421,11 @@ static u32 huf_read_table(const u8 *src, u32 n) {
     start[w] += len;
   }
   st.hufLog = log;
+  u32 spread = HUF_LOG_MAX - log;
+  for (u32 i = 0; i < (1u << HUF_LOG_MAX); i++) {
+    HufEntry e = st.huf[i >> spread];
+    st.huf11[i] = (u16)(e.symbol | (e.nbBits << 8));
+  }
   return used;
 }
 
@@ -452,6 +459,77 @@ static int huf_stream(u8 *out, u32 len, const u8 *src, u32 n) {
   return b.consumed <= 64 && bit_reload(&b) != 2 && bit_done(&b);
 }
 
+/*
+ * The four streams' hot loop, as long as every stream has 8 bytes to refill from and the last
+ * has 5 symbols to go. Each container holds its bits from the top with a sentinel 1 below them:
+ * a symbol is a lookup by the top 11 bits and a shift by its length, and the sentinel's position
+ * (count of trailing zeros) tells how many bits were used, so no count is kept per symbol. Five
+ * symbols use at most 55 bits after at most 7, so the sentinel is never shifted out.
+ */
+static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
+  /* A stream of under 8 bytes (or one near its start) is the careful loop's alone. */
+  for (int i = 0; i < 4; i++)
+    if (b[i].ptr < b[i].start + 8) return;
+  const u16 *t = st.huf11;
+  u64 c0 = (rd64le(b[0].ptr) | 1) << b[0].consumed, c1 = (rd64le(b[1].ptr) | 1) << b[1].consumed;
+  u64 c2 = (rd64le(b[2].ptr) | 1) << b[2].consumed, c3 = (rd64le(b[3].ptr) | 1) << b[3].consumed;
+  const u8 *p0 = b[0].ptr, *p1 = b[1].ptr, *p2 = b[2].ptr, *p3 = b[3].ptr;
+  u8 *o0 = op[0], *o1 = op[1], *o2 = op[2], *o3 = op[3];
+#define FAST_REFILL(c, p, k)                     \
+  {                                              \
+    u32 n = (u32)__builtin_ctzll(c);             \
+    p -= n >> 3;                                 \
+    c = (rd64le(p) | 1) << (n & 7);              \
+  }
+#define FAST_SYMBOL(c, o, k)                     \
+  {                                              \
+    u32 e = t[c >> (64 - HUF_LOG_MAX)];          \
+    o[k] = (u8)e;                                \
+    c <<= e >> 8;                                \
+  }
+  for (;;) {
+    if (end[3] - o3 < 5) break;
+    /* Refill only where the refilled container still lies within the stream. */
+    if ((u32)(p0 - b[0].start) < ((u32)__builtin_ctzll(c0) >> 3)) break;
+    if ((u32)(p1 - b[1].start) < ((u32)__builtin_ctzll(c1) >> 3)) break;
+    if ((u32)(p2 - b[2].start) < ((u32)__builtin_ctzll(c2) >> 3)) break;
+    if ((u32)(p3 - b[3].start) < ((u32)__builtin_ctzll(c3) >> 3)) break;
+    FAST_REFILL(c0, p0, 0)
+    FAST_REFILL(c1, p1, 1)
+    FAST_REFILL(c2, p2, 2)
+    FAST_REFILL(c3, p3, 3)
+    for (int k = 0; k < 5; k++) {
+      FAST_SYMBOL(c0, o0, k)
+      FAST_SYMBOL(c1, o1, k)
+      FAST_SYMBOL(c2, o2, k)
+      FAST_SYMBOL(c3, o3, k)
+    }
+    o0 += 5;
+    o1 += 5;
+    o2 += 5;
+    o3 += 5;
+  }
+#undef FAST_REFILL
+#undef FAST_SYMBOL
+  /* Back to the careful reader's state: the container at ptr, and the bits used of it. */
+  b[0].ptr = p0;
+  b[0].bits = rd64le(p0);
+  b[0].consumed = (u32)__builtin_ctzll(c0);
+  b[1].ptr = p1;
+  b[1].bits = rd64le(p1);
+  b[1].consumed = (u32)__builtin_ctzll(c1);
+  b[2].ptr = p2;
+  b[2].bits = rd64le(p2);
+  b[2].consumed = (u32)__builtin_ctzll(c2);
+  b[3].ptr = p3;
+  b[3].bits = rd64le(p3);
+  b[3].consumed = (u32)__builtin_ctzll(c3);
+  op[0] = o0;
+  op[1] = o1;
+  op[2] = o2;
+  op[3] = o3;
+}
+
 /* Four streams of one block, decoded in turn a refill at a time so their work interleaves. */
 static int huf_4streams(u8 *out, u32 len, const u8 *src, u32 n) {
   if (n < 10) return 0;
@@ -469,6 +547,7 @@ static int huf_4streams(u8 *out, u32 len, const u8 *src, u32 n) {
   u8 *end[4] = {out + seg, out + 2 * seg, out + 3 * seg, out + len};
   const HufEntry *t = st.huf;
   u32 log = st.hufLog;
+  huf_4streams_fast(b, op, end);
   /* The last stream is the shortest; while it has 5 symbols to go, so have the others. */
   while (end[3] - op[3] >= 5) {
     if (bit_reload(&b[0]) | bit_reload(&b[1]) | bit_reload(&b[2]) | bit_reload(&b[3])) break;
