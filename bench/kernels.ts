@@ -21,7 +21,7 @@ import type { BloscCname } from "../src/codecs/blosc/blosc.js";
 import { lz4CompressBlock, lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "../src/codecs/blosc/lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
 import { setWasmKernels } from "../src/codecs/blosc/wasm.js";
-import { zstdCompress, zstdDecompress } from "../src/codecs/blosc/zstd.js";
+import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/blosc/zstd.js";
 import { nativeDeflateBackend, pakoBackend, type DeflateBackend } from "../src/codecs/deflate.js";
 import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "../src/bench/data.js";
 
@@ -152,14 +152,19 @@ for (const cname of CNAMES) {
   }
 }
 
-// ---- zstd (numcodecs.js WASM libzstd) ------------------------------------------------------------
+// ---- zstd: decoding through each backend this runtime has (native libzstd on Node >= 22.15, our
+// WASM decoder, numcodecs.js's WASM libzstd), on shuffled and plain float32; encoding by the
+// backend in use -----------------------------------------------------------------------------------
 {
   const shuffled = new Uint8Array(f32.length);
   byteShuffle(f32, shuffled, 4);
-  for (const level of [1, 3]) {
-    const z = await zstdCompress(shuffled, level);
-    add(`zstd/${level} decode (shuffled f32)`, f32.length, () => zstdDecompress(z, f32.length), z.length / f32.length);
-    add(`zstd/${level} encode (shuffled f32)`, f32.length, () => zstdCompress(shuffled, level), z.length / f32.length);
+  const decoders = [nativeZstdBackend(), kernelZstdBackend, wasmZstdBackend].filter((b) => b !== null);
+  for (const [what, input] of [["shuffled f32", shuffled], ["f32", f32]] as const) {
+    for (const level of [1, 3]) {
+      const z = await zstdCompress(input, level);
+      for (const b of decoders) add(`zstd/${level} decode ${b.name} (${what})`, f32.length, () => b.decompress(z, f32.length), z.length / f32.length);
+      if (input === shuffled) add(`zstd/${level} encode ${zstdBackend().name} (${what})`, f32.length, () => zstdCompress(input, level), z.length / f32.length);
+    }
   }
 }
 

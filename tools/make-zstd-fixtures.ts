@@ -28,6 +28,8 @@ const CASES: [string, string[]][] = [
   ["mixed", ["-12", "-B65536"]],
   ["empty", ["-3"]],
   ["byte", ["-3"]],
+  ["periods", ["-3"]],
+  ["periods", ["-19"]],
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "zstd-fixtures-"));

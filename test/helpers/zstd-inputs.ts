@@ -23,6 +23,20 @@ function ramps(n: number, seed: number): Uint8Array {
   return bytesOf(a);
 }
 
+/** Runs of short patterns (periods 1-17) of random lengths between noise: matches at small offsets. */
+function periods(seed: number): Uint8Array {
+  const r = seededRandom(seed);
+  const out: number[] = [];
+  while (out.length < 120000) {
+    const period = 1 + Math.floor(r() * 17);
+    const pattern = Array.from({ length: period }, () => Math.floor(r() * 256));
+    const len = 3 + Math.floor(r() * (r() < 0.2 ? 3000 : 60));
+    for (let i = 0; i < len; i++) out.push(pattern[i % period]);
+    for (let i = Math.floor(r() * 6); i > 0; i--) out.push(Math.floor(r() * 256));
+  }
+  return Uint8Array.from(out);
+}
+
 function noise(n: number, seed: number): Uint8Array {
   const r = seededRandom(seed);
   return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
@@ -45,6 +59,7 @@ export const ZSTD_INPUTS: Record<string, () => Uint8Array> = {
   walk: () => bytesOf(randomWalkFloat32(32, 256, 9)),
   ramps: () => ramps(40000, 2),
   noise: () => noise(20000, 6),
+  periods: () => periods(8),
   mixed,
   empty: () => new Uint8Array(0),
   byte: () => Uint8Array.of(42),

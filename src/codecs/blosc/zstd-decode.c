@@ -735,16 +735,23 @@ static inline void copy16(u8 *dst, const u8 *src, u32 n) {
   } while (dst < end);
 }
 
-/* A match of n bytes from `offset` back; the regions overlap when offset < n. */
+/*
+ * A match of n bytes from `offset` back; the regions overlap when offset < n. A short offset
+ * repeats a pattern: once its first d bytes are written (d the first multiple of offset from 16
+ * up), every byte equals the one d back, so the rest moves as 16-byte vectors from d back. Runs
+ * of one byte (offset 1), common in shuffled data, go 16 bytes a step instead of one.
+ */
 static inline void copy_match(u8 *op, u32 offset, u32 n) {
   const u8 *m = op - offset;
   if (offset >= 16) {
     copy16(op, m, n);
-  } else if (offset >= 8) {
-    for (u32 i = 0; i < n; i += 8) __builtin_memcpy(op + i, m + i, 8);
-  } else {
-    for (u32 i = 0; i < n; i++) op[i] = m[i];
+    return;
   }
+  u32 d = offset;
+  while (d < 16) d += offset;
+  u32 i = 0;
+  for (; i < d && i < n; i++) op[i] = m[i];
+  if (i < n) copy16(op + i, op + i - d, n - i);
 }
 
 /*
