@@ -1,5 +1,5 @@
 /**
- * Compiles src/codecs/blosc/kernels.c and zstd-decode.c to WebAssembly with Debian's clang and wasm-ld (packages
+ * Compiles src/codecs/blosc/kernels.c, zstd-decode.c and inflate.c to WebAssembly with Debian's clang and wasm-ld (packages
  * clang and lld) and writes the module, base64-encoded, into src/codecs/blosc/kernels-wasm.ts
  * beside the SHA-256 of the C sources it came from. The generated file is committed, so neither
  * the package build nor its users need a C toolchain; test/wasm-kernels.test.ts checks that the
@@ -17,8 +17,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const KERNELS_SOURCE = join(ROOT, "src/codecs/blosc/kernels.c");
-/** The C files of the module: the blosc kernels and the zstd decoder. */
-export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/blosc/zstd-decode.c")];
+/** The C files of the module: the blosc kernels, the zstd decoder and inflate. */
+export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/blosc/zstd-decode.c"), join(ROOT, "src/codecs/blosc/inflate.c")];
 export const KERNELS_MODULE = join(ROOT, "src/codecs/blosc/kernels-wasm.ts");
 
 /**

@@ -1,7 +1,10 @@
 /**
- * zlib and gzip streams: node:zlib (native zlib, about 3.5x pako's inflate) when running on Node,
- * pako everywhere else. Both are zlib 1.x's deflate with the same parameters, so they write the
- * same bytes at every level (test/codec-backends.test.ts checks it); the choice is speed only.
+ * zlib and gzip streams: node:zlib (native zlib, about 3.5x pako's inflate) when running on Node;
+ * elsewhere (browsers) our inflate (inflate.c, in the WASM kernels' module; 2.4-3.7x pako's speed
+ * in Chromium) decodes and pako encodes; pako alone where WebAssembly SIMD is missing. node:zlib
+ * and pako are zlib 1.x's deflate with the same parameters, so they write the same bytes at every
+ * level (test/codec-backends.test.ts checks it); every decoder accepts what zlib accepts
+ * (test/inflate.test.ts). The choice is speed only.
  *
  * node:zlib is never imported, statically or dynamically, so a browser bundle of parzarr does not
  * need it and no bundler (webpack included) tries to resolve it: on Node it comes from
@@ -12,6 +15,7 @@ import * as pako from "pako";
 import { CorruptChunkError } from "../errors.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 import { runNativeStream } from "./native-stream.js";
+import { runDecoder, wasmKernels } from "./blosc/wasm.js";
 
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZlib {
@@ -21,7 +25,7 @@ interface NodeZlib {
   gunzipSync(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
 }
 
-export type DeflateBackendName = "node:zlib" | "pako";
+export type DeflateBackendName = "node:zlib" | "wasm-kernel" | "pako";
 
 /** One implementation of the four operations; `maxOutput` caps inflation (a corrupt or hostile stream). */
 export interface DeflateBackend {
@@ -74,9 +78,53 @@ const native: DeflateBackend | null = nodeZlib === undefined ? null : nodeBacken
 
 let forced: DeflateBackend | null = null;
 
-/** The backend in use: node:zlib on Node, pako elsewhere. */
+/** What inflate.c's negative results mean. */
+const INFLATE_FAULTS: Record<number, string> = {
+  1: "unexpected end of stream",
+  2: "incorrect header check (or a reserved block type)",
+  3: "the stream needs a preset dictionary, which parzarr does not support",
+  5: "incorrect data check: the checksum does not match",
+  6: "invalid Huffman code lengths",
+  7: "invalid literal/length or distance symbol",
+  8: "invalid distance: too far back",
+  9: "invalid stored block lengths",
+};
+
+/**
+ * inflate.c on `src` (format 1 zlib, 2 gzip) into at most `cap` bytes: a view of the result in
+ * the kernels' scratch (valid until its next use), or null where there are no kernels or the
+ * scratch would pass its limit. Throws as the other backends do: RangeError past the cap, Error
+ * naming the fault for a damaged stream.
+ */
+function kernelInflate(src: Uint8Array, cap: number, format: 1 | 2): Uint8Array | null {
+  const r = runDecoder(src, cap, (k, outAt) => k.inflate(0, src.length, outAt, cap, format));
+  if (r === null) return null;
+  if (r.n === -4) throw new RangeError(`inflated past the ${cap}-byte limit`);
+  if (r.n < 0) throw new Error(INFLATE_FAULTS[-r.n] ?? `fault ${-r.n}`);
+  return r.out;
+}
+
+/**
+ * Our inflate for decoding and pako for encoding: the choice where the runtime has no node:zlib
+ * but has WebAssembly SIMD. inflate.c sizes its output from the caller's bound, so a call
+ * without one (not made by parzarr's codecs, which always pass one) goes to pako.
+ */
+export const kernelDeflateBackend: DeflateBackend = {
+  name: "wasm-kernel",
+  deflate: pakoBackend.deflate,
+  gzip: pakoBackend.gzip,
+  inflate: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 1)?.slice()) ?? pakoBackend.inflate(src, maxOutput),
+  gunzip: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 2)?.slice()) ?? pakoBackend.gunzip(src, maxOutput),
+};
+
+/** Whether inflating stages its work in the WASM kernels' scratch (blosc must not lend it then). */
+export function inflateUsesWasmScratch(): boolean {
+  return deflateBackend() === kernelDeflateBackend;
+}
+
+/** The backend in use: node:zlib on Node, else our WASM inflate with pako's deflate, else pako. */
 export function deflateBackend(): DeflateBackend {
-  return forced ?? native ?? pakoBackend;
+  return forced ?? native ?? (wasmKernels() !== null ? kernelDeflateBackend : pakoBackend);
 }
 
 /**
@@ -155,8 +203,22 @@ export function inflateInto(src: Uint8Array, dest: Uint8Array, what: string): nu
   // anything else (another size, a damaged stream, no node:zlib) takes the one-shot path below,
   // which gives the precise size or error (inflateSync's output comes in fresh 16 KiB pieces
   // joined by one more copy, then copied here: three passes and a chunk of fresh memory).
-  if (native !== null && deflateBackend() === native && runNativeStream(isGzip(src) ? "gunzip" : "inflate", src, dest, true) === dest.length) {
+  const backend = deflateBackend();
+  if (native !== null && backend === native && runNativeStream(isGzip(src) ? "gunzip" : "inflate", src, dest, true) === dest.length) {
     return dest.length;
+  }
+  // Our inflate: into scratch bounded by dest, then one copy (no fresh result buffer).
+  if (backend === kernelDeflateBackend) {
+    let out: Uint8Array | null;
+    try {
+      out = kernelInflate(src, dest.length, isGzip(src) ? 2 : 1);
+    } catch (err) {
+      return corrupt(what, src, err);
+    }
+    if (out !== null) {
+      dest.set(out);
+      return out.length;
+    }
   }
   const out = inflateAny(src, what, dest.length);
   if (out.length <= dest.length) dest.set(out);

@@ -20,7 +20,7 @@
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
 import type { ByteScatter } from "../types.js";
-import { inflateInto, zlibCompress } from "../deflate.js";
+import { inflateInto, inflateUsesWasmScratch, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
@@ -240,8 +240,9 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   const STREAM = 2 * UNSHUFFLED;
   const SCRATCH = lz4Wasm ? STREAM + blocksize + 16 : STREAM;
   const simd = doShuffle && typesize === 4 ? kernelsFor(SCRATCH) : null;
-  // Synchronous codecs decode straight into the SIMD scratch; zstd (which awaits) into tmp first.
-  const simdDirect = simd !== null && format !== FORMAT_ZSTD;
+  // Codecs decode straight into the SIMD scratch, but for those that stage their own work in it
+  // (zstd, which also awaits, and zlib on our WASM inflate): they decode into tmp first.
+  const simdDirect = simd !== null && format !== FORMAT_ZSTD && !(format === FORMAT_ZLIB && inflateUsesWasmScratch());
   try {
     for (let j = 0; j < nblocks; j++) {
       const isLeftover = j === nblocks - 1 && leftover > 0;

@@ -1,8 +1,8 @@
 /**
  * The WebAssembly kernels of kernels.c (compiled by tools/build-wasm.ts into kernels-wasm.ts): the
  * typesize-4 byte shuffle and unshuffle with WASM SIMD, LZ4 block compression, 2-3x faster
- * than lz4.ts's JavaScript and writing the same bytes, LZ4 block decompression, and a zstd decoder
- * (zstd-decode.c) for runtimes without native zstd. Where WebAssembly or its SIMD proposal is
+ * than lz4.ts's JavaScript and writing the same bytes, LZ4 block decompression, and the zstd
+ * (zstd-decode.c) and zlib/gzip (inflate.c) decoders for runtimes without native ones. Where WebAssembly or its SIMD proposal is
  * missing (or the page forbids compiling), `wasmKernels()` returns null and callers keep the
  * JavaScript code, which writes the same bytes.
  *
@@ -42,6 +42,12 @@ export interface WasmKernels {
   zstdDecompress(src: number, n: number, dst: number, cap: number): number;
   /** zstd-decode.c: the low 32 bits of XXH64 (seed 0) of `n` bytes at `src`, unsigned. */
   xxh64Low32(src: number, n: number): number;
+  /**
+   * inflate.c: inflates the stream of `n` bytes at `src` (format 0 raw deflate, 1 zlib, 2 gzip
+   * members) into `dst`, which holds `cap` bytes and 32 more of slack. Returns the decoded length,
+   * or a negative fault code (deflate.ts names them).
+   */
+  inflate(src: number, n: number, dst: number, cap: number, format: 0 | 1 | 2): number;
 }
 
 /** Rounds up to a whole 16-byte vector, so each scratch area starts aligned. */
@@ -71,6 +77,21 @@ export function runStaged(
   const n = kernel(k, outAt);
   if (n > 0) dest.set(scratch.subarray(outAt, outAt + n), destStart);
   return n;
+}
+
+/**
+ * Runs a decoder kernel (zstd, inflate) on `src` staged at scratch offset 0, with room for `cap`
+ * bytes of output and 32 of slack after it; `kernel` gets the output's offset and returns the
+ * decoded length or a negative fault code. Returns that with a view of the output (valid until
+ * the next reserve), or null where there are no kernels or the scratch would pass its limit.
+ */
+export function runDecoder(src: Uint8Array, cap: number, kernel: (k: WasmKernels, outAt: number) => number): { n: number; out: Uint8Array } | null {
+  const outAt = align16(src.length + 16);
+  const k = outAt + cap + 32 <= WASM_SCRATCH_LIMIT ? wasmKernels() : null;
+  if (k === null) return null;
+  k.reserve(outAt + cap + 32).set(src, 0);
+  const n = kernel(k, outAt);
+  return { n, out: k.reserve(0).subarray(outAt, outAt + Math.max(n, 0)) };
 }
 
 let instance: WasmKernels | null | undefined;
@@ -149,6 +170,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
     const unlz4 = inst.exports.lz4_decompress as (s: number, n: number, d: number, c: number) => number;
     const unzstd = inst.exports.zstd_decompress as (s: number, n: number, d: number, c: number) => number;
     const xxh = inst.exports.xxh64_low32 as (s: number, n: number) => number;
+    const infl = inst.exports.inflate as (s: number, n: number, d: number, c: number, f: number) => number;
     let view = new Uint8Array(mem.buffer, base);
     return {
       reserve(n: number): Uint8Array {
@@ -166,6 +188,7 @@ function wrap(inst: WebAssembly.Instance): WasmKernels | null {
       lz4Decompress: (s, n, d, c) => unlz4(base + s, n, base + d, c),
       zstdDecompress: (s, n, d, c) => unzstd(base + s, n, base + d, c),
       xxh64Low32: (s, n) => xxh(base + s, n) >>> 0,
+      inflate: (s, n, d, c, f) => infl(base + s, n, base + d, c, f),
     };
   } catch {
     return null;

@@ -14,7 +14,7 @@
  * Errors from any of them become CorruptChunkError.
  */
 import { runNativeStream } from "../native-stream.js";
-import { align16, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm.js";
+import { runDecoder, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm.js";
 import { CorruptChunkError } from "../../errors.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
@@ -84,7 +84,10 @@ export function zstdDecompressInto(src: Uint8Array, dest: Uint8Array): boolean {
   if (backend === native) return runNativeStream("zstd-decompress", src, dest, true) === dest.length;
   if (backend !== kernelZstdBackend) return false;
   try {
-    return kernelDecodeInto(src, dest.length, dest)?.n === dest.length;
+    const out = kernelDecode(src, dest.length);
+    if (out?.length !== dest.length) return false;
+    dest.set(out);
+    return true;
   } catch {
     return false;
   }
@@ -128,20 +131,15 @@ const KERNEL_FAULTS: Record<number, string> = {
 };
 
 /**
- * Decodes the frames of `src` with zstd-decode.c into `dest` (from `destStart`), which may take up
- * to `cap` bytes. Returns the decoded length, or null where there are no kernels or the scratch
- * would pass its limit; throws a CorruptChunkError naming the fault for a damaged input.
+ * Decodes the frames of `src` with zstd-decode.c into at most `cap` bytes: a view of them in the
+ * kernels' scratch (valid until its next use), or null where there are no kernels or the scratch
+ * would pass its limit. Throws a CorruptChunkError naming the fault for a damaged input.
  */
-function kernelDecodeInto(src: Uint8Array, cap: number, dest: Uint8Array | null, destStart = 0): { n: number; from: Uint8Array; at: number } | null {
-  const k = wasmKernels();
-  const outAt = align16(src.length + 16);
-  if (k === null || outAt + cap + 32 > WASM_SCRATCH_LIMIT) return null;
-  const scratch = k.reserve(outAt + cap + 32);
-  scratch.set(src, 0);
-  const n = k.zstdDecompress(0, src.length, outAt, cap);
-  if (n < 0) throw new CorruptChunkError(`zstd: ${KERNEL_FAULTS[-n] ?? `fault ${-n}`} (${src.length} bytes of input)`);
-  if (dest !== null) dest.set(scratch.subarray(outAt, outAt + n), destStart);
-  return { n, from: scratch, at: outAt };
+function kernelDecode(src: Uint8Array, cap: number): Uint8Array | null {
+  const r = runDecoder(src, cap, (k, outAt) => k.zstdDecompress(0, src.length, outAt, cap));
+  if (r === null) return null;
+  if (r.n < 0) throw new CorruptChunkError(`zstd: ${KERNEL_FAULTS[-r.n] ?? `fault ${-r.n}`} (${src.length} bytes of input)`);
+  return r.out;
 }
 
 /**
@@ -151,12 +149,7 @@ function kernelDecodeInto(src: Uint8Array, cap: number, dest: Uint8Array | null,
 export const kernelZstdBackend: ZstdBackend = {
   name: "wasm-kernel",
   compress: (src, level) => wasmZstdBackend.compress(src, level),
-  decompress: async (src, maxOutput) => {
-    const cap = maxOutput ?? zstdMaxDecodedSize(src);
-    const r = kernelDecodeInto(src, cap, null);
-    if (r === null) return wasmZstdBackend.decompress(src, maxOutput);
-    return r.from.slice(r.at, r.at + r.n);
-  },
+  decompress: async (src, maxOutput) => kernelDecode(src, maxOutput ?? zstdMaxDecodedSize(src))?.slice() ?? wasmZstdBackend.decompress(src, maxOutput),
 };
 
 /**

@@ -1,0 +1,180 @@
+/**
+ * Our own inflate (src/codecs/blosc/inflate.c, in the WASM kernels' module), the zlib and gzip
+ * decoder where the runtime has no node:zlib (browsers). It must decode what zlib writes, byte
+ * for byte, with any parameters, and judge damaged streams as zlib does (accept exactly what zlib
+ * accepts), never writing outside its output. node:zlib, on every Node, is the reference.
+ */
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import zlib from "node:zlib";
+import { CorruptChunkError } from "../src/errors.js";
+import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { deflateBackend, inflateAny, inflateInto, kernelDeflateBackend, nativeDeflateBackend, pakoBackend, setDeflateBackend } from "../src/codecs/deflate.js";
+import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { MemoryStore, createArray, type NDArray } from "../src/index.js";
+
+const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const FORMATS = { raw: 0, zlib: 1, gzip: 2 } as const;
+type Format = keyof typeof FORMATS;
+const GUARD = 64;
+
+/** The kernel alone, with guard bytes around input and output: the bytes, or the fault code. */
+function kernelInflate(src: Uint8Array, cap: number, format: Format): Uint8Array | number {
+  const k = wasmKernels();
+  assert.ok(k !== null, "the WASM kernels load here");
+  const srcAt = GUARD;
+  const outAt = align16(srcAt + src.length + 16);
+  const end = outAt + cap + 32;
+  const scratch = k.reserve(end + GUARD);
+  scratch.fill(0xa5, 0, end + GUARD);
+  scratch.set(src, srcAt);
+  const n = k.inflate(srcAt, src.length, outAt, cap, FORMATS[format]);
+  const after = k.reserve(end + GUARD);
+  for (let i = 0; i < srcAt; i++) assert.equal(after[i], 0xa5, "written before the input");
+  assert.ok(eq(after.subarray(srcAt, srcAt + src.length), src), "the input was changed");
+  for (let i = end; i < end + GUARD; i++) assert.equal(after[i], 0xa5, "written past the output's slack");
+  if (n < 0) return n;
+  assert.ok(n <= cap);
+  return after.slice(outAt, outAt + n);
+}
+
+const zlibOf = (format: Format, input: Uint8Array, opts: zlib.ZlibOptions = {}): Uint8Array =>
+  new Uint8Array(format === "raw" ? zlib.deflateRawSync(input, opts) : format === "zlib" ? zlib.deflateSync(input, opts) : zlib.gzipSync(input, opts));
+
+/** What node:zlib makes of a stream: its bytes, or null when it refuses it. */
+function reference(format: Format, src: Uint8Array): Uint8Array | null {
+  try {
+    return new Uint8Array(format === "raw" ? zlib.inflateRawSync(src) : format === "zlib" ? zlib.inflateSync(src) : zlib.gunzipSync(src));
+  } catch {
+    return null;
+  }
+}
+
+function inputs(seed: number): Uint8Array[] {
+  const r = seededRandom(seed);
+  const periods = Uint8Array.from({ length: 50000 }, (_, i) => (i % (1 + (Math.floor(i / 997) % 17))) * 13 + (r() < 0.01 ? 7 : 0));
+  const text = new TextEncoder().encode(Array.from({ length: 3000 }, (_, i) => `row ${i % 71}: ${Math.floor(r() * 900)} zarr\n`).join(""));
+  return [
+    new Uint8Array(0),
+    Uint8Array.of(9),
+    bytesOf(randomWalkFloat32(64, 512, seed)),
+    Uint8Array.from({ length: 70000 }, () => Math.floor(r() * 256)),
+    new Uint8Array(200000),
+    periods,
+    text,
+  ];
+}
+
+describe("inflate (WASM)", () => {
+  test("is the zlib/gzip decoder where there is no node:zlib; node:zlib stays in use on Node", () => {
+    assert.equal(deflateBackend().name, "node:zlib");
+    assert.equal(kernelDeflateBackend.name, "wasm-kernel");
+  });
+
+  test("decodes what zlib writes with every level, strategy, window and memory level, in all three formats", () => {
+    const r = seededRandom(3);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)];
+    let cases = 0;
+    for (const input of inputs(1)) {
+      for (let round = 0; round < 14; round++) {
+        const opts = { level: Math.floor(r() * 10), strategy: Math.floor(r() * 5), windowBits: 9 + Math.floor(r() * 7), memLevel: 1 + Math.floor(r() * 9) };
+        const format = pick<Format>(["raw", "zlib", "gzip"]);
+        const stream = zlibOf(format, input, opts);
+        const got = kernelInflate(stream, input.length, format);
+        assert.ok(typeof got !== "number" && eq(got, input), `${format} ${JSON.stringify(opts)}, ${input.length} bytes: ${String(got)}`);
+        cases++;
+      }
+    }
+    assert.equal(cases, 98);
+  });
+
+  test("gzip: concatenated members join; header fields (name, comment, extra, header CRC) are skipped or checked; anything else after a member is refused", () => {
+    const a = new TextEncoder().encode("first member, ");
+    const b = bytesOf(randomWalkFloat32(8, 256));
+    const two = Uint8Array.from([...zlibOf("gzip", a), ...zlibOf("gzip", b)]);
+    const got = kernelInflate(two, a.length + b.length, "gzip");
+    assert.ok(typeof got !== "number" && eq(got, Uint8Array.from([...a, ...b])));
+    assert.equal(typeof kernelInflate(Uint8Array.from([...zlibOf("gzip", a), 1, 2, 3]), 100, "gzip"), "number");
+    // A header with FEXTRA, FNAME, FCOMMENT and FHCRC, the header CRC computed here.
+    const body = zlibOf("gzip", b).subarray(10);
+    const head = [0x1f, 0x8b, 8, 0x04 | 0x08 | 0x10 | 0x02, 0, 0, 0, 0, 0, 3, 3, 0, 1, 2, 3, ...new TextEncoder().encode("name.bin"), 0, ...new TextEncoder().encode("a comment"), 0];
+    const crc = zlib.crc32(Uint8Array.from(head)) & 0xffff;
+    const full = Uint8Array.from([...head, crc & 255, crc >> 8, ...body]);
+    assert.ok(eq(reference("gzip", full)!, b), "node:zlib reads the hand-made header");
+    const ours = kernelInflate(full, b.length, "gzip");
+    assert.ok(typeof ours !== "number" && eq(ours, b));
+    const badCrc = full.slice();
+    badCrc[head.length] ^= 1;
+    assert.equal(reference("gzip", badCrc), null);
+    assert.equal(kernelInflate(badCrc, b.length, "gzip"), -5);
+    // zlib: trailing bytes after the stream are ignored, as node:zlib and pako do; a preset
+    // dictionary is refused.
+    const z = zlibOf("zlib", a);
+    const trailing = kernelInflate(Uint8Array.from([...z, 7, 7, 7]), a.length, "zlib");
+    assert.ok(typeof trailing !== "number" && eq(trailing, a));
+    const withDict = zlib.deflateSync(a, { dictionary: Buffer.from("first") });
+    assert.equal(kernelInflate(new Uint8Array(withDict), a.length, "zlib"), -3);
+  });
+
+  test("damaged streams: the same verdict as zlib (refused, or the same bytes), never a write outside the output", () => {
+    const r = seededRandom(9);
+    let refused = 0;
+    let rounds = 0;
+    for (const input of inputs(2)) {
+      for (const format of ["raw", "zlib", "gzip"] as Format[]) {
+        const stream = zlibOf(format, input, { level: 1 + (rounds % 9) });
+        for (let k = 0; k < 30; k++, rounds++) {
+          const bad = stream.slice();
+          for (let j = 0; j < 1 + Math.floor(r() * 3); j++) if (bad.length > 0) bad[Math.floor(r() * bad.length)] ^= 1 + Math.floor(r() * 255);
+          const cut = k % 3 === 0 ? bad.subarray(0, Math.floor(r() * bad.length)) : bad;
+          const want = reference(format, cut);
+          const got = kernelInflate(cut, Math.max(input.length, want?.length ?? 0) + 64, format);
+          if (want === null) {
+            assert.equal(typeof got, "number", `${format} round ${rounds}: zlib refuses it, we decoded it`);
+            refused++;
+          } else {
+            assert.ok(typeof got !== "number" && eq(got, want), `${format} round ${rounds}: zlib decodes it, we ${typeof got === "number" ? `refused (${got})` : "differ"}`);
+          }
+        }
+      }
+    }
+    assert.ok(refused > 300, `${refused} of ${rounds} damaged streams refused`);
+  });
+
+  test("through the backend: inflateAny and inflateInto give CorruptChunkError for damage and over-long streams; blosc-zlib and zlib arrays read", async () => {
+    const previous = setDeflateBackend(kernelDeflateBackend);
+    try {
+      assert.equal(deflateBackend(), kernelDeflateBackend);
+      const data = bytesOf(randomWalkFloat32(128, 256));
+      for (const format of ["zlib", "gzip"] as const) {
+        const stream = zlibOf(format, data, { level: 6 });
+        assert.ok(eq(inflateAny(stream, "t", data.length * 2), data));
+        const dest = new Uint8Array(data.length);
+        assert.equal(inflateInto(stream, dest, "t"), data.length);
+        assert.ok(eq(dest, data));
+        assert.throws(() => inflateInto(stream, new Uint8Array(data.length - 1), "t"), CorruptChunkError, `${format}: longer than dest`);
+        assert.equal(inflateInto(stream, new Uint8Array(data.length + 9), "t"), data.length, `${format}: room to spare`);
+        const bad = stream.slice();
+        bad[bad.length - 3] ^= 0x40;
+        assert.throws(() => inflateAny(bad, "t", data.length * 2), (e: unknown) => e instanceof CorruptChunkError && /does not match/.test(e.message), `${format}: checksum`);
+        assert.throws(() => inflateAny(stream.subarray(0, 40), "t", data.length * 2), CorruptChunkError, `${format}: cut`);
+        // Without a size bound it is pako's (the kernel needs one to size its output).
+        assert.ok(eq(format === "zlib" ? kernelDeflateBackend.inflate(stream) : kernelDeflateBackend.gunzip(stream), data));
+      }
+      for (const shuffle of [0, 1] as const) {
+        const frame = await bloscEncode(data, { cname: "zlib", clevel: 5, shuffle, typesize: 4, blocksize: 0 });
+        assert.ok(eq(await bloscDecode(frame), data), `blosc-zlib shuffle ${shuffle}`);
+      }
+      const a = await createArray(new MemoryStore(), { shape: [300, 200], chunks: [128, 128], dtype: "<f4", zarrFormat: 2, compressor: { id: "zlib", level: 4 } });
+      const values = randomWalkFloat32(300, 200, 5);
+      await a.set(null, { data: values, shape: [300, 200] }, { threads: 0 });
+      assert.deepEqual(((await a.get(null, { threads: 0 })) as NDArray<Float32Array>).data, values);
+      // Streams written by pako (the encoder this backend keeps) read back.
+      assert.ok(eq(inflateAny(pakoBackend.deflate(data, 9), "t", data.length), data));
+      assert.ok(nativeDeflateBackend() !== null);
+    } finally {
+      setDeflateBackend(previous);
+    }
+  });
+});
