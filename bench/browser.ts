@@ -1,6 +1,6 @@
 /**
  * The browser benchmark (issue 15, item 6): a 64 MiB v2 array (4096 x 4096 float32, 512 x 512
- * chunks; blosc-lz4 and zstd) served from 127.0.0.1 with COOP/COEP, read whole in one headless
+ * chunks; blosc-lz4, zstd and zlib) served from 127.0.0.1 with COOP/COEP, read whole in one headless
  * Chromium page by zarrita.js (main thread), fizarrita (2 Web Workers), parzarr inline, parzarr
  * on 2 Web Workers (each fetching its own chunks, the default) and on 2 Web Workers fed by the
  * page's fetches (`fetchOnCaller`); beside them the fetch-only floor (every chunk fetched at once, no decode) and
@@ -53,6 +53,7 @@ const values32 = randomWalk(shape, 7);
 const compressors = {
   "blosc-lz4": { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 },
   zstd: { id: "zstd", level: 1 },
+  zlib: { id: "zlib", level: 1 },
 } as const;
 const arrays: BenchArray[] = [];
 const grid = Math.ceil(size / chunk);
