@@ -89,13 +89,25 @@ describe("inflate (WASM)", () => {
     assert.equal(cases, 98);
   });
 
-  test("gzip: concatenated members join; header fields (name, comment, extra, header CRC) are skipped or checked; anything else after a member is refused", () => {
+  test("gzip: concatenated members join; header fields (name, comment, extra, header CRC) are skipped or checked; after a member, data starting with a zero byte is ignored (as zlib does) and anything else refused", () => {
     const a = new TextEncoder().encode("first member, ");
     const b = bytesOf(randomWalkFloat32(8, 256));
     const two = Uint8Array.from([...zlibOf("gzip", a), ...zlibOf("gzip", b)]);
     const got = kernelInflate(two, a.length + b.length, "gzip");
     assert.ok(typeof got !== "number" && eq(got, Uint8Array.from([...a, ...b])));
     assert.equal(typeof kernelInflate(Uint8Array.from([...zlibOf("gzip", a), 1, 2, 3]), 100, "gzip"), "number");
+    assert.equal(reference("gzip", Uint8Array.from([...zlibOf("gzip", a), 1, 2, 3])), null);
+    for (const tail of [[0], [0, 1, 2, 3], [0, 0x1f, 0x8b]]) {
+      const padded = Uint8Array.from([...two, ...tail]);
+      assert.ok(eq(reference("gzip", padded)!, Uint8Array.from([...a, ...b])), `node:zlib ignores ${tail.join(",")} after a member`);
+      const ours = kernelInflate(padded, a.length + b.length, "gzip");
+      assert.ok(typeof ours !== "number" && eq(ours, Uint8Array.from([...a, ...b])), `we ignore ${tail.join(",")} after a member`);
+    }
+    // A member is a stream of its own: a match may not reach back into the member before it.
+    // The second member is a fixed block with one match (length 3, distance 6) and an empty CRC-32.
+    const reaching = Uint8Array.from([...zlibOf("gzip", new TextEncoder().encode("hello hello hello")), ...Buffer.from("1f8b08000000000000030312001bf10be503000000", "hex")]);
+    assert.equal(reference("gzip", reaching), null, "node:zlib refuses it");
+    assert.equal(kernelInflate(reaching, 100, "gzip"), -8);
     // A header with FEXTRA, FNAME, FCOMMENT and FHCRC, the header CRC computed here.
     const body = zlibOf("gzip", b).subarray(10);
     const head = [0x1f, 0x8b, 8, 0x04 | 0x08 | 0x10 | 0x02, 0, 0, 0, 0, 0, 3, 3, 0, 1, 2, 3, ...new TextEncoder().encode("name.bin"), 0, ...new TextEncoder().encode("a comment"), 0];
@@ -115,6 +127,32 @@ describe("inflate (WASM)", () => {
     assert.ok(typeof trailing !== "number" && eq(trailing, a));
     const withDict = zlib.deflateSync(a, { dictionary: Buffer.from("first") });
     assert.equal(kernelInflate(new Uint8Array(withDict), a.length, "zlib"), -3);
+  });
+
+  test("a stream of many empty fixed-code blocks decodes (the fixed codes are built once, not per block)", () => {
+    // 200,000 empty fixed blocks (BFINAL 0, BTYPE 01, end of block: 10 bits each), then a final
+    // fixed block holding 'A' (code 0x71 in 8 bits, written most significant bit first).
+    const blocks = 200000;
+    const raw = new Uint8Array(Math.ceil((blocks * 10 + 3 + 8 + 7) / 8));
+    let bit = 0;
+    const put = (value: number, width: number): void => {
+      for (let i = 0; i < width; i++, bit++) if ((value >> i) & 1) raw[bit >> 3] |= 1 << (bit & 7);
+    };
+    const putCode = (code: number, width: number): void => {
+      for (let i = width - 1; i >= 0; i--) put((code >> i) & 1, 1);
+    };
+    for (let i = 0; i < blocks; i++) {
+      put(0, 1);
+      put(1, 2);
+      putCode(0, 7);
+    }
+    put(1, 1);
+    put(1, 2);
+    putCode(0x30 + 0x41, 8);
+    putCode(0, 7);
+    assert.equal(Buffer.from(zlib.inflateRawSync(raw)).toString(), "A", "node:zlib reads the hand-made stream");
+    const got = kernelInflate(raw, 16, "raw");
+    assert.ok(typeof got !== "number" && Buffer.from(got).toString() === "A");
   });
 
   test("damaged streams: the same verdict as zlib (refused, or the same bytes), never a write outside the output", () => {

@@ -5,8 +5,8 @@
  * stream into one flat output, so a match may reach back to the start of its stream and no window
  * is kept; it follows zlib's rules on what it accepts (complete Huffman codes but for a lone
  * distance code, no more than 286 length and 30 distance codes, checksums verified, trailing
- * bytes after a zlib stream ignored, concatenated gzip members joined, anything else after a gzip
- * member refused).
+ * bytes after a zlib stream ignored, concatenated gzip members joined, data after a gzip member
+ * that starts with a zero byte ignored, anything else there refused).
  *
  * Every read and write is bounds-checked; damaged input gives a negative IERR_* code. The output
  * needs 32 bytes of room after its capacity: matches move as 16-byte vectors.
@@ -103,6 +103,7 @@ static u32 adler32(const u8 *p, u32 n) {
  * at a time from the counts of codes per length and the symbols sorted by code.
  */
 typedef struct {
+  u32 mask;            /* (1 << table bits) - 1: the table is as wide as the longest code, up to FAST_BITS */
   u16 fast[1 << FAST_BITS];
   u16 count[MAX_BITS + 1];
   u16 sorted[288];
@@ -130,7 +131,11 @@ static int huffman_build(Huffman *h, const u8 *lengths, u32 n, int kind) {
   u32 maxLen = 0;
   for (u32 len = 1; len <= MAX_BITS; len++)
     if (h->count[len]) maxLen = len;
-  __builtin_memset(h->fast, 0, sizeof h->fast);
+  /* Only as many table bits as the longest code needs: a stream of many small blocks must not pay
+     for clearing and filling 4096 entries per table per block. */
+  u32 tableBits = maxLen < FAST_BITS ? (maxLen ? maxLen : 1) : FAST_BITS;
+  h->mask = (1u << tableBits) - 1;
+  __builtin_memset(h->fast, 0, (1u << tableBits) * sizeof h->fast[0]);
   if (maxLen == 0) return kind == DIST;
   s32 left = 1;
   for (u32 len = 1; len <= MAX_BITS; len++) {
@@ -145,10 +150,10 @@ static int huffman_build(Huffman *h, const u8 *lengths, u32 n, int kind) {
     if (lengths[s]) h->sorted[offs[lengths[s]]++] = (u16)s;
   /* The fast table: each short code at its bit-reversed value and every extension of it. */
   u32 code = 0, index = 0;
-  for (u32 len = 1; len <= FAST_BITS; len++) {
+  for (u32 len = 1; len <= tableBits; len++) {
     for (u32 i = 0; i < h->count[len]; i++, code++, index++) {
       u16 entry = (u16)(h->sorted[index] | (len << 9));
-      for (u32 r = reverse_bits(code, len); r < (1u << FAST_BITS); r += 1u << len) h->fast[r] = entry;
+      for (u32 r = reverse_bits(code, len); r <= h->mask; r += 1u << len) h->fast[r] = entry;
     }
     code <<= 1;
   }
@@ -187,7 +192,7 @@ static inline u32 take(Bits *b, u32 n) {
 
 /* A symbol of `h`; the container holds at least 15 bits. Returns -1 for a code that is not one. */
 static inline s32 decode_symbol(Bits *b, const Huffman *h) {
-  u32 e = h->fast[b->hold & ((1u << FAST_BITS) - 1)];
+  u32 e = h->fast[b->hold & h->mask];
   if (e) {
     take(b, e >> 9);
     return (s32)(e & 511);
@@ -214,7 +219,10 @@ static const u16 DIST_BASE[30] = {1,   2,   3,   4,   5,   7,    9,    13,   17,
 static const u8 DIST_EXTRA[30] = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 static const u8 CODE_LENGTH_ORDER[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
 
-static Huffman litlen, dist, lencode;
+/* The current dynamic block's codes, the code-length code, and the fixed codes (built once: a
+   stream of many tiny fixed blocks must not rebuild them per block). */
+static Huffman litlen, dist, lencode, fixedLit, fixedDist;
+static int fixedReady;
 
 /* Copies n bytes in 16-byte steps; may write up to 15 bytes past dst + n and read past src + n. */
 static inline void copy16(u8 *dst, const u8 *src, u32 n) {
@@ -246,7 +254,7 @@ static inline void copy_match(u8 *op, u32 d, u32 n) {
  * compiler reload its fields for every symbol. (On an error the caller stops, so the copy is
  * written back only on success.)
  */
-static s32 inflate_codes(Bits *in, u8 **opp, u8 *start, u8 *oend) {
+static s32 inflate_codes(Bits *in, u8 **opp, u8 *start, u8 *oend, const Huffman *lit, const Huffman *dis) {
   Bits local = *in, *b = &local;
   u8 *op = *opp;
   for (;;) {
@@ -256,7 +264,7 @@ static s32 inflate_codes(Bits *in, u8 **opp, u8 *start, u8 *oend) {
       refill(b);
       if (b->overread > 8) return -IERR_TRUNCATED;
     }
-    s32 sym = decode_symbol(b, &litlen);
+    s32 sym = decode_symbol(b, lit);
     if (sym < 256) {
       if (sym < 0) return -IERR_CODES;
       if (op >= oend) return -IERR_OUTPUT;
@@ -271,7 +279,7 @@ static s32 inflate_codes(Bits *in, u8 **opp, u8 *start, u8 *oend) {
       if (b->overread > 8) return -IERR_TRUNCATED;
     }
     u32 len = LEN_BASE[sym] + take(b, LEN_EXTRA[sym]);
-    s32 ds = decode_symbol(b, &dist);
+    s32 ds = decode_symbol(b, dis);
     if (ds < 0) return -IERR_CODES;
     if (ds >= 30) return -IERR_SYMBOL;
     u32 d = DIST_BASE[ds] + take(b, DIST_EXTRA[ds]);
@@ -286,6 +294,7 @@ static s32 inflate_codes(Bits *in, u8 **opp, u8 *start, u8 *oend) {
 }
 
 static s32 fixed_tables(void) {
+  if (fixedReady) return 0;
   u8 lengths[320];
   u32 s = 0;
   for (; s < 144; s++) lengths[s] = 8;
@@ -294,7 +303,8 @@ static s32 fixed_tables(void) {
   for (; s < 288; s++) lengths[s] = 8;
   for (; s < 320; s++) lengths[s] = 5;
   /* The fixed distance code has 30 symbols and 2 invalid ones; it is complete as 32. */
-  if (!huffman_build(&litlen, lengths, 288, LITLEN) || !huffman_build(&dist, lengths + 288, 32, LITLEN)) return -IERR_CODES;
+  if (!huffman_build(&fixedLit, lengths, 288, LITLEN) || !huffman_build(&fixedDist, lengths + 288, 32, LITLEN)) return -IERR_CODES;
+  fixedReady = 1;
   return 0;
 }
 
@@ -368,7 +378,7 @@ static s32 inflate_raw(Bits *b, u8 **opp, u8 *start, u8 *oend) {
       return -IERR_HEADER;
     } else {
       r = type == 1 ? fixed_tables() : dynamic_tables(b);
-      if (r == 0) r = inflate_codes(b, opp, start, oend);
+      if (r == 0) r = type == 1 ? inflate_codes(b, opp, start, oend, &fixedLit, &fixedDist) : inflate_codes(b, opp, start, oend, &litlen, &dist);
     }
     if (r < 0) return r;
     if (b->overread * 8 > b->bits) return -IERR_TRUNCATED;
@@ -434,14 +444,18 @@ s32 inflate(const u8 *src, u32 n, u8 *dst, u32 cap, u32 format) {
     }
     if (at > left) return -IERR_TRUNCATED;
     b.ip = h + at;
+    /* Each member is a stream of its own: its matches may not reach into the member before. */
     u8 *memberStart = op;
-    s32 r = inflate_raw(&b, &op, dst, oend);
+    s32 r = inflate_raw(&b, &op, memberStart, oend);
     if (r < 0) return r;
     if (b.end - b.ip < 8) return -IERR_TRUNCATED;
     u32 size = (u32)(op - memberStart);
     if (crc32(0, memberStart, size) != rd32le(b.ip)) return -IERR_CHECKSUM;
     if (size != rd32le(b.ip + 4)) return -IERR_CHECKSUM;
     b.ip += 8;
+    /* zlib and pako stop at a zero byte after a member (padding some writers leave), and ignore
+       what follows; anything else must be another member. */
+    if (b.ip < b.end && *b.ip == 0) break;
   } while (b.ip < b.end);
   return (s32)(op - dst);
 }

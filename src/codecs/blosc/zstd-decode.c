@@ -10,6 +10,10 @@
  * sequence tables; repeat offsets; the XXH64 content checksum, which is verified), skippable
  * frames, and any number of concatenated frames. A frame that names a dictionary is refused.
  *
+ * Beyond the format's letter it refuses what libzstd refuses: windows over 2 GiB, blocks larger
+ * than their frame's window, four Huffman streams for under 6 literals, FSE-coded weights without
+ * their initial states; each Huffman stream must end exactly at its last literal.
+ *
  * Every read and write is bounds-checked against the input and the output capacity; damaged
  * input gives a negative ZERR_* code, never a read or write out of bounds. The output needs
  * ZSTD_OUT_SLACK bytes of room after its capacity: copies move whole 16-byte vectors.
@@ -39,6 +43,7 @@ enum {
   ZERR_SIZE = 9,        /* the frame decodes to another size than its header declares */
   ZERR_HUFFMAN = 10,    /* a Huffman table description is corrupt */
   ZERR_FSE = 11,        /* an FSE table description is corrupt */
+  ZERR_WINDOW = 12,     /* the window is over zstd's 2 GiB, or a block is larger than the window */
 };
 
 #define BLOCK_MAX (128 * 1024)
@@ -329,6 +334,7 @@ static struct {
   /* huf spread over the full 11-bit index (each entry repeated), so lookups shift by a constant. */
   u16 huf11[1 << HUF_LOG_MAX];
   u32 hufLog;       /* 0: no table yet in this frame */
+  int huf11Ready;   /* huf11 is built from huf only when a block's literals are many enough to pay */
   SeqEntry ll[1 << LL_LOG_MAX], ml[1 << ML_LOG_MAX], of[1 << OF_LOG_MAX];
   u32 llLog, mlLog, ofLog;
   int haveSeqTables;
@@ -367,6 +373,8 @@ static u32 huf_read_table(const u8 *src, u32 n) {
     BitIn b;
     if (!bit_init(&b, src + 1 + hb, header - hb)) return 0;
     u32 s1 = bit_read(&b, log), s2 = bit_read(&b, log);
+    /* The stream must hold both initial states (libzstd 1.5.6 and later check this too). */
+    if (bit_reload(&b) == 2) return 0;
     count = 0;
     /* Until a state update runs past the stream's start; then the other state's symbol ends it. */
     for (;;) {
@@ -421,12 +429,18 @@ static u32 huf_read_table(const u8 *src, u32 n) {
     start[w] += len;
   }
   st.hufLog = log;
-  u32 spread = HUF_LOG_MAX - log;
+  st.huf11Ready = 0;
+  return used;
+}
+
+/* st.huf spread to 11 bits, for the 4-stream fast loop. */
+static void huf_spread11(void) {
+  u32 spread = HUF_LOG_MAX - st.hufLog;
   for (u32 i = 0; i < (1u << HUF_LOG_MAX); i++) {
     HufEntry e = st.huf[i >> spread];
     st.huf11[i] = (u16)(e.symbol | (e.nbBits << 8));
   }
-  return used;
+  st.huf11Ready = 1;
 }
 
 static inline u8 huf_decode(BitIn *b, const HufEntry *t, u32 log) {
@@ -532,7 +546,8 @@ static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
 
 /* Four streams of one block, decoded in turn a refill at a time so their work interleaves. */
 static int huf_4streams(u8 *out, u32 len, const u8 *src, u32 n) {
-  if (n < 10) return 0;
+  /* libzstd's limits: a jump table and a byte per stream, and at least 6 literals. */
+  if (n < 10 || len < 6) return 0;
   u32 s1 = rd16(src), s2 = rd16(src + 2), s3 = rd16(src + 4);
   if (6 + s1 + s2 + s3 >= n) return 0;
   u32 s4 = n - 6 - s1 - s2 - s3;
@@ -547,7 +562,12 @@ static int huf_4streams(u8 *out, u32 len, const u8 *src, u32 n) {
   u8 *end[4] = {out + seg, out + 2 * seg, out + 3 * seg, out + len};
   const HufEntry *t = st.huf;
   u32 log = st.hufLog;
-  huf_4streams_fast(b, op, end);
+  /* Spreading the table costs 2048 stores: only for blocks with literals enough to repay it (a
+     frame of many tiny blocks, each with a table, must not cost that per block). */
+  if (len >= 2048) {
+    if (!st.huf11Ready) huf_spread11();
+    huf_4streams_fast(b, op, end);
+  }
   /* The last stream is the shortest; while it has 5 symbols to go, so have the others. */
   while (end[3] - op[3] >= 5) {
     if (bit_reload(&b[0]) | bit_reload(&b[1]) | bit_reload(&b[2]) | bit_reload(&b[3])) break;
@@ -893,6 +913,17 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     h += didSize;
     u64 fcs = fcsSize == 1 ? h[0] : fcsSize == 2 ? rd16(h) + 256 : fcsSize == 4 ? rd32le(h) : fcsSize == 8 ? rd64le(h) : ~0ull;
     if (fcsSize && fcs > (u64)(oend - op)) return -ZERR_OUTPUT;
+    /* No block may decode to more than the window (the content size in a single-segment frame)
+       or 128 KiB. We keep no window, but libzstd refuses such blocks, and so do we. */
+    u32 blockMax = BLOCK_MAX;
+    if (single) {
+      if (fcs < blockMax) blockMax = (u32)fcs;
+    } else {
+      u32 wd = ip[5], wlog = 10 + (wd >> 3);
+      if (wlog > 31) return -ZERR_WINDOW;
+      u64 window = (1ull << wlog) + ((1ull << wlog) >> 3) * (wd & 7);
+      if (window < blockMax) blockMax = (u32)window;
+    }
     ip += hsize;
     u8 *frameStart = op;
     st.hufLog = 0;
@@ -905,7 +936,8 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
       u32 bh = rd24(ip);
       u32 last = bh & 1, type = (bh >> 1) & 3, size = bh >> 3;
       ip += 3;
-      if (type == 3 || size > BLOCK_MAX) return -ZERR_HEADER;
+      if (type == 3) return -ZERR_HEADER;
+      if (size > blockMax) return -ZERR_WINDOW;
       if (type == 1) {
         if (ip >= iend) return -ZERR_TRUNCATED;
         if (size > (u32)(oend - op)) return -ZERR_OUTPUT;
@@ -923,9 +955,9 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
           u32 litCount;
           u32 used = decode_literals(ip, size, &lits, &litCount);
           if (used == 0) return -ZERR_LITERALS;
-          u8 *blockEnd = (u32)(oend - op) > BLOCK_MAX ? op + BLOCK_MAX : oend;
+          u8 *blockEnd = (u32)(oend - op) > blockMax ? op + blockMax : oend;
           s32 r = decode_sequences(ip + used, size - used, &op, blockEnd, frameStart, lits, litCount);
-          if (r < 0) return r == -ZERR_OUTPUT && blockEnd != oend ? -ZERR_SEQUENCES : r;
+          if (r < 0) return r == -ZERR_OUTPUT && blockEnd != oend ? -ZERR_WINDOW : r;
         }
         ip += size;
       }

@@ -128,6 +128,7 @@ const KERNEL_FAULTS: Record<number, string> = {
   9: "a frame decodes to another size than its header declares",
   10: "a Huffman table description is corrupt",
   11: "an FSE table description is corrupt",
+  12: "a block is larger than its frame's window, or the window is larger than zstd allows",
 };
 
 /**
