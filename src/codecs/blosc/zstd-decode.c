@@ -119,6 +119,13 @@ static inline u32 bit_read_fast(BitIn *b, u32 n) {
   return (u32)v;
 }
 
+/* bit_read_fast for 1 to 57 bits: two shifts. */
+static inline u32 bit_read_fast1(BitIn *b, u32 n) {
+  u64 v = (b->bits << (b->consumed & 63)) >> ((64 - n) & 63);
+  b->consumed += n;
+  return (u32)v;
+}
+
 /*
  * Refills the container: 0 while more bytes remain, 1 once the stream's first byte is loaded
  * (bits may remain), 2 when more bits were used than the stream has.
@@ -331,10 +338,7 @@ typedef struct {
 /* The decoder's state across blocks of one frame. */
 static struct {
   HufEntry huf[1 << HUF_LOG_MAX];
-  /* huf spread over the full 11-bit index (each entry repeated), so lookups shift by a constant. */
-  u16 huf11[1 << HUF_LOG_MAX];
   u32 hufLog;       /* 0: no table yet in this frame */
-  int huf11Ready;   /* huf11 is built from huf only when a block's literals are many enough to pay */
   SeqEntry ll[1 << LL_LOG_MAX], ml[1 << ML_LOG_MAX], of[1 << OF_LOG_MAX];
   u32 llLog, mlLog, ofLog;
   int haveSeqTables;
@@ -425,22 +429,19 @@ static u32 huf_read_table(const u8 *src, u32 n) {
     if (w == 0) continue;
     u32 len = 1u << (w - 1);
     HufEntry e = {(u8)s, (u8)(log + 1 - w)};
-    for (u32 i = 0; i < len; i++) st.huf[start[w] + i] = e;
+    HufEntry *at = st.huf + start[w];
     start[w] += len;
+    if (len < 4) {
+      at[0] = e;
+      at[len - 1] = e;
+      continue;
+    }
+    /* Runs of 4 and more entries (a table is rebuilt for every block that has one) four at a time. */
+    u64 four = (u64)(e.symbol | ((u32)e.nbBits << 8)) * 0x0001000100010001ull;
+    for (u32 i = 0; i < len; i += 4) __builtin_memcpy(at + i, &four, 8);
   }
   st.hufLog = log;
-  st.huf11Ready = 0;
   return used;
-}
-
-/* st.huf spread to 11 bits, for the 4-stream fast loop. */
-static void huf_spread11(void) {
-  u32 spread = HUF_LOG_MAX - st.hufLog;
-  for (u32 i = 0; i < (1u << HUF_LOG_MAX); i++) {
-    HufEntry e = st.huf[i >> spread];
-    st.huf11[i] = (u16)(e.symbol | (e.nbBits << 8));
-  }
-  st.huf11Ready = 1;
 }
 
 static inline u8 huf_decode(BitIn *b, const HufEntry *t, u32 log) {
@@ -476,7 +477,7 @@ static int huf_stream(u8 *out, u32 len, const u8 *src, u32 n) {
 /*
  * The four streams' hot loop, as long as every stream has 8 bytes to refill from and the last
  * has 5 symbols to go. Each container holds its bits from the top with a sentinel 1 below them:
- * a symbol is a lookup by the top 11 bits and a shift by its length, and the sentinel's position
+ * a symbol is a lookup by the top (table log) bits and a shift by its length, and the sentinel's position
  * (count of trailing zeros) tells how many bits were used, so no count is kept per symbol. Five
  * symbols use at most 55 bits after at most 7, so the sentinel is never shifted out.
  */
@@ -484,7 +485,8 @@ static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
   /* A stream of under 8 bytes (or one near its start) is the careful loop's alone. */
   for (int i = 0; i < 4; i++)
     if (b[i].ptr < b[i].start + 8) return;
-  const u16 *t = st.huf11;
+  const HufEntry *t = st.huf;
+  const u32 shift = 64 - st.hufLog;
   u64 c0 = (rd64le(b[0].ptr) | 1) << b[0].consumed, c1 = (rd64le(b[1].ptr) | 1) << b[1].consumed;
   u64 c2 = (rd64le(b[2].ptr) | 1) << b[2].consumed, c3 = (rd64le(b[3].ptr) | 1) << b[3].consumed;
   const u8 *p0 = b[0].ptr, *p1 = b[1].ptr, *p2 = b[2].ptr, *p3 = b[3].ptr;
@@ -497,9 +499,9 @@ static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
   }
 #define FAST_SYMBOL(c, o, k)                     \
   {                                              \
-    u32 e = t[c >> (64 - HUF_LOG_MAX)];          \
-    o[k] = (u8)e;                                \
-    c <<= e >> 8;                                \
+    HufEntry e = t[c >> shift];                  \
+    o[k] = e.symbol;                             \
+    c <<= e.nbBits;                              \
   }
   for (;;) {
     if (end[3] - o3 < 5) break;
@@ -562,12 +564,7 @@ static int huf_4streams(u8 *out, u32 len, const u8 *src, u32 n) {
   u8 *end[4] = {out + seg, out + 2 * seg, out + 3 * seg, out + len};
   const HufEntry *t = st.huf;
   u32 log = st.hufLog;
-  /* Spreading the table costs 2048 stores: only for blocks with literals enough to repay it (a
-     frame of many tiny blocks, each with a table, must not cost that per block). */
-  if (len >= 2048) {
-    if (!st.huf11Ready) huf_spread11();
-    huf_4streams_fast(b, op, end);
-  }
+  huf_4streams_fast(b, op, end);
   /* The last stream is the shortest; while it has 5 symbols to go, so have the others. */
   while (end[3] - op[3] >= 5) {
     if (bit_reload(&b[0]) | bit_reload(&b[1]) | bit_reload(&b[2]) | bit_reload(&b[3])) break;
@@ -703,10 +700,14 @@ static inline void seq_symbol(SeqEntry *e, u32 kind, u32 symbol) {
 static int seq_table_from(SeqEntry *t, u32 kind, const s16 *norm, u32 maxSymbol, u32 log) {
   FseEntry f[1 << 9];
   if (!fse_build(f, norm, maxSymbol, log)) return 0;
+  /* Each symbol's baseline and extra bits once, then copied to its states. */
+  SeqEntry bySymbol[64];
+  for (u32 s = 0; s <= maxSymbol; s++) seq_symbol(&bySymbol[s], kind, s);
   for (u32 u = 0; u < (1u << log); u++) {
-    t[u].base = f[u].base;
-    t[u].nbBits = f[u].nbBits;
-    seq_symbol(&t[u], kind, f[u].symbol);
+    SeqEntry e = bySymbol[f[u].symbol];
+    e.base = f[u].base;
+    e.nbBits = f[u].nbBits;
+    t[u] = e;
   }
   return 1;
 }
@@ -819,7 +820,7 @@ static s32 decode_sequences(const u8 *src, u32 n, u8 **opp, u8 *oend, const u8 *
       u32 ofBits = eof.extra;
       u32 ll = ell.value, ml = eml.value;
       if (ofBits > 1) {
-        offset = eof.value + bit_read_fast(&b, ofBits) - 3;
+        offset = eof.value + bit_read_fast1(&b, ofBits) - 3;
         r2 = r1;
         r1 = r0;
         r0 = offset;
@@ -842,9 +843,9 @@ static s32 decode_sequences(const u8 *src, u32 n, u8 **opp, u8 *oend, const u8 *
           r0 = offset;
         }
       }
-      ml += bit_read_fast(&b, eml.extra);
+      if (eml.extra) ml += bit_read_fast1(&b, eml.extra);
       if (ofBits + eml.extra + ell.extra >= 31) bit_reload(&b);
-      ll += bit_read_fast(&b, ell.extra);
+      if (ell.extra) ll += bit_read_fast1(&b, ell.extra);
       if (i + 1 < nbSeq) {
         sll = ell.base + bit_read_fast(&b, ell.nbBits);
         sml = eml.base + bit_read_fast(&b, eml.nbBits);
