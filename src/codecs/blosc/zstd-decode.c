@@ -238,17 +238,17 @@ static u32 fse_read_counts(const u8 *src, u32 n, s16 *norm, u32 *maxSymbol, u32 
 }
 
 /*
- * Spreads a normalized distribution over a table of 1 << log states (the format's rule: "less
- * than 1" symbols from the top down, the others by the fixed step) and gives each state its next
- * state's baseline and bit count. Returns 0 when the counts do not fill the table exactly.
+ * Spreads a normalized distribution over a table of 1 << log states (at most 512), the format's
+ * rule: "less than 1" symbols from the top down, the others by the fixed step. Writes each
+ * state's symbol and, per symbol, the count its states' numbering starts from. Returns 0 when
+ * the counts do not fill the table exactly.
  */
-static int fse_build(FseEntry *t, const s16 *norm, u32 maxSymbol, u32 log) {
+static int fse_spread(u8 *symbols, u16 *next, const s16 *norm, u32 maxSymbol, u32 log) {
   u32 size = 1u << log;
   u32 high = size - 1;
-  u16 next[256];
   for (u32 s = 0; s <= maxSymbol; s++) {
     if (norm[s] == -1) {
-      t[high--].symbol = (u8)s;
+      symbols[high--] = (u8)s;
       next[s] = 1;
     } else {
       next[s] = (u16)norm[s];
@@ -257,17 +257,45 @@ static int fse_build(FseEntry *t, const s16 *norm, u32 maxSymbol, u32 log) {
   u32 step = (size >> 1) + (size >> 3) + 3;
   u32 mask = size - 1;
   u32 pos = 0;
+  if (high == size - 1) {
+    /* No "less than 1" symbols (the common case): lay the symbols out in order eight bytes at
+       a time, then deal them to the states by the step, with no skipping to test. */
+    u8 runs[512 + 8];
+    u32 at = 0;
+    for (u32 s = 0; s <= maxSymbol; s++) {
+      u32 count = (u32)norm[s];
+      if (count > size - at) return 0;
+      u64 eight = (u64)s * 0x0101010101010101ull;
+      for (u32 i = 0; i < count; i += 8) __builtin_memcpy(runs + at + i, &eight, 8);
+      at += count;
+    }
+    if (at != size) return 0;
+    for (u32 i = 0; i < size; i++) {
+      symbols[pos] = runs[i];
+      pos = (pos + step) & mask;
+    }
+    return 1;
+  }
   for (u32 s = 0; s <= maxSymbol; s++) {
     for (s32 i = 0; i < norm[s]; i++) {
-      t[pos].symbol = (u8)s;
+      symbols[pos] = (u8)s;
       do pos = (pos + step) & mask;
       while (pos > high);
     }
   }
-  if (pos != 0) return 0;
+  return pos == 0;
+}
+
+/* An FSE decoding table: each state's symbol, and its next state's baseline and bit count. */
+static int fse_build(FseEntry *t, const s16 *norm, u32 maxSymbol, u32 log) {
+  u8 symbols[512];
+  u16 next[256];
+  if (!fse_spread(symbols, next, norm, maxSymbol, log)) return 0;
+  u32 size = 1u << log;
   for (u32 u = 0; u < size; u++) {
-    u32 state = next[t[u].symbol]++;
+    u32 state = next[symbols[u]]++;
     u32 nb = log - highbit(state);
+    t[u].symbol = symbols[u];
     t[u].nbBits = (u8)nb;
     t[u].base = (u16)((state << nb) - size);
   }
@@ -698,15 +726,19 @@ static inline void seq_symbol(SeqEntry *e, u32 kind, u32 symbol) {
 }
 
 static int seq_table_from(SeqEntry *t, u32 kind, const s16 *norm, u32 maxSymbol, u32 log) {
-  FseEntry f[1 << 9];
-  if (!fse_build(f, norm, maxSymbol, log)) return 0;
+  u8 symbols[1 << 9];
+  u16 next[64];
+  if (!fse_spread(symbols, next, norm, maxSymbol, log)) return 0;
   /* Each symbol's baseline and extra bits once, then copied to its states. */
   SeqEntry bySymbol[64];
   for (u32 s = 0; s <= maxSymbol; s++) seq_symbol(&bySymbol[s], kind, s);
-  for (u32 u = 0; u < (1u << log); u++) {
-    SeqEntry e = bySymbol[f[u].symbol];
-    e.base = f[u].base;
-    e.nbBits = f[u].nbBits;
+  u32 size = 1u << log;
+  for (u32 u = 0; u < size; u++) {
+    u32 state = next[symbols[u]]++;
+    u32 nb = log - highbit(state);
+    SeqEntry e = bySymbol[symbols[u]];
+    e.base = (u16)((state << nb) - size);
+    e.nbBits = (u8)nb;
     t[u] = e;
   }
   return 1;
