@@ -891,7 +891,9 @@ static s32 decode_sequences(const u8 *src, u32 n, u8 **opp, u8 *oend, const u8 *
       op += ll;
       lp += ll;
       if (offset > (u32)(op - frameStart)) return -ZERR_OFFSET;
-      copy_match(op, offset, ml);
+      /* Most matches reach 16 bytes back or more: their copy is inline, the rest is a call. */
+      if (offset >= 16) copy16(op, op - offset, ml);
+      else copy_match(op, offset, ml);
       op += ml;
     }
     if (!bit_done(&b)) return -ZERR_SEQUENCES;
