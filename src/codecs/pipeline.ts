@@ -153,24 +153,27 @@ export class CodecPipeline {
     return true;
   }
 
+  /** Whether `decodeScatter` can place this chain's chunks (checked before a scatter is built). */
+  get decodesScatter(): boolean {
+    return this.decodesIntoPlace && (this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeScatter !== undefined);
+  }
+
   /**
    * Decodes a chunk into `dest`'s runs piece by piece, when `decodesIntoPlace` and the last
    * bytes->bytes stage can (blosc), or when there is none (the stored bytes are the chunk's).
    * Returns false, touching nothing, otherwise: the caller decodes into a buffer and copies.
    */
   async decodeScatter(bytes: Uint8Array, dest: ByteScatter): Promise<boolean> {
-    if (!this.decodesIntoPlace) return false;
+    if (!this.decodesScatter) return false;
     const bb = this.bytesToBytes;
     if (bb.length === 0) {
       if (bytes.length !== dest.length) throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${bytes.length}`);
       dest.put(0, bytes);
       return true;
     }
-    const last = bb[0];
-    if (!last.decodeScatter) return false;
     let b = bytes;
     for (let i = bb.length - 1; i >= 1; i--) b = await bb[i].decode(b);
-    await last.decodeScatter(b, dest);
+    await bb[0].decodeScatter!(b, dest);
     return true;
   }
 
