@@ -6,7 +6,9 @@
  * page's fetches (`fetchOnCaller`); beside them the fetch-only floor (every chunk fetched at once, no decode) and
  * the decode-only cost (parzarr inline from chunks already in memory), which show where the
  * browser's time goes. Each reader runs once to warm up, then --reps times; medians are printed, with
- * the main thread's longest timer gap and longest task (Long Tasks API).
+ * the main thread's longest timer gap and longest task (Long Tasks API), and the whole machine's
+ * CPU time during the read (every process; Linux /proc/stat), which bounds a read that must both
+ * fetch and decode: (fetch CPU + decode CPU) / cores.
  * Then one profiled read per array by parzarr on workers that trace (bench/browser/trace.ts):
  * how many fetches were open at once, how long the network idled, how busy each thread was.
  *
@@ -15,7 +17,7 @@
  * Needs Debian's chromium (or PARZARR_CHROMIUM). Results also go to .bench-data/browser-results.json.
  */
 import { build } from "esbuild";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import puppeteer from "puppeteer-core";
@@ -74,11 +76,26 @@ await build({ ...common, entryPoints: [join(root, "bench/browser/trace-worker.ts
 await build({ ...common, entryPoints: [join(root, "node_modules/@fideus-labs/fizarrita/dist/codec-worker.js")], outfile: join(site, "fiz-worker.js") });
 writeFileSync(join(site, "index.html"), `<!doctype html><meta charset="utf-8"><title>parzarr browser bench</title><script type="module" src="./page.js"></script>`);
 
+/** Busy CPU time of the whole machine so far, in ms, from /proc/stat; null off Linux. */
+function machineCpuMs(): number | null {
+  try {
+    // user nice system idle iowait irq softirq steal ...: busy is user, nice, system, irq and
+    // softirq (guest time is inside user already; steal is the hypervisor's), in USER_HZ (100/s).
+    const f = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+    return ((f[0] + f[1] + f[2] + f[5] + f[6]) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 const server = await startStaticServer({ mounts: { "/": site, "/data/": data }, isolated: () => true });
 const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"], protocolTimeout: 0 });
 try {
   const page = await browser.newPage();
   page.on("console", (m) => console.error(`  page: ${m.text()}`));
+  // The machine's busy CPU time (every process), so each read can say how many cores it kept
+  // busy: on a 2-core VM the browser's fetching and the server take CPU the decode also needs.
+  await page.exposeFunction("machineCpuMs", machineCpuMs);
   await page.goto(`${server.origin}/index.html`);
   await page.waitForFunction(() => "runBench" in globalThis);
   const opts: BenchOptions = {
@@ -99,11 +116,15 @@ try {
     for (const t of result.timings.filter((t) => t.array === a.name)) rows.set(t.reader, [...(rows.get(t.reader) ?? []), t]);
     const med = (r: string): number => median(rows.get(r)!.map((t) => t.ms));
     console.log(`\n${a.name}`);
-    console.log(`  ${"reader".padEnd(52)} ${"ms".padStart(8)} ${"max gap ms".padStart(11)} ${"long task ms".padStart(13)}  checksum`);
+    console.log(`  ${"reader".padEnd(52)} ${"ms".padStart(8)} ${"max gap ms".padStart(11)} ${"long task ms".padStart(13)} ${"CPU ms".padStart(7)} ${"cores".padStart(6)}  checksum`);
     for (const [reader, ts] of rows) {
       const gap = median(ts.map((t) => t.maxGapMs)).toFixed(0).padStart(11);
       const task = median(ts.map((t) => t.longestTaskMs)).toFixed(0).padStart(13);
-      console.log(`  ${reader.padEnd(52)} ${med(reader).toFixed(0).padStart(8)} ${gap} ${task}  ${ts[0].checksum}`);
+      // Machine CPU: the median over the reads, and cores busy as the median of each read's own.
+      const cpus = ts.filter((t) => t.machineCpuMs !== null);
+      const cpu = cpus.length ? median(cpus.map((t) => t.machineCpuMs!)).toFixed(0) : "-";
+      const cores = cpus.length ? median(cpus.map((t) => t.machineCpuMs! / t.ms)).toFixed(2) : "-";
+      console.log(`  ${reader.padEnd(52)} ${med(reader).toFixed(0).padStart(8)} ${gap} ${task} ${cpu.padStart(7)} ${cores.padStart(6)}  ${ts[0].checksum}`);
     }
     const ratio = (label: string, a: string, b: string, target = ""): void => {
       if (rows.has(a) && rows.has(b)) console.log(`  ${label}: ${(med(a) / med(b)).toFixed(2)}${target}`);

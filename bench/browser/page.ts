@@ -37,11 +37,23 @@ export interface Timing {
    * loaded machine, not one piece of work blocking the page.
    */
   longestTaskMs: number;
+  /**
+   * CPU time the whole machine spent meanwhile (every process: the page, its workers, the
+   * browser's network process, the benchmark's server), from the host's /proc/stat; null where
+   * the host cannot tell. Over the read's time it says how many cores the read kept busy.
+   */
+  machineCpuMs: number | null;
   checksum: number;
 }
 
+/** The host's busy CPU time so far (ms), exposed to the page by bench/browser.ts. */
+async function machineCpu(): Promise<number | null> {
+  const f = (globalThis as { machineCpuMs?: () => Promise<number | null> }).machineCpuMs;
+  return f ? f() : null;
+}
+
 /** Runs `fn` with a 5 ms timer going; returns its time and the timer's longest gap. */
-async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs: number; longestTaskMs: number; checksum: number }> {
+async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs: number; longestTaskMs: number; machineCpuMs: number | null; checksum: number }> {
   let longestTask = 0;
   let counting = false;
   const longTasks = new PerformanceObserver((list) => {
@@ -60,9 +72,11 @@ async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs:
   last = performance.now();
   maxGap = 0;
   counting = true;
+  const cpu0 = await machineCpu();
   const t0 = performance.now();
   const checksum = await fn();
   const ms = performance.now() - t0;
+  const cpu1 = await machineCpu();
   const end = performance.now();
   maxGap = Math.max(maxGap, end - last);
   clearInterval(timer);
@@ -71,7 +85,7 @@ async function timed(fn: () => Promise<number>): Promise<{ ms: number; maxGapMs:
   for (const e of longTasks.takeRecords()) longestTask = Math.max(longestTask, e.duration);
   counting = false;
   longTasks.disconnect();
-  return { ms, maxGapMs: maxGap, longestTaskMs: longestTask, checksum };
+  return { ms, maxGapMs: maxGap, longestTaskMs: longestTask, machineCpuMs: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0, checksum };
 }
 
 /** A cheap checksum of a float32 result (every 997th value), to see that readers agree. */
@@ -182,7 +196,8 @@ export async function runBench(opts: BenchOptions): Promise<{ isolated: boolean;
       for (const [reader, fn] of readers) {
         const t = await timed(() => fn(a));
         timings.push({ array: a.name, reader, ...t });
-        console.log(`${a.name} ${reader}: ${t.ms.toFixed(0)} ms, longest gap ${t.maxGapMs.toFixed(0)} ms, longest task ${t.longestTaskMs.toFixed(0)} ms`);
+        const cpu = t.machineCpuMs === null ? "" : `, machine CPU ${t.machineCpuMs.toFixed(0)} ms`;
+        console.log(`${a.name} ${reader}: ${t.ms.toFixed(0)} ms, longest gap ${t.maxGapMs.toFixed(0)} ms, longest task ${t.longestTaskMs.toFixed(0)} ms${cpu}`);
       }
     }
   }
