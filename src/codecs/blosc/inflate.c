@@ -377,8 +377,15 @@ static s32 inflate_raw(Bits *b, u8 **opp, u8 *start, u8 *oend) {
     } else if (type == 3) {
       return -IERR_HEADER;
     } else {
-      r = type == 1 ? fixed_tables() : dynamic_tables(b);
-      if (r == 0) r = type == 1 ? inflate_codes(b, opp, start, oend, &fixedLit, &fixedDist) : inflate_codes(b, opp, start, oend, &litlen, &dist);
+      const Huffman *lit = &fixedLit, *dis = &fixedDist;
+      if (type == 1) {
+        r = fixed_tables();
+      } else {
+        r = dynamic_tables(b);
+        lit = &litlen;
+        dis = &dist;
+      }
+      if (r == 0) r = inflate_codes(b, opp, start, oend, lit, dis);
     }
     if (r < 0) return r;
     if (b->overread * 8 > b->bits) return -IERR_TRUNCATED;

@@ -119,7 +119,7 @@ static inline u32 bit_read_fast(BitIn *b, u32 n) {
   return (u32)v;
 }
 
-/* bit_read_fast for 1 to 57 bits: two shifts. */
+/* bit_read_fast for 1 to 57 bits (not 0): two shifts instead of three. */
 static inline u32 bit_read_fast1(BitIn *b, u32 n) {
   u64 v = (b->bits << (b->consumed & 63)) >> ((64 - n) & 63);
   b->consumed += n;
@@ -286,18 +286,26 @@ static int fse_spread(u8 *symbols, u16 *next, const s16 *norm, u32 maxSymbol, u3
   return pos == 0;
 }
 
+/*
+ * The next-state rule of the state after the ones already numbered for `symbol`: the bits to read
+ * (low byte) and their baseline (above it).
+ */
+static inline u32 fse_next_state(u16 *next, u32 symbol, u32 log) {
+  u32 state = next[symbol]++;
+  u32 nb = log - highbit(state);
+  return nb | (((state << nb) - (1u << log)) << 8);
+}
+
 /* An FSE decoding table: each state's symbol, and its next state's baseline and bit count. */
 static int fse_build(FseEntry *t, const s16 *norm, u32 maxSymbol, u32 log) {
   u8 symbols[512];
   u16 next[256];
   if (!fse_spread(symbols, next, norm, maxSymbol, log)) return 0;
-  u32 size = 1u << log;
-  for (u32 u = 0; u < size; u++) {
-    u32 state = next[symbols[u]]++;
-    u32 nb = log - highbit(state);
+  for (u32 u = 0; u < (1u << log); u++) {
+    u32 rule = fse_next_state(next, symbols[u], log);
     t[u].symbol = symbols[u];
-    t[u].nbBits = (u8)nb;
-    t[u].base = (u16)((state << nb) - size);
+    t[u].nbBits = (u8)rule;
+    t[u].base = (u16)(rule >> 8);
   }
   return 1;
 }
@@ -732,13 +740,11 @@ static int seq_table_from(SeqEntry *t, u32 kind, const s16 *norm, u32 maxSymbol,
   /* Each symbol's baseline and extra bits once, then copied to its states. */
   SeqEntry bySymbol[64];
   for (u32 s = 0; s <= maxSymbol; s++) seq_symbol(&bySymbol[s], kind, s);
-  u32 size = 1u << log;
-  for (u32 u = 0; u < size; u++) {
-    u32 state = next[symbols[u]]++;
-    u32 nb = log - highbit(state);
+  for (u32 u = 0; u < (1u << log); u++) {
+    u32 rule = fse_next_state(next, symbols[u], log);
     SeqEntry e = bySymbol[symbols[u]];
-    e.base = (u16)((state << nb) - size);
-    e.nbBits = (u8)nb;
+    e.nbBits = (u8)rule;
+    e.base = (u16)(rule >> 8);
     t[u] = e;
   }
   return 1;
