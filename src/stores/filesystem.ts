@@ -47,10 +47,13 @@ function errno(err: unknown): string | undefined {
   return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
 }
 
-/** Errors that mean "there is no file at this key" rather than "the disk failed". */
+/**
+ * Errors that mean "there is no file at this key" rather than "the disk failed". A path too long
+ * for the file system cannot name a file either (a chunk key of thousands of dimensions).
+ */
 function isMissing(err: unknown): boolean {
   const code = errno(err);
-  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "ENAMETOOLONG";
 }
 
 /** Opens the last path component only if it is not a symbolic link (0 where the OS lacks it). */
@@ -115,22 +118,37 @@ export class FileSystemStore implements WritableStore {
   /**
    * Refuses a key whose folder's real path leaves the root (unless links are followed). For a
    * folder that does not exist yet, its nearest existing ancestor is checked: a write must not
-   * make folders through a link to elsewhere.
+   * make folders through a link to elsewhere. That ancestor is found from the root down, so a key
+   * of thousands of missing folders costs as many calls as folders exist, not one per folder.
    */
   private async checkDir(key: string, dir: string): Promise<void> {
     if (this.followSymlinks || dir === this.root || this.checkedDirs.has(dir)) return;
-    let real: string;
-    try {
-      real = await realpath(dir);
-    } catch (err) {
-      if (!isMissing(err)) this.fail("cannot resolve", key, err);
-      const parent = dirname(dir);
-      if (parent.startsWith(this.inside) || parent === this.root) await this.checkDir(key, parent);
-      return;
+    let real = await this.realDir(key, dir);
+    if (real === undefined) {
+      const names = dir.slice(this.inside.length).split(sep);
+      let at = this.root;
+      for (const name of names) {
+        const next = await this.realDir(key, join(at, name));
+        if (next === undefined) break;
+        at = join(at, name);
+        real = next;
+      }
+      if (real === undefined) return;
+      dir = at;
     }
     if (!(await this.isInsideRoot(real))) this.outside(key);
     if (this.checkedDirs.size >= CHECKED_DIRS_MAX) this.checkedDirs.clear();
     this.checkedDirs.add(dir);
+  }
+
+  /** A folder's real path, or undefined when it does not exist. */
+  private async realDir(key: string, dir: string): Promise<string | undefined> {
+    try {
+      return await realpath(dir);
+    } catch (err) {
+      if (!isMissing(err)) this.fail("cannot resolve", key, err);
+      return undefined;
+    }
   }
 
   /**
