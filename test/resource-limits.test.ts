@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileSystemStore, ZarrError, openArray } from "../src/index.js";
+import { FileSystemStore, WorkerPool, ZarrError, openArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const MB = 1024 * 1024;
@@ -44,4 +44,50 @@ test("a one-element read and write of a 20,000-dimension array stay in bounded m
     const grew = peakRss() - before;
     assert.ok(grew < 120 * MB, `${separator}: the peak resident size grew by ${Math.round(grew / MB)} MB`);
   }
+});
+
+test("a read of 2^20 one-byte chunks on 2 threads keeps the event loop turning and stops soon after an abort", async () => {
+  const dir = scratchDir();
+  // Metadata only: every chunk is missing, so each costs a worker one failed open.
+  v3Array(dir, {
+    shape: [1024, 1024],
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [1, 1] } },
+    codecs: [{ name: "bytes" }, { name: "gzip", configuration: { level: 1 } }],
+  });
+  const total = 1024 * 1024;
+  const a = await openArray(new FileSystemStore(dir));
+  const pool = new WorkerPool({ threads: 2 });
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 1);
+  const controller = new AbortController();
+  const progress: { done: number; ticks: number }[] = [];
+  const before = peakRss();
+  try {
+    await assert.rejects(
+      a.get(null, {
+        pool,
+        threads: 2,
+        signal: controller.signal,
+        onProgress: (done) => {
+          progress.push({ done, ticks });
+          controller.abort();
+        },
+      }),
+      (err: unknown) => err instanceof ZarrError && err.code === "ABORTED",
+    );
+  } finally {
+    clearInterval(ticker);
+    await pool.close();
+  }
+  assert.ok(progress.length > 0, "some chunks were read before the abort");
+  // The calling thread was free while the first chunks were planned and read (it used to plan
+  // half a million chunks in one go, the loop standing still for seconds)...
+  assert.ok(progress[0].ticks >= 2, `the event loop ticked ${progress[0].ticks} times before the first chunks were done`);
+  // ...work went out in small pieces, so the first report came early and the abort stopped the
+  // rest: a task of half the array's chunks used to be one message, finished or cancelled whole.
+  const last = progress[progress.length - 1].done;
+  assert.ok(progress[0].done <= total / 64, `the first progress report came after ${progress[0].done} chunks`);
+  assert.ok(last <= total / 16, `${last} of ${total} chunks were read after the abort`);
+  const grew = peakRss() - before;
+  assert.ok(grew < 400 * MB, `the peak resident size grew by ${Math.round(grew / MB)} MB`);
 });
