@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FileSystemStore, WorkerPool, ZarrError, openArray } from "../src/index.js";
+import { FileSystemStore, MemoryStore, WorkerPool, ZarrError, createArray, openArray, type CodecConfig } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const MB = 1024 * 1024;
@@ -90,4 +90,30 @@ test("a read of 2^20 one-byte chunks on 2 threads keeps the event loop turning a
   assert.ok(last <= total / 16, `${last} of ${total} chunks were read after the abort`);
   const grew = peakRss() - before;
   assert.ok(grew < 400 * MB, `the peak resident size grew by ${Math.round(grew / MB)} MB`);
+});
+
+test("a codec chain of more than 64 codecs, nested chains counted, is refused as INVALID_METADATA", async () => {
+  const invalid = (err: unknown) => err instanceof ZarrError && err.code === "INVALID_METADATA" && /64 codecs/.test(err.message);
+  const gzips = (n: number): CodecConfig[] => Array.from({ length: n }, () => ({ name: "gzip", configuration: { level: 1 } }));
+  const chunkGrid = { name: "regular", configuration: { chunk_shape: [10] } };
+  const open = (meta: Record<string, unknown>, v2 = false) => {
+    const dir = scratchDir();
+    if (v2) {
+      const doc = { zarr_format: 2, shape: [10], chunks: [10], dtype: "|u1", fill_value: 0, order: "C", compressor: null, ...meta };
+      writeFileSync(join(dir, ".zarray"), JSON.stringify(doc));
+    } else v3Array(dir, { shape: [10], chunk_grid: chunkGrid, ...meta });
+    return openArray(new FileSystemStore(dir));
+  };
+  // 10^4 gzip codecs once took over 3 GB and 100 s to write and read 10 elements.
+  await assert.rejects(open({ codecs: [{ name: "bytes" }, ...gzips(10_000)] }), invalid, "v3");
+  await assert.rejects(open({ filters: gzips(100).map(() => ({ id: "zlib", level: 1 })) }, true), invalid, "v2 filters");
+  // Sharding nests chains: 40 codecs inside and 40 outside are 81 in all.
+  const shard = { name: "sharding_indexed", configuration: { chunk_shape: [5], codecs: [{ name: "bytes" }, ...gzips(39)] } };
+  await assert.rejects(open({ codecs: [shard, ...gzips(40)] }), invalid, "nested");
+  await assert.rejects(createArray(new MemoryStore(), { shape: [10], chunks: [10], dtype: "uint8", codecs: [{ name: "bytes" }, ...gzips(64)] }), invalid, "create");
+  // 64 in all still works.
+  const ok = await open({ codecs: [{ name: "bytes" }, ...gzips(63)] });
+  assert.equal(await ok.get([3]), 7);
+  await ok.set(null, 5);
+  assert.equal(await (await openArray(ok.store)).get([3]), 5);
 });
