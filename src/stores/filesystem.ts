@@ -18,8 +18,8 @@ import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions
  */
 const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
 
-/** The parts of a temporary file's name: the writer's process id. */
-const TEMP_PID = /^\..+\.(\d+)\.[0-9a-f]+\.tmp~?$/;
+/** The parts of a temporary file's name: the name it stands in for, the writer's process id. */
+const TEMP_PARTS = /^\.(.+)\.(\d+)\.[0-9a-f]+\.tmp~?$/;
 
 /**
  * A temporary file older than this is a leftover whatever its process id says (the writer may be
@@ -38,6 +38,29 @@ function processAlive(pid: number): boolean {
   } catch (err) {
     return errno(err) === "EPERM";
   }
+}
+
+/**
+ * Removes the temporary files in `dir` (only those standing in for `target`, when given) whose
+ * writers are gone: any older than an hour, and those of processes that do not run on this host
+ * once older than `freshMs`. Used by ZipStore too, for its archives in progress.
+ */
+export async function removeStaleTemps(dir: string, freshMs: number, target?: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => TEMP.test(n) && (target === undefined || TEMP_PARTS.exec(n)?.[1] === target));
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  await Promise.all(
+    names.map(async (name) => {
+      const path = join(dir, name);
+      const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
+      const pid = Number(TEMP_PARTS.exec(name)?.[2]);
+      if (age > STALE_TEMP_MS || (age >= freshMs && !processAlive(pid))) await unlink(path).catch(() => undefined);
+    }),
+  );
 }
 
 /** How many times `set` re-creates a parent folder that a concurrent `delete` pruned. */
@@ -388,28 +411,29 @@ export class FileSystemStore implements WritableStore {
 
   /**
    * Removes the temporary files that writers killed mid-write left in `dir` (parzarr never lists
-   * them, but zarr-python counts them as keys): those whose process is gone, after a few seconds,
-   * and any older than an hour. Done once per folder per store, on its first write.
+   * them, but zarr-python counts them as keys). Done once per folder per store, on its first write.
    */
   private async sweepTemps(dir: string): Promise<void> {
     if (this.sweptDirs.has(dir)) return;
     if (this.sweptDirs.size >= CHECKED_DIRS_MAX) this.sweptDirs.clear();
     this.sweptDirs.add(dir);
-    let names: string[];
-    try {
-      names = (await readdir(dir)).filter((n) => TEMP.test(n));
-    } catch {
-      return;
+    await removeStaleTemps(dir, FRESH_TEMP_MS);
+  }
+
+  /**
+   * Removes, in every folder under `prefix`, the temporary files of writers that no longer run
+   * on this host, however new: for a caller that takes the folder over, as `cp --resume` does
+   * after an interrupted copy (whose last writes die between temporary file and rename).
+   */
+  async removeLeftoverTemps(prefix = ""): Promise<void> {
+    this.writable();
+    const dirs = [this.folderOf(prefix)];
+    // A loop over a stack, not recursion: a tree may be deep. Links are not followed.
+    for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+      await removeStaleTemps(dir, 0);
+      const sub = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of sub) if (e.isDirectory()) dirs.push(join(dir, e.name));
     }
-    const now = Date.now();
-    await Promise.all(
-      names.map(async (name) => {
-        const path = join(dir, name);
-        const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
-        const pid = Number(TEMP_PID.exec(name)?.[1]);
-        if (age > STALE_TEMP_MS || (age > FRESH_TEMP_MS && !processAlive(pid))) await unlink(path).catch(() => undefined);
-      }),
-    );
   }
 
   async set(key: string, value: Uint8Array): Promise<void> {
