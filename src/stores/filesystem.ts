@@ -14,12 +14,9 @@ import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions
  * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
  * listings skip it, and keys of that shape are refused, so a write interrupted by a crash can
  * never be read back as data. The `.tmp~` ending is what earlier versions wrote: their leftovers
- * must stay hidden too.
+ * must stay hidden too. The groups: the name it stands in for, the writer's process id.
  */
-const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
-
-/** The parts of a temporary file's name: the name it stands in for, the writer's process id. */
-const TEMP_PARTS = /^\.(.+)\.(\d+)\.[0-9a-f]+\.tmp~?$/;
+const TEMP = /^\.(.+)\.(\d+)\.[0-9a-f]+\.tmp~?$/;
 
 /**
  * A temporary file older than this is a leftover whatever its process id says (the writer may be
@@ -48,7 +45,7 @@ function processAlive(pid: number): boolean {
 export async function removeStaleTemps(dir: string, freshMs: number, target?: string): Promise<void> {
   let names: string[];
   try {
-    names = (await readdir(dir)).filter((n) => TEMP.test(n) && (target === undefined || TEMP_PARTS.exec(n)?.[1] === target));
+    names = (await readdir(dir)).filter((n) => TEMP.test(n) && (target === undefined || TEMP.exec(n)?.[1] === target));
   } catch {
     return;
   }
@@ -57,7 +54,7 @@ export async function removeStaleTemps(dir: string, freshMs: number, target?: st
     names.map(async (name) => {
       const path = join(dir, name);
       const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
-      const pid = Number(TEMP_PARTS.exec(name)?.[2]);
+      const pid = Number(TEMP.exec(name)?.[2]);
       if (age > STALE_TEMP_MS || (age >= freshMs && !processAlive(pid))) await unlink(path).catch(() => undefined);
     }),
   );
