@@ -1,5 +1,5 @@
 /** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
-import { InvalidArgumentError, resolveStore, ZipStore } from "../index.js";
+import { FileSystemStore, InvalidArgumentError, resolveStore, ZipStore } from "../index.js";
 import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { CODEC_SPEC_HELP, parseCodecSpec, type CodecSpec } from "../copy/codec-spec.js";
 import { write, type CliIO, type Command } from "./command.js";
@@ -170,6 +170,8 @@ export const cpCommand: Command = {
     const report = debugHooks(io, settings.memory, hooks);
     const t0 = Date.now();
     const destStore = resolveStore(dest.store);
+    // An interrupted copy's last chunk writes die between temporary file and rename: clear them.
+    if (settings.resume && destStore instanceof FileSystemStore) await destStore.removeLeftoverTemps(dest.path && `${dest.path}/`);
     const queueUrl = stringOpt(p, "queue");
     if (queueUrl !== undefined) {
       if (!/^rediss?:\/\//i.test(queueUrl)) throw new UsageError(`--queue takes a redis:// URL, got ${JSON.stringify(queueUrl)}`);

@@ -5,7 +5,7 @@
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
 import { isObjectType, parseDataType, type ElementArray } from "../metadata/dtype.js";
 import type { StridedRegion } from "../indexing/strided.js";
-import type { CodecConfig } from "../metadata/array-metadata.js";
+import { checkCodecCount, type CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
 import { ScratchLease } from "../scratch.js";
@@ -25,7 +25,8 @@ export class CodecPipeline {
     const bb: BytesToBytesCodec[] = [];
     const normalised: CodecConfig[] = [];
     let spec = chunkSpec;
-    for (const config of configs) {
+    // Metadata read from a store was checked when parsed; this covers chains given to createArray.
+    for (const config of checkCodecCount(configs, "codecs")) {
       const { codec, configuration } = getCodecFactory(config.name)(config.configuration ?? {}, spec);
       normalised.push({ name: config.name, configuration });
       const where = `codec "${config.name}"`;

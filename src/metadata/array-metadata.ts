@@ -23,6 +23,34 @@ export interface CodecConfig {
   configuration?: JsonObject;
 }
 
+/**
+ * The most codecs an array's chain may hold, those of nested chains (sharding's `codecs` and
+ * `index_codecs`) counted. Zarr sets no limit, but real chains hold a handful (sharding with an
+ * inner compressor and a checksummed index is 5), while each codec is a pass over the chunk with
+ * its own buffer, up to the chunk's decode cap: 10^4 gzip codecs took over 3 GB and 100 s for ten
+ * elements. 64 leaves room for any chain made on purpose.
+ */
+export const MAX_CODECS = 64;
+
+/** Refuses a chain of more than MAX_CODECS codecs (INVALID_METADATA); returns it otherwise. */
+export function checkCodecCount<T extends readonly unknown[]>(chain: T, where: string): T {
+  let count = 0;
+  const visit = (codecs: readonly unknown[]): void => {
+    for (const c of codecs) {
+      if (++count > MAX_CODECS) {
+        throw new InvalidMetadataError(`${where}: the codec chain holds more than ${MAX_CODECS} codecs (nested chains counted)`);
+      }
+      // Counted before its own chains, so the nesting this follows is at most MAX_CODECS deep.
+      const conf = isJsonObject(c) ? c.configuration : undefined;
+      if (!isJsonObject(conf)) continue;
+      if (Array.isArray(conf.codecs)) visit(conf.codecs);
+      if (Array.isArray(conf.index_codecs)) visit(conf.index_codecs);
+    }
+  };
+  visit(chain);
+  return chain;
+}
+
 export interface ChunkKeyEncoding {
   name: "default" | "v2";
   separator: "/" | ".";
@@ -177,7 +205,7 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
     chunks,
     dtype,
     fillValue,
-    codecs: v2Codecs(v2, dtype, shape.length, file),
+    codecs: checkCodecCount(v2Codecs(v2, dtype, shape.length, file), file),
     chunkKeyEncoding: { name: "v2", separator: sep ?? "." },
     dimensionNames: null,
     attributes: attrs,
@@ -331,6 +359,7 @@ export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
   const fillValue = parseFillValue(requireField(doc, "fill_value", file), dtype, `${file}: field "fill_value"`);
   const codecsRaw = requireField(doc, "codecs", file);
   if (!Array.isArray(codecsRaw)) fail(file, "codecs", "must be a list");
+  checkCodecCount(codecsRaw, file);
   // zarrita.js writes "codecs": [] and means the plain little-endian bytes codec; read it so.
   const codecs: CodecConfig[] =
     codecsRaw.length === 0

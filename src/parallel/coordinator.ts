@@ -40,6 +40,13 @@ export const INLINE_BELOW_BYTES = 8 << 20;
  */
 /** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
 export const BATCH_TARGET_BYTES = 1 << 20;
+/**
+ * And holds at most this many chunks: a task of tiny chunks is planned on the calling thread in
+ * one go, cloned into one message, and finished (or cancelled) whole before progress is reported.
+ * A million one-byte chunks on 2 threads were once 6 tasks: the caller's event loop stood still
+ * for seconds and 1.4 GB while they were made, and an abort waited for a sixth of the array.
+ */
+export const BATCH_MAX_ITEMS = 1024;
 
 /**
  * `shared`: the output (reads) or value (writes) lives in shared memory that workers write or read
@@ -99,16 +106,16 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
 }
 
 /**
- * How many items go into one task: about one task per BATCH_TARGET_BYTES of chunk data, and at
- * least one per lane so that every worker has work and a next task waiting. Each message costs a
- * few hundred microseconds, as much as decoding a few hundred KiB, so small chunks travel many to
- * a message.
+ * How many items go into one task: about one task per BATCH_TARGET_BYTES of chunk data (at most
+ * BATCH_MAX_ITEMS chunks), and at least one per lane so that every worker has work and a next task
+ * waiting. Each message costs a few hundred microseconds, as much as decoding a few hundred KiB,
+ * so small chunks travel many to a message.
  */
 export function batchSize(count: number, chunkBytes: number, lanes: number): number {
   if (count === 0) return 1;
   const bySize = Math.ceil((count * chunkBytes) / BATCH_TARGET_BYTES);
   const tasks = Math.min(count, Math.max(lanes, bySize));
-  return Math.ceil(count / tasks);
+  return Math.min(Math.ceil(count / tasks), BATCH_MAX_ITEMS);
 }
 
 /** Groups items, as they come, into arrays of `size` (the last may be shorter). */

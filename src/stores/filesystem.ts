@@ -14,12 +14,9 @@ import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions
  * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
  * listings skip it, and keys of that shape are refused, so a write interrupted by a crash can
  * never be read back as data. The `.tmp~` ending is what earlier versions wrote: their leftovers
- * must stay hidden too.
+ * must stay hidden too. The groups: the name it stands in for, the writer's process id.
  */
-const TEMP = /^\..+\.\d+\.[0-9a-f]+\.tmp~?$/;
-
-/** The parts of a temporary file's name: the writer's process id. */
-const TEMP_PID = /^\..+\.(\d+)\.[0-9a-f]+\.tmp~?$/;
+const TEMP = /^\.(.+)\.(\d+)\.[0-9a-f]+\.tmp~?$/;
 
 /**
  * A temporary file older than this is a leftover whatever its process id says (the writer may be
@@ -40,6 +37,29 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Removes the temporary files in `dir` (only those standing in for `target`, when given) whose
+ * writers are gone: any older than an hour, and those of processes that do not run on this host
+ * once older than `freshMs`. Used by ZipStore too, for its archives in progress.
+ */
+export async function removeStaleTemps(dir: string, freshMs: number, target?: string): Promise<void> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => TEMP.test(n) && (target === undefined || TEMP.exec(n)?.[1] === target));
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  await Promise.all(
+    names.map(async (name) => {
+      const path = join(dir, name);
+      const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
+      const pid = Number(TEMP.exec(name)?.[2]);
+      if (age > STALE_TEMP_MS || (age >= freshMs && !processAlive(pid))) await unlink(path).catch(() => undefined);
+    }),
+  );
+}
+
 /** How many times `set` re-creates a parent folder that a concurrent `delete` pruned. */
 const SET_ATTEMPTS = 10;
 
@@ -47,10 +67,13 @@ function errno(err: unknown): string | undefined {
   return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
 }
 
-/** Errors that mean "there is no file at this key" rather than "the disk failed". */
+/**
+ * Errors that mean "there is no file at this key" rather than "the disk failed". A path too long
+ * for the file system cannot name a file either (a chunk key of thousands of dimensions).
+ */
 function isMissing(err: unknown): boolean {
   const code = errno(err);
-  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR";
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "ENAMETOOLONG";
 }
 
 /** Opens the last path component only if it is not a symbolic link (0 where the OS lacks it). */
@@ -115,22 +138,37 @@ export class FileSystemStore implements WritableStore {
   /**
    * Refuses a key whose folder's real path leaves the root (unless links are followed). For a
    * folder that does not exist yet, its nearest existing ancestor is checked: a write must not
-   * make folders through a link to elsewhere.
+   * make folders through a link to elsewhere. That ancestor is found from the root down, so a key
+   * of thousands of missing folders costs as many calls as folders exist, not one per folder.
    */
   private async checkDir(key: string, dir: string): Promise<void> {
     if (this.followSymlinks || dir === this.root || this.checkedDirs.has(dir)) return;
-    let real: string;
-    try {
-      real = await realpath(dir);
-    } catch (err) {
-      if (!isMissing(err)) this.fail("cannot resolve", key, err);
-      const parent = dirname(dir);
-      if (parent.startsWith(this.inside) || parent === this.root) await this.checkDir(key, parent);
-      return;
+    let real = await this.realDir(key, dir);
+    if (real === undefined) {
+      const names = dir.slice(this.inside.length).split(sep);
+      let at = this.root;
+      for (const name of names) {
+        const next = await this.realDir(key, join(at, name));
+        if (next === undefined) break;
+        at = join(at, name);
+        real = next;
+      }
+      if (real === undefined) return;
+      dir = at;
     }
     if (!(await this.isInsideRoot(real))) this.outside(key);
     if (this.checkedDirs.size >= CHECKED_DIRS_MAX) this.checkedDirs.clear();
     this.checkedDirs.add(dir);
+  }
+
+  /** A folder's real path, or undefined when it does not exist. */
+  private async realDir(key: string, dir: string): Promise<string | undefined> {
+    try {
+      return await realpath(dir);
+    } catch (err) {
+      if (!isMissing(err)) this.fail("cannot resolve", key, err);
+      return undefined;
+    }
   }
 
   /**
@@ -370,28 +408,29 @@ export class FileSystemStore implements WritableStore {
 
   /**
    * Removes the temporary files that writers killed mid-write left in `dir` (parzarr never lists
-   * them, but zarr-python counts them as keys): those whose process is gone, after a few seconds,
-   * and any older than an hour. Done once per folder per store, on its first write.
+   * them, but zarr-python counts them as keys). Done once per folder per store, on its first write.
    */
   private async sweepTemps(dir: string): Promise<void> {
     if (this.sweptDirs.has(dir)) return;
     if (this.sweptDirs.size >= CHECKED_DIRS_MAX) this.sweptDirs.clear();
     this.sweptDirs.add(dir);
-    let names: string[];
-    try {
-      names = (await readdir(dir)).filter((n) => TEMP.test(n));
-    } catch {
-      return;
+    await removeStaleTemps(dir, FRESH_TEMP_MS);
+  }
+
+  /**
+   * Removes, in every folder under `prefix`, the temporary files of writers that no longer run
+   * on this host, however new: for a caller that takes the folder over, as `cp --resume` does
+   * after an interrupted copy (whose last writes die between temporary file and rename).
+   */
+  async removeLeftoverTemps(prefix = ""): Promise<void> {
+    this.writable();
+    const dirs = [this.folderOf(prefix)];
+    // A loop over a stack, not recursion: a tree may be deep. Links are not followed.
+    for (let dir = dirs.pop(); dir !== undefined; dir = dirs.pop()) {
+      await removeStaleTemps(dir, 0);
+      const sub = await readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of sub) if (e.isDirectory()) dirs.push(join(dir, e.name));
     }
-    const now = Date.now();
-    await Promise.all(
-      names.map(async (name) => {
-        const path = join(dir, name);
-        const age = now - (await lstat(path).then((s) => s.mtimeMs, () => now));
-        const pid = Number(TEMP_PID.exec(name)?.[1]);
-        if (age > STALE_TEMP_MS || (age > FRESH_TEMP_MS && !processAlive(pid))) await unlink(path).catch(() => undefined);
-      }),
-    );
   }
 
   async set(key: string, value: Uint8Array): Promise<void> {

@@ -14,6 +14,7 @@ import { copyFile, open, rename, stat, unlink, type FileHandle } from "node:fs/p
 import { basename, dirname, join, resolve } from "node:path";
 import { crc32, inflateRawSync } from "node:zlib";
 import { ReadOnlyError, StoreError, UnsupportedError } from "../errors.js";
+import { removeStaleTemps } from "./filesystem.js";
 import { childrenOf, isValidKey, rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
 import {
@@ -136,7 +137,10 @@ export class ZipStore implements WritableStore {
         throw err;
       }
     }
-    // Writers work on a temporary file in the same folder, so the final rename is atomic.
+    // Writers work on a temporary file in the same folder, so the final rename is atomic. Those of
+    // earlier writers of this archive that were killed (their process is gone) go first: the
+    // archive was never put in place, and nothing else would ever remove them.
+    await removeStaleTemps(dirname(this.path), 0, basename(this.path));
     const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.${nodeCrypto().randomBytes(6).toString("hex")}.tmp`);
     let exists = false;
     if (this.mode === "a") exists = await stat(this.path).then((s) => s.isFile(), () => false);
