@@ -25,7 +25,8 @@ export type ZarrErrorCode =
   | "WORKER_EXITED"
   | "MISSING_CHUNK"
   | "METADATA_MISMATCH"
-  | "SOURCE_FILE";
+  | "SOURCE_FILE"
+  | "MISSING_DEPENDENCY";
 
 export class ZarrError extends Error {
   readonly code: ZarrErrorCode;
@@ -241,6 +242,19 @@ export class MetadataMismatchError extends ZarrError {
 export class SourceFileError extends ZarrError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("SOURCE_FILE", message, options);
+  }
+}
+
+/**
+ * A feature that needs an optional package (zod, bullmq, ioredis, h5wasm, @napi-rs/lzma) that is
+ * not installed. parzarr installs without them; the message names the `npm install` command.
+ */
+export class MissingDependencyError extends ZarrError {
+  /** The packages the install command names. */
+  readonly packages: string[];
+  constructor(message: string, packages: string[], options?: { cause?: unknown }) {
+    super("MISSING_DEPENDENCY", message, options);
+    this.packages = packages;
   }
 }
 

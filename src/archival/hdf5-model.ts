@@ -18,6 +18,7 @@ import {
   type ArchiveVariable,
   type UnreadableVariable,
 } from "./model.js";
+import { loadOptional } from "../optional-deps.js";
 
 type H5 = typeof import("h5wasm/node");
 type H5Group = InstanceType<H5["Group"]>;
@@ -26,10 +27,10 @@ type H5Metadata = H5Dataset["metadata"];
 
 let loading: Promise<H5> | undefined;
 
-/** h5wasm, loaded once per thread on first use. */
+/** h5wasm (an optional peer dependency), loaded once per thread on first use. */
 async function loadH5wasm(): Promise<H5> {
   loading ??= (async () => {
-    const mod = (await import("h5wasm/node")) as H5 & { default?: H5 };
+    const mod = (await loadOptional(["h5wasm"], "reading HDF5 and NetCDF-4 files", () => import("h5wasm/node"))) as H5 & { default?: H5 };
     const h5 = (mod.default ?? mod) as H5;
     const module = (await h5.ready) as unknown as { activate_throwing_error_handler?: () => number };
     // HDF5 errors as exceptions carrying HDF5's error stack, instead of printed on stderr.

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { isAbsolute, resolve } from "node:path";
-import { Queue, QueueEvents, Worker, type Job } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { isWritable } from "../stores/types.js";
 import { openArray, resolveStore, ZarrError, type Store, type ZarrArray } from "../index.js";
@@ -19,6 +19,7 @@ import type { Target } from "./args.js";
 import { copySlab, joinPath, prepareDestination, slabsOf, type CopyPlan, type CopySettings } from "../copy/engine.js";
 import { SlabBuffer } from "../copy/slab-buffer.js";
 import { connectRedis } from "../parallel/redis-connect.js";
+import { loadOptional } from "../optional-deps.js";
 
 export const DEFAULT_QUEUE_NAME = "parzarr-cp";
 
@@ -41,6 +42,11 @@ export interface QueueOptions {
   url: string;
   /** Default `parzarr-cp`. */
   name?: string;
+}
+
+/** BullMQ and ioredis are optional peer dependencies: loaded only by the queue's commands. */
+function loadBullmq(): Promise<typeof import("bullmq")> {
+  return loadOptional(["bullmq", "ioredis"], "the copy queue (cp --queue, parzarr worker)", () => import("bullmq"));
 }
 
 /**
@@ -113,7 +119,8 @@ export async function copyOnQueue(
 ): Promise<QueuedCopyResult> {
   if (!isWritable(destStore)) throw new ZarrError("READ_ONLY", `${dest.text} cannot be written`);
   if (s.resume) throw new ZarrError("INVALID_ARGUMENT", "--resume does not apply to a queued copy: BullMQ retries failed slabs itself");
-  // Redis first: nothing is written to the destination for a queue that cannot be reached.
+  // Its packages, then Redis: nothing is written to the destination for a queue that cannot be reached.
+  const { Queue, QueueEvents } = await loadBullmq();
   const connections = await queueConnections(queue.url, 2);
   let journal: Awaited<ReturnType<typeof prepareDestination>>;
   try {
@@ -234,6 +241,7 @@ export async function startCopyWorker(options: CopyWorkerOptions): Promise<{ clo
   };
   const idleBuffers: SlabBuffer[] = [];
   const leaseMs = options.leaseMs ?? 30_000;
+  const { Worker } = await loadBullmq();
   const connection = await queueConnection(options.url);
   const worker = new Worker<SlabJobData>(
     options.name ?? DEFAULT_QUEUE_NAME,

@@ -9,6 +9,7 @@
  * numcodecs (tested), but the bytes differ from what liblzma writes at that preset.
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
+import { missingDependency } from "../optional-deps.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
 import { decodeCap } from "./compressors.js";
@@ -25,7 +26,10 @@ interface LzmaBinding {
 
 let binding: LzmaBinding | undefined;
 
-/** Loaded on first use: a missing native binary then fails only lzma arrays, with a clear error. */
+/**
+ * Loaded on first use: a missing package (an optional peer dependency) or native binary then
+ * fails only lzma arrays, with a clear error.
+ */
 function lzmaBinding(): LzmaBinding {
   if (binding) return binding;
   // node:module comes from getBuiltinModule, not a static import, so browser bundles stay free of it.
@@ -37,6 +41,8 @@ function lzmaBinding(): LzmaBinding {
     binding = nodeModule.createRequire(import.meta.url)("@napi-rs/lzma") as LzmaBinding;
     return binding;
   } catch (cause) {
+    const missing = missingDependency(cause, ["@napi-rs/lzma"], `codec "numcodecs.lzma"`);
+    if (missing) throw missing;
     const why = cause instanceof Error ? cause.message.split("\n")[0] : String(cause);
     throw new UnsupportedError(
       `codec "numcodecs.lzma" needs @napi-rs/lzma with its native binary for this platform (e.g. @napi-rs/lzma-linux-x64-gnu): ${why}`,

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { InvalidMetadataError, NotFoundError, UnsupportedError } from "../errors.js";
+import { loadOptional } from "../optional-deps.js";
 import { parseV2Array, parseV3 } from "../metadata/array-metadata.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import {
@@ -87,9 +88,12 @@ async function buildSpec(source: DocSource, rel: string, raw: RawNodeDocs): Prom
   return specFromDocs(raw, members);
 }
 
-/** zod loads here, on the first model checked, not when the library is imported (≈ 0.3 s). */
+/**
+ * zod loads here, on the first model checked, not when the library is imported (≈ 0.3 s); it is
+ * an optional peer dependency, so without it checking a model is a MissingDependencyError.
+ */
 async function checkModel(spec: unknown, zarrFormat: 2 | 3, what: string): Promise<void> {
-  const { nodeSpecSchema } = await import("../metadata/zom-schema.js");
+  const { nodeSpecSchema } = await loadOptional(["zod"], "checking a Zarr object model", () => import("../metadata/zom-schema.js"));
   const result = nodeSpecSchema(zarrFormat).safeParse(spec);
   if (!result.success) {
     const issues = zomIssues(result.error).map(formatZomIssue);

@@ -9,6 +9,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { StoreError } from "../errors.js";
+import { loadOptional } from "../optional-deps.js";
 
 export function redactRedisUrl(url: string): string {
   try {
@@ -28,8 +29,8 @@ export function redactRedisUrl(url: string): string {
  * The client's later errors are left to its retry strategy and the commands that fail.
  */
 export async function connectRedis(url: string, options: RedisOptions, purpose: string): Promise<Redis> {
-  // Loaded on first use: processes that never talk to Redis never load a client.
-  const { Redis } = await import("ioredis");
+  // Loaded on first use (an optional peer dependency): processes that never talk to Redis never load a client.
+  const { Redis } = await loadOptional(["ioredis"], `Redis ${purpose}`, () => import("ioredis"));
   const client = new Redis(url, { ...options, lazyConnect: true });
   let lastError: unknown;
   client.on("error", (err: unknown) => {

@@ -17,6 +17,7 @@ import {
   MetadataMismatchError,
   SourceFileError,
   MissingChunkError,
+  MissingDependencyError,
   NodeTypeError,
   NotFoundError,
   PoolClosedError,
@@ -74,6 +75,8 @@ export interface SerialisedError {
   field?: string;
   /** The attempts of a WriteConflictError. */
   attempts?: number;
+  /** The packages of a MissingDependencyError. */
+  packages?: string[];
 }
 
 export type TaskOutcome = (
@@ -108,6 +111,7 @@ export function serialiseError(err: unknown): SerialisedError {
       out.status = err.status;
     }
     if (err instanceof WorkerExitError) out.keys = [...err.keys];
+    if (err instanceof MissingDependencyError) out.packages = [...err.packages];
     // Subclasses that share their code with a plainer class travel by name.
     if (err instanceof InvalidReferenceError) out.key = err.key;
     if (err instanceof ReferenceTargetError) {
@@ -148,6 +152,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   MISSING_CHUNK: (m, e) => new MissingChunkError(m, e.key ?? ""),
   METADATA_MISMATCH: (m, e) => new MetadataMismatchError(m, e.field ?? ""),
   SOURCE_FILE: (m) => new SourceFileError(m),
+  MISSING_DEPENDENCY: (m, e) => new MissingDependencyError(m, e.packages ?? []),
 };
 
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */

@@ -5,12 +5,14 @@
  */
 import { existsSync } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { noPeersSkip } from "./peers.js";
 
 export const CHROMIUM = process.env.PARZARR_CHROMIUM ?? "/usr/bin/chromium";
 const required = process.env.PARZARR_REQUIRE_PEERS === "1";
 
 /** false when Chromium can be used; otherwise the reason to skip. Throws when peers are required. */
 export function chromiumSkip(): false | string {
+  if (noPeersSkip()) return noPeersSkip();
   if (existsSync(CHROMIUM)) return false;
   const why = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set PARZARR_CHROMIUM)`;
   if (required) throw new Error(`PARZARR_REQUIRE_PEERS=1 but ${why}`);

@@ -10,6 +10,7 @@ import { createInterface } from "node:readline";
 import { AwsClient } from "aws4fetch";
 import type { S3StoreOptions } from "../../src/stores/s3.js";
 import type { TestS3 } from "./s3.js";
+import { noPeersSkip } from "./peers.js";
 
 const MAIN = new URL("../peers/moto_server.py", import.meta.url).pathname;
 
@@ -28,6 +29,7 @@ export function motoPython(): string | null {
 
 /** false when moto can be started; otherwise the reason to skip. Throws when peers are required. */
 export function motoSkip(): false | string {
+  if (noPeersSkip()) return noPeersSkip();
   if (motoPython() !== null) return false;
   const why = "no python3 here imports moto's server (pip install 'moto[server]==5.*' boto3, or set PARZARR_MOTO_PYTHON)";
   if (process.env.PARZARR_REQUIRE_PEERS === "1") throw new Error(`PARZARR_REQUIRE_PEERS=1 but ${why}`);

@@ -8,11 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { noPeersSkip } from "./peers.js";
 
 export const REDIS_SERVER = process.env.PARZARR_REDIS_SERVER ?? "redis-server";
 
 /** false when redis-server can be started; otherwise the reason to skip. Throws when peers are required. */
 export function redisSkip(): false | string {
+  if (noPeersSkip()) return noPeersSkip();
   if (spawnSync(REDIS_SERVER, ["--version"], { encoding: "utf8" }).status === 0) return false;
   const why = `${REDIS_SERVER} is not installed (apt-get install -y redis-server)`;
   if (process.env.PARZARR_REQUIRE_PEERS === "1") throw new Error(`PARZARR_REQUIRE_PEERS=1 but ${why}`);
