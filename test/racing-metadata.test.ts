@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { BadSelectionError, ProcessSynchronizer, createArray, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
+import { BadSelectionError, MemoryStore, ProcessSynchronizer, createArray, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const values = (x: unknown) => Array.from((x as NDArray).data as ArrayLike<number>, Number);
@@ -43,6 +43,33 @@ for (const { name, options } of LAYOUTS) {
     await h1.set([slice(6, 8)], 1);
     assert.deepEqual(values(await (await openArray(path)).get()), [0, 0, 0, 0, 3, 3, 7, 7]);
   });
+}
+
+for (const zarrFormat of [2, 3] as const) {
+  for (const synchronized of [false, true]) {
+    test(`attribute updates after another handle appended keep the stored shape and attributes (v${zarrFormat}, ${synchronized ? "with" : "without"} a synchronizer)`, async () => {
+      const dir = scratchDir();
+      const synchronizer = synchronized ? new ProcessSynchronizer(join(dir, "locks")) : undefined;
+      const path = join(dir, "a");
+      await createArray(path, { shape: [4], chunks: [4], dtype: "int32", fillValue: 0, zarrFormat, attributes: { units: "m" } });
+      const h1 = await openArray(path, { mode: "r+", synchronizer });
+      const h2 = await openArray(path, { mode: "r+", synchronizer });
+      await h2.append([1, 2, 3, 4]);
+      await h2.updateAttrs({ by: "h2" });
+      await h1.updateAttrs({ seen: true });
+      let stored = await openArray(path);
+      assert.deepEqual(stored.shape, [8], "updateAttrs wrote an old shape back");
+      assert.deepEqual(stored.attrs, { units: "m", by: "h2", seen: true });
+      await h2.append([5, 6]);
+      await h1.setAttrs({ replaced: 1 });
+      stored = await openArray(path);
+      assert.deepEqual(stored.shape, [10], "setAttrs wrote an old shape back");
+      assert.deepEqual(stored.attrs, { replaced: 1 });
+      // The next append goes after every stored row, overwriting none.
+      await h1.append([7]);
+      assert.deepEqual(values(await (await openArray(path)).get()), [0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7]);
+    });
+  }
 }
 
 /** Every block of 2 rows `id * 1000 + k` (k < times) stored exactly once, whole, and nothing else. */
@@ -97,4 +124,13 @@ test("appends from eight handles in one process on 2 worker threads keep every r
   );
   const a = await openArray(path);
   checkAppended(a, values(await a.get()), ids, times);
+});
+
+test("metadata rewrites keep the separator given at open for v2 metadata that names none", async () => {
+  const store = new MemoryStore();
+  await store.set(".zarray", new TextEncoder().encode(JSON.stringify({ zarr_format: 2, shape: [2, 2], chunks: [2, 2], dtype: "|i1", compressor: null, fill_value: 0, order: "C", filters: null })));
+  const a = await openArray(store, { mode: "r+", dimensionSeparator: "/" });
+  await a.updateAttrs({ a: 1 });
+  await a.append({ data: Int8Array.of(1, 1, 1, 1), shape: [2, 2] });
+  assert.deepEqual((await store.list("")).filter((k) => !k.startsWith(".z")), ["1/0"]);
 });
