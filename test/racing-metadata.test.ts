@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { BadSelectionError, MemoryStore, ProcessSynchronizer, createArray, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
+import { BadSelectionError, MemoryStore, ProcessSynchronizer, createArray, createGroup, openArray, openGroup, slice, type NDArray, type ZarrArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const values = (x: unknown) => Array.from((x as NDArray).data as ArrayLike<number>, Number);
@@ -134,3 +134,16 @@ test("metadata rewrites keep the separator given at open for v2 metadata that na
   await a.append({ data: Int8Array.of(1, 1, 1, 1), shape: [2, 2] });
   assert.deepEqual((await store.list("")).filter((k) => !k.startsWith(".z")), ["1/0"]);
 });
+
+for (const zarrFormat of [2, 3] as const) {
+  test(`a group's updateAttrs merges into the attributes stored now, not this handle's old copy (v${zarrFormat})`, async () => {
+    const path = join(scratchDir(), "g");
+    await createGroup(path, { zarrFormat, attributes: { title: "t" } });
+    const g1 = await openGroup(path, { mode: "r+" });
+    const g2 = await openGroup(path, { mode: "r+" });
+    await g2.updateAttrs({ by: "g2" });
+    await g1.updateAttrs({ seen: true });
+    assert.deepEqual((await openGroup(path)).attrs, { title: "t", by: "g2", seen: true });
+    assert.deepEqual(g1.attrs, { title: "t", by: "g2", seen: true });
+  });
+}
