@@ -87,14 +87,14 @@ function checkAppended(a: ZarrArray, got: number[], ids: number[], times: number
 }
 
 for (const zarrFormat of [2, 3] as const) {
-  test(`appends from six processes under one ProcessSynchronizer keep every row (v${zarrFormat})`, { timeout: 240_000 }, async () => {
+  test(`appends from eight processes under one ProcessSynchronizer keep every row (v${zarrFormat})`, { timeout: 240_000 }, async () => {
     const dir = scratchDir();
     const path = join(dir, "a");
     const lockDir = join(dir, "locks");
-    const writers = 6;
+    const writers = 8;
     const times = 10;
     // Ids from 1, so that a lost row (zeros) never passes for writer 0's.
-    await createArray(path, { shape: [0, 3], chunks: [4, 3], dtype: "int32", fillValue: 0, zarrFormat });
+    await createArray(path, { shape: [0, 3], chunks: [8, 3], dtype: "int32", fillValue: 0, zarrFormat });
     await Promise.all(
       Array.from({ length: writers }, (_, i) => {
         const child = spawn(process.execPath, ["--import", "tsx", APPENDER, path, lockDir, String(i + 1), String(times)], { stdio: ["ignore", "ignore", "pipe"] });
@@ -115,7 +115,7 @@ test("appends from eight handles in one process on 2 worker threads keep every r
   const path = join(scratchDir(), "a");
   const times = 10;
   const ids = Array.from({ length: 8 }, (_, i) => i + 1);
-  await createArray(path, { shape: [0, 3], chunks: [4, 3], dtype: "int32", fillValue: 0 });
+  await createArray(path, { shape: [0, 3], chunks: [8, 3], dtype: "int32", fillValue: 0 });
   const handles = await Promise.all(ids.map(() => openArray(path, { mode: "r+" })));
   await Promise.all(
     handles.map(async (h, i) => {

@@ -8,7 +8,7 @@ import { openArray, ProcessSynchronizer } from "../../src/index.js";
 
 const [root, lockDir, idArg, timesArg] = process.argv.slice(2);
 const id = Number(idArg);
-const synchronizer = new ProcessSynchronizer(lockDir!, { staleMs: 5000, timeoutMs: 60_000 });
+const synchronizer = new ProcessSynchronizer(lockDir!, { staleMs: 10_000, timeoutMs: 60_000 });
 const a = await openArray(root!, { mode: "r+", synchronizer });
 const cols = a.shape[1];
 for (let k = 0; k < Number(timesArg); k++) {
