@@ -224,19 +224,16 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** Called before this handle rewrites the array's metadata (consolidated handles go stale). */
   protected metadataWillChange(): void {}
 
-  /** Replaces the attributes. */
+  /** Replaces the attributes (the rest of the metadata, the shape too, is kept as stored). */
   async setAttrs(attributes: JsonObject): Promise<void> {
-    const store = this.writableStore();
-    const base = await this.metadataToRewrite(store, "setAttrs");
-    this.metadataWillChange();
-    const meta = { ...base, attributes: structuredClone(attributes) };
-    await writeArrayMetadata(store, this.path, meta);
-    this.meta = meta;
+    const attrs = structuredClone(attributes);
+    await this.rewriteMetadata("setAttrs", (stored) => ({ ...stored, attributes: attrs }));
   }
 
-  /** Merges keys into the attributes. */
+  /** Merges keys into the attributes stored now, as zarr-python does (another writer may have set some). */
   async updateAttrs(update: JsonObject): Promise<void> {
-    await this.setAttrs({ ...this.meta.attributes, ...update });
+    const add = structuredClone(update);
+    await this.rewriteMetadata("updateAttrs", (stored) => ({ ...stored, attributes: { ...stored.attributes, ...add } }));
   }
 
   /**
@@ -582,35 +579,50 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
   private async changeShape(what: string, next: (current: number[]) => number[]): Promise<number[]> {
+    const meta = await this.rewriteMetadata(
+      what,
+      (stored) => ({ ...stored, shape: next([...stored.shape]) }),
+      // Under the lock: a writer growing the array next must not see its new chunks deleted.
+      (meta) => this.deleteChunksOutside(meta.shape),
+    );
+    return meta.shape;
+  }
+
+  /**
+   * Writes the metadata `change` makes of the stored document, under the lock of the metadata key
+   * (the synchronizer's too, when the array has one), then runs `then` still under it. It starts
+   * from the store, never from this handle's copy: another handle or process may have resized,
+   * appended or set attributes since, and an old shape written back would hide their rows.
+   */
+  private async rewriteMetadata(
+    what: string,
+    change: (stored: ArrayMetadata) => ArrayMetadata,
+    then?: (meta: ArrayMetadata) => Promise<void>,
+  ): Promise<ArrayMetadata> {
     const store = this.writableStore();
     const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
     const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
     return withChunkLock(lock, metaKey, async () => {
-      // Another handle or process may have resized or appended since this one was opened.
-      const base = await this.metadataToRewrite(store, what, true);
-      const shape = next([...base.shape]);
-      const meta: ArrayMetadata = { ...base, shape };
+      const meta = change(await this.metadataToRewrite(store, what));
       this.metadataWillChange();
       await writeArrayMetadata(store, this.path, meta);
       this.meta = meta;
-      await this.deleteChunksOutside(shape);
-      return shape;
+      await then?.(meta);
+      return meta;
     });
   }
 
   /**
-   * The metadata a rewrite starts from. With `fromStore` (a shape change), the stored document,
-   * which another writer may have changed. A handle whose metadata was assumed
-   * (`assumeMetadata`) never touches the stored document, so it refuses; one opened with
-   * `assumeCachedMetadata` reads the document now and refuses when it disagrees with what it
-   * assumed (other than in shape and attributes, which a rewrite replaces).
+   * The metadata a rewrite starts from: the stored document, which another writer may have
+   * changed. A handle whose metadata was assumed (`assumeMetadata`) never touches the stored
+   * document, so it refuses; one opened with `assumeCachedMetadata` refuses when the document
+   * disagrees with what it assumed (other than in shape and attributes, which others may change).
    */
-  private async metadataToRewrite(store: Store, what: string, fromStore = false): Promise<ArrayMetadata> {
+  private async metadataToRewrite(store: Store, what: string): Promise<ArrayMetadata> {
     const assumed = this.options.assumed;
     if (assumed === "assumed") {
       throw new UnsupportedError(`${what}: array ${describePath(this.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
     }
-    if (!fromStore && assumed === undefined) return this.meta;
     const stored = await readNode(store, this.path, this.meta.zarrFormat);
     if (stored?.nodeType !== "array") {
       if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${describePath(this.path)} (the handle assumed it)`);
@@ -618,7 +630,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const { nodeType: _n, ...base } = stored;
     if (assumed === "cached") checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
-    return fromStore ? base : { ...base, shape: this.meta.shape };
+    // A v2 separator given at open for old metadata without one stays in force (as revalidateMetadata keeps it).
+    if (base.v2?.dimensionSeparator === null) base.chunkKeyEncoding = this.meta.chunkKeyEncoding;
+    return base;
   }
 
   /** Drops chunks from the cache, if the handle has one, after this handle changed them. */

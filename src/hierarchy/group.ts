@@ -8,6 +8,8 @@ import type { CreateArrayOptions } from "./create-options.js";
 import { deleteNode, describePath, normalisePath, parentPaths, readNode, writeGroupMetadata } from "./node-io.js";
 import { parseDataType } from "../metadata/dtype.js";
 import { groupInfo, type GroupInfo } from "./info.js";
+import { nodeKey } from "../metadata/chunk-key.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
 
 export class Group {
@@ -55,13 +57,27 @@ export class Group {
   }
 
   async setAttrs(attributes: JsonObject): Promise<void> {
-    const store = this.writableStore();
-    await writeGroupMetadata(store, this.path, { zarrFormat: this.zarrFormat, attributes });
-    this.attributes = structuredClone(attributes);
+    const attrs = structuredClone(attributes);
+    await this.rewriteAttrs(() => attrs);
   }
 
+  /** Merges keys into the attributes stored now, as zarr-python does (another writer may have set some). */
   async updateAttrs(update: JsonObject): Promise<void> {
-    await this.setAttrs({ ...this.attributes, ...update });
+    const add = structuredClone(update);
+    await this.rewriteAttrs((stored) => ({ ...stored, ...add }));
+  }
+
+  /** Writes the attributes `change` makes of the stored ones, under the lock of the group's document. */
+  private async rewriteAttrs(change: (stored: JsonObject) => JsonObject): Promise<void> {
+    const store = this.writableStore();
+    const key = nodeKey(this.path, this.zarrFormat === 3 ? "zarr.json" : ".zgroup");
+    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
+    await withChunkLock(lock, key, async () => {
+      const stored = await readNode(store, this.path, this.zarrFormat);
+      const attributes = change(stored?.nodeType === "group" ? stored.attributes : this.attributes);
+      await writeGroupMetadata(store, this.path, { zarrFormat: this.zarrFormat, attributes });
+      this.attributes = attributes;
+    });
   }
 
   /** Creates an array below this group (of this group's Zarr format unless told otherwise). */

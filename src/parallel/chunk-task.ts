@@ -213,7 +213,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const { meta, out } = task;
   const counts = item.chunkSel.map((r) => r.count);
   const outRegion = regionAt(item.outStart, item.outStep ?? null, out.strides);
-  if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item)) {
+  if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item, true)) {
     const part = await readPart(task, store, item, signal);
     if (part === undefined) fillMissing(task, item, outRegion, counts);
     else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
@@ -280,20 +280,26 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
   return read.version;
 }
 
-/** Whether a write covers every element of the chunk that lies inside the array. */
-function coversChunk(meta: ArrayMetadata, item: ChunkItem): boolean {
+/**
+ * Whether an item covers every element of its chunk: of the part inside the array (`inBounds`,
+ * enough for a read), or of the whole chunk the grid defines. A write must ask the latter: the
+ * shape it knows may be stale, and another writer may have grown the array and stored values in
+ * the rest of an edge chunk, which a write of the in-bounds part alone must merge with.
+ */
+function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
   // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
   if (item.scatter) return false;
   return item.chunkSel.every((r, d) => {
-    const inBounds = Math.min(meta.chunks[d], meta.shape[d] - item.origin[d]);
-    return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === inBounds;
+    const extent = inBounds ? Math.min(meta.chunks[d], meta.shape[d] - item.origin[d]) : meta.chunks[d];
+    return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
   });
 }
 
 async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
-  // Whole-chunk writes are last-writer-wins; a partial one reads, merges and writes under a lock,
-  // or (conditional writes) without one, by compare-and-swap.
-  if (coversChunk(task.meta, item)) return mergeAndStore(task, store, item, true, signal);
+  // Whole-chunk writes are last-writer-wins; a partial one (an edge chunk's in-bounds part too, as
+  // in zarr-python) reads, merges and writes under a lock, or (conditional writes) without one, by
+  // compare-and-swap.
+  if (coversChunk(task.meta, item, false)) return mergeAndStore(task, store, item, true, signal);
   if (task.conditional) return compareAndSwap(task, task.conditional, store, item, signal);
   return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false, signal));
 }
@@ -365,9 +371,8 @@ async function mergeAndStoreWith(
   const chunkShape = meta.chunks;
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta.fillValue, meta.dtype);
-  const edge = item.origin.some((o, d) => o + chunkShape[d] > meta.shape[d]);
-  if (whole && !edge && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
-    // An interior chunk the value covers: encode straight from the value's region (a view when it
+  if (whole && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
+    // A chunk the value covers: encode straight from the value's region (a view when it
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
     const { offset, strides } = valueRegionOf(item, value.buffer);
     const view = { data: value.buffer.data, shape: chunkShape, strides, offset };
@@ -377,11 +382,8 @@ async function mergeAndStoreWith(
   const chunk = lease && !isObjectType(meta.dtype) ? scratchElements(lease, meta.dtype, product(chunkShape)) : allocElements(meta.dtype, product(chunkShape));
   const full: StridedRegion = { offset: 0, strides: chunkStrides };
   let previous: Uint8Array | undefined;
-  if (whole) {
-    // The value overwrites every in-bounds element, so only an edge chunk needs filling first:
-    // its part beyond the array holds the fill value, as zarr-python writes it.
-    if (edge) fillElements(chunk, full, chunkShape, comps);
-  } else {
+  // A whole write overwrites every element of the chunk; anything else merges into the stored one.
+  if (!whole) {
     if (swap) {
       // The version read is what the write will be conditional on.
       const read = await readVersioned(store, item.key, { signal });
