@@ -130,7 +130,7 @@ describe("HTTP bodies are read only as far as they can be legitimate", () => {
   });
 });
 
-describe("files that are not regular files", () => {
+describe("local files: only regular ones, only as large as a stored value may be", () => {
   let dir: string;
   let fifo: string;
 
@@ -161,6 +161,20 @@ describe("files that are not regular files", () => {
     const store = new FileSystemStore(join(dir, "a"));
     assert.match((await rejection(store.get("0"))).message, /not a regular file/);
     assert.match((await rejection(store.getRange("0", { offset: 0, length: 2 }))).message, /not a regular file/);
+  });
+
+  test("a file larger than a stored value may be is TOO_LARGE, not allocated", NO_HANG, async () => {
+    const old = getMaxChunkBytes();
+    setMaxChunkBytes(1024 * 1024);
+    try {
+      writeFileSync(join(dir, "big"), new Uint8Array(4 * 1024 * 1024));
+      const store = new FileSystemStore(dir);
+      assert.equal((await rejection(store.get("big"))).code, "TOO_LARGE");
+      // A range of it is as small as it says.
+      assert.equal((await store.getRange("big", { offset: 1000, length: 10 }))?.length, 10);
+    } finally {
+      setMaxChunkBytes(old);
+    }
   });
 
   test("a reference to /dev/zero is refused as not a regular file", NO_HANG, async () => {
