@@ -26,6 +26,8 @@ interface TestServer {
   origin: string;
   /** Paths requested, in order. */
   requests: string[];
+  /** The Authorization header of each request ("" when none). */
+  authorizations: string[];
   /** Documents and files served, by path. */
   files: Map<string, string>;
   /** Redirects, by path: the Location answered. */
@@ -33,10 +35,11 @@ interface TestServer {
 }
 
 async function serve(): Promise<TestServer> {
-  const t = { requests: [] as string[], files: new Map<string, string>(), redirects: new Map<string, string>() } as TestServer;
+  const t = { requests: [] as string[], authorizations: [] as string[], files: new Map<string, string>(), redirects: new Map<string, string>() } as TestServer;
   t.server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     t.requests.push(path);
+    t.authorizations.push(req.headers.authorization ?? "");
     const to = t.redirects.get(path);
     if (to !== undefined) return void res.writeHead(302, { Location: to }).end();
     const body = t.files.get(path);
@@ -199,6 +202,12 @@ describe("FetchStore redirects", () => {
     assert.equal(text(await store.getRange("moved.bin", { offset: 5, length: 5 })), "bytes");
     const open = new FetchStore(`${home.origin}/data`, { http: HTTP, allowRedirects: [elsewhere.origin] });
     assert.equal(text(await open.get("away.bin")), "elsewhere bytes");
+    // Credentials are the store's origin's: a redirect to another origin does not carry them on.
+    const withAuth = new FetchStore(`${home.origin}/data`, { http: HTTP, allowRedirects: [elsewhere.origin], headers: { Authorization: "Bearer home" } });
+    const seen = elsewhere.authorizations.length;
+    assert.equal(text(await withAuth.get("away.bin")), "elsewhere bytes");
+    assert.deepEqual(elsewhere.authorizations.slice(seen), [""]);
+    assert.equal(home.authorizations.at(-1), "Bearer home");
     // The allowance travels in the descriptor.
     const copy = storeFromDescriptor(open.descriptor());
     assert.equal(text(await copy.get("away.bin")), "elsewhere bytes");

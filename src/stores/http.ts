@@ -321,6 +321,15 @@ export function urlPrefix(text: string, option: string): string {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Headers without those that carry credentials (what fetch itself drops on a cross-origin redirect). */
+function withoutCredentials(headers: RequestInit["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    if (name !== "authorization" && name !== "cookie" && name !== "proxy-authorization") out[name] = value;
+  });
+  return out;
+}
 const MAX_REDIRECTS = 10;
 
 /**
@@ -338,9 +347,12 @@ export async function fetchFollowing(
   key: string,
 ): Promise<Response> {
   let at = url;
+  const origin = new URL(url).origin;
   for (let hop = 0; ; hop++) {
-    let res = await doFetch(at, { ...init, redirect: "manual" });
-    if (res.type === "opaqueredirect") res = await doFetch(at, { ...init, redirect: "follow" });
+    // Credentials are for the store's own origin: not sent on to another one it is allowed to reach.
+    const headers = new URL(at).origin === origin ? init.headers : withoutCredentials(init.headers);
+    let res = await doFetch(at, { ...init, headers, redirect: "manual" });
+    if (res.type === "opaqueredirect") res = await doFetch(at, { ...init, headers, redirect: "follow" });
     const location = REDIRECTS.has(res.status) ? res.headers.get("location") : null;
     const next = location === null ? res.url || at : new URL(location, at).href;
     if (!allowed(next)) {
