@@ -122,13 +122,17 @@ export class StoreError extends ZarrError {
 }
 
 /**
- * The server refused the credentials (HTTP 401 or 403). Not a missing key: reading it as one
- * would silently give fill values.
+ * The server refused the credentials (HTTP 401 or 403), or parzarr refused to go where it was
+ * sent: a redirect to another origin, a reference target outside what its document may reach. Not
+ * a missing key: reading it as one would silently give fill values.
  */
 export class AccessDeniedError extends ZarrError {
   /** The store key asked for ("" for a listing). */
   readonly key: string;
-  /** The HTTP status: 401 or 403. */
+  /**
+   * The HTTP status: 401 or 403; a redirect's 3xx status when parzarr refused to follow it to
+   * another origin; 0 when parzarr refused a reference target outside what the document may reach.
+   */
   readonly status: number;
   constructor(message: string, key: string, status: number) {
     super("ACCESS_DENIED", message);
@@ -142,6 +146,20 @@ export class AbortError extends ZarrError {
   constructor(message = "the operation was aborted") {
     super("ABORTED", message);
   }
+}
+
+/**
+ * What a failure of a store read means once cancellation is involved: a `DOMException` named
+ * "AbortError" or "TimeoutError" (what fetch, and custom stores passing on `signal.reason`, reject
+ * with), or the reason of a `signal` that fired, is an AbortError; anything else is returned as it is.
+ */
+export function asAbort(err: unknown, signal?: AbortSignal): unknown {
+  if (err instanceof ZarrError) return err;
+  const name = err instanceof Error ? err.name : "";
+  if (name === "AbortError" || name === "TimeoutError" || (signal?.aborted && err === signal.reason)) {
+    return new AbortError(`the operation was aborted${err instanceof Error && err.message ? ` (${err.message})` : ""}`);
+  }
+  return err;
 }
 
 /** Work handed to a WorkerPool after `close()`. */

@@ -28,6 +28,15 @@ export function getMaxChunkBytes(): number {
   return maxChunkBytes;
 }
 
+/**
+ * The most bytes a stored value read whole (a chunk, a shard) may take: the chunk limit plus an
+ * eighth and 64 KiB, room for what codecs add to incompressible data (headers, shard indexes).
+ * Stores stop reading there (an endless HTTP body, a huge file) with a TooLargeError.
+ */
+export function maxStoredBytes(): number {
+  return maxChunkBytes + Math.floor(maxChunkBytes / 8) + 65536;
+}
+
 /** The product of a shape, or Infinity once it passes 2^53 (exact products of huge shapes lie). */
 function bigProduct(shape: readonly number[], factor: number): number {
   let n = factor;

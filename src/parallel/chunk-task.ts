@@ -2,7 +2,7 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError, ZarrError } from "../errors.js";
+import { asAbort, CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
@@ -147,6 +147,8 @@ export function storeFor(d: StoreDescriptor): Store {
  */
 export function asCorruptChunk(key: string, err: unknown): unknown {
   if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") return err;
+  // A store read (a shard's ranges) that stopped because the operation was cancelled.
+  if (asAbort(err) !== err) return asAbort(err);
   const reason = err instanceof Error ? err.message : String(err);
   return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
 }

@@ -4,7 +4,7 @@
  * first failing chunk. It touches chunk bytes only when the pool asks it to fetch them for the
  * workers (WorkerPoolOptions.fetchOnCaller, fetched-chunks.ts), and then only to pass them on.
  */
-import { AbortError, InvalidArgumentError, PoolClosedError } from "../errors.js";
+import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../errors.js";
 import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
@@ -267,7 +267,8 @@ async function runOnPool(
       } catch (err) {
         // The pool itself failed (closed meanwhile, a worker died), or a fetch made here for the
         // workers did: stop the rest the same way.
-        failure ??= err instanceof Error ? err : new Error(String(err));
+        const cause = asAbort(err, signal);
+        failure ??= cause instanceof Error ? cause : new Error(String(cause));
         stop();
       } finally {
         afterTask?.(task, succeeded);

@@ -2,7 +2,7 @@
  * The inline executor: runs chunk tasks on this thread through `runChunkTask`. Several tasks are
  * kept in flight so that store latency (HTTP, disk) overlaps with decoding.
  */
-import { AbortError } from "../errors.js";
+import { AbortError, asAbort } from "../errors.js";
 import { runChunkTask, type ChunkTask, type ChunkVersion } from "./chunk-task.js";
 import type { OperationOptions } from "./options.js";
 import type { Store } from "../stores/types.js";
@@ -35,11 +35,15 @@ export async function runTasksInline(
       if (next.done) return;
       const task = next.value;
       try {
-        const versions = await runChunkTask(task, store, signal);
+        const run = runChunkTask(task, store, signal);
+        // A read whose store never settles (a custom store that ignores the signal) must not keep
+        // an aborted operation waiting: its task is left behind, its output no longer wanted.
+        // Writes are waited for, so that none lands after the operation has returned.
+        const versions = await (task.kind === "read" && signal ? untilAborted(run, signal) : run);
         if (versions !== undefined) onVersions?.(task, versions.map((v, i) => [i, v]));
       } catch (err) {
         failed = true;
-        throw err;
+        throw asAbort(err, signal);
       }
       done += task.items.length;
       onProgress?.(done, total);
@@ -48,4 +52,17 @@ export async function runTasksInline(
   const results = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, tasks.count) }, worker));
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (rejected) throw rejected.reason;
+}
+
+/** `work`, or an AbortError as soon as `signal` fires, whichever comes first. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new AbortError());
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  // The work may fail after the abort has already answered: nobody waits on it then.
+  work.catch(() => undefined);
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener("abort", onAbort));
 }

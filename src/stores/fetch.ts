@@ -2,21 +2,26 @@
  * FetchStore: a read-only store over HTTP(S). `get` is a GET, `getRange` a GET with a Range
  * header. Every request goes through the HTTP policy of http.ts: a timeout per attempt (on by
  * default), retries with backoff honouring Retry-After, 401/403 as an AccessDeniedError naming the
- * key. 404 means missing.
+ * key. 404 means missing. Redirects are followed on the store's own origin only (and where
+ * `allowRedirects` says); a body is read only as far as the request can legitimately get.
  */
 import { StoreError } from "../errors.js";
 import {
   conditionalHeaders,
+  fetchFollowing,
   httpPolicy,
   httpRequest,
   replyVersion,
   serverDetail,
   statusLine,
+  underPrefix,
+  urlPrefix,
+  type BodyLimit,
   type HttpOptions,
   type HttpPolicy,
   type HttpReply,
 } from "./http.js";
-import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
+import { bytesOfRangeReply, rangeBodyLimit, rangeHeader } from "./http-range.js";
 import { validateKey, validateRange } from "./keys.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions, VersionedRead, VersionedReadOptions } from "./types.js";
 
@@ -25,6 +30,13 @@ export interface FetchStoreOptions {
   headers?: Record<string, string>;
   /** Timeouts and retries (http.ts); they travel in the descriptor. */
   http?: HttpOptions;
+  /**
+   * Origins (`https://cdn.example.org`) or URL prefixes a redirect may lead to besides the store's
+   * own origin, or `["*"]` for anywhere. A redirect elsewhere is an AccessDeniedError (ACCESS_DENIED),
+   * never followed: a server must not send parzarr to addresses only this machine can reach.
+   * They travel in the descriptor.
+   */
+  allowRedirects?: string[];
   /** A fetch implementation; the global one by default. Not part of the descriptor. */
   fetch?: typeof fetch;
 }
@@ -41,6 +53,8 @@ export class FetchStore implements ReadableStore {
   private readonly headers: Record<string, string>;
   private readonly policy: HttpPolicy;
   private readonly doFetch: typeof fetch;
+  private readonly allowRedirects: string[];
+  private readonly origin: string;
 
   constructor(url: string | URL, options: FetchStoreOptions = {}) {
     let parsed: URL;
@@ -57,6 +71,12 @@ export class FetchStore implements ReadableStore {
     this.headers = { ...options.headers };
     this.policy = httpPolicy(options.http);
     this.doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.allowRedirects = (options.allowRedirects ?? []).map((p) => urlPrefix(p, "allowRedirects"));
+    this.origin = parsed.origin;
+  }
+
+  private redirectAllowed(url: string): boolean {
+    return new URL(url).origin === this.origin || underPrefix(url, this.allowRedirects);
   }
 
   private urlOf(key: string): string {
@@ -74,13 +94,13 @@ export class FetchStore implements ReadableStore {
     extra: Record<string, string> = {},
     accept: number[] = [],
     signal?: AbortSignal,
+    bodyLimit?: (status: number) => BodyLimit,
   ): Promise<HttpReply | undefined> {
     const url = this.urlOf(key);
     const headers = { ...this.headers, ...extra };
-    const reply = await httpRequest(
-      { method, url, key, signal, idempotent: true, send: (s) => this.doFetch(url, { method, headers, signal: s }) },
-      this.policy,
-    );
+    const allowed = (u: string) => this.redirectAllowed(u);
+    const send = (s: AbortSignal) => fetchFollowing(this.doFetch, url, { method, headers, signal: s }, allowed, key);
+    const reply = await httpRequest({ method, url, key, signal, idempotent: true, send, bodyLimit }, this.policy);
     if (reply.status === 404) return undefined;
     if ((reply.status < 200 || reply.status > 299) && !accept.includes(reply.status)) {
       throw new StoreError(`${method} ${url} answered ${statusLine(reply)}${serverDetail(reply)}`);
@@ -109,7 +129,7 @@ export class FetchStore implements ReadableStore {
     for (let round = 0; round < 2; round++) {
       // Ranges count encoded bytes, so ask for the bytes as stored, not gzip-compressed in transit.
       const headers = { Range: rangeHeader(asked), "Accept-Encoding": "identity" };
-      const reply = await this.request(key, "GET", headers, [416], opts.signal);
+      const reply = await this.request(key, "GET", headers, [416], opts.signal, (status) => rangeBodyLimit(asked, status));
       if (!reply) return undefined;
       // The key exists but the range starts past its end: empty, as the other stores answer.
       if (reply.status === 416) return new Uint8Array(0);
@@ -144,6 +164,7 @@ export class FetchStore implements ReadableStore {
   }
 
   descriptor(): StoreDescriptor {
-    return { kind: "fetch", url: this.url, headers: { ...this.headers }, http: { ...this.policy } };
+    const d: StoreDescriptor = { kind: "fetch", url: this.url, headers: { ...this.headers }, http: { ...this.policy } };
+    return this.allowRedirects.length > 0 ? { ...d, allowRedirects: [...this.allowRedirects] } : d;
   }
 }

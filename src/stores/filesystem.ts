@@ -4,9 +4,10 @@
  * crash) sees the old value or the new one, never half of one.
  */
 import { constants, type Dirent } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import { InvalidKeyError, ReadOnlyError, StoreError } from "../errors.js";
+import { InvalidKeyError, ReadOnlyError, StoreError, TooLargeError, ZarrError } from "../errors.js";
+import { maxStoredBytes } from "../limits.js";
 import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
@@ -78,7 +79,13 @@ function isMissing(err: unknown): boolean {
 
 /** Opens the last path component only if it is not a symbolic link (0 where the OS lacks it). */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
-const READ_NOFOLLOW = constants.O_RDONLY | O_NOFOLLOW;
+/**
+ * Reads open without blocking: opening a named pipe would otherwise wait (in a libuv thread, where
+ * no abort reaches it) for a writer that may never come. Regular files ignore the flag, and what
+ * is not one is refused after fstat (readFile).
+ */
+const READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const READ_NOFOLLOW = READ | O_NOFOLLOW;
 
 /** Folders whose real path was checked, per store: bounded, since chunk folders can be many. */
 const CHECKED_DIRS_MAX = 4096;
@@ -178,7 +185,7 @@ export class FileSystemStore implements WritableStore {
    */
   private async readablePath(key: string): Promise<{ path: string; flags: number }> {
     const p = this.pathOf(key);
-    if (this.followSymlinks) return { path: p, flags: constants.O_RDONLY };
+    if (this.followSymlinks) return { path: p, flags: READ };
     await this.checkDir(key, dirname(p));
     return { path: p, flags: READ_NOFOLLOW };
   }
@@ -214,24 +221,7 @@ export class FileSystemStore implements WritableStore {
   }
 
   async get(key: string): Promise<Uint8Array | undefined> {
-    const { path, flags } = await this.readablePath(key);
-    let p = path;
-    try {
-      let b: Buffer;
-      try {
-        b = await readFile(p, { flag: flags });
-      } catch (err) {
-        if (errno(err) !== "ELOOP") throw err;
-        p = await this.linkTarget(key, p);
-        b = await readFile(p, { flag: flags });
-      }
-      // A plain Uint8Array over the same memory: callers should not meet Buffer's quirks.
-      return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-    } catch (err) {
-      if (err instanceof InvalidKeyError) throw err;
-      if (isMissing(err)) return undefined;
-      this.fail("cannot read", key, err);
-    }
+    return (await this.readFile(key, (size) => ({ start: 0, into: this.buffer(key, size) })))?.bytes;
   }
 
   /**
@@ -255,7 +245,7 @@ export class FileSystemStore implements WritableStore {
     const r = await this.readFile(key, (size, info) => {
       version = `${size}:${info.mtimeMs}:${info.ino}`;
       unchanged = opts.ifChanged === version;
-      return { start: 0, into: new Uint8Array(unchanged ? 0 : size) };
+      return { start: 0, into: this.buffer(key, unchanged ? 0 : size) };
     });
     if (r === undefined) return { kind: "missing" };
     return unchanged ? { kind: "unchanged" } : { kind: "value", bytes: r.bytes, version };
@@ -265,15 +255,28 @@ export class FileSystemStore implements WritableStore {
     validateRange(range);
     const r = await this.readFile(key, (size) => {
       const { start, end } = rangeBounds(size, range);
-      return { start, into: new Uint8Array(end - start) };
+      return { start, into: this.buffer(key, end - start) };
     });
     return r === undefined ? undefined : r.bytes;
   }
 
+  /** A buffer for `bytes` of a key's file, refused past what a stored value may take. */
+  private buffer(key: string, bytes: number): Uint8Array {
+    if (bytes > maxStoredBytes()) {
+      throw new TooLargeError(
+        `cannot read ${bytes} bytes of ${JSON.stringify(key)} in ${this.root}: more than a stored value may take ` +
+          `(${maxStoredBytes()} bytes; raise it with setMaxChunkBytes if this is intended)`,
+      );
+    }
+    return new Uint8Array(bytes);
+  }
+
   /**
    * Opens a key's file, lets `plan` choose from its size where to read from and into which
-   * buffer, and fills it. Undefined when there is no file; a file that shrank under us (a
-   * concurrent rename replaced it) gives what was there.
+   * buffer, and fills it. Undefined when there is no file (or a folder); a file that shrank under
+   * us (a concurrent rename replaced it) gives what was there. Only regular files are read: a
+   * named pipe or a device (/dev/zero) is a StoreError, and reads are bounded by the file's size
+   * and maxStoredBytes(), so that neither a pipe nor an endless device can hang or fill memory.
    */
   private async readFile(
     key: string,
@@ -295,7 +298,10 @@ export class FileSystemStore implements WritableStore {
     }
     try {
       const info = await fh.stat();
-      if (!info.isFile()) return undefined;
+      if (info.isDirectory()) return undefined;
+      if (!info.isFile()) {
+        throw new StoreError(`cannot read ${JSON.stringify(key)} in ${this.root}: ${p} is not a regular file (a pipe, socket or device), and parzarr reads only regular files`);
+      }
       const { start, into } = plan(info.size, info);
       let done = 0;
       while (done < into.length) {
@@ -306,6 +312,7 @@ export class FileSystemStore implements WritableStore {
       return { size: info.size, bytes: into.subarray(0, done) };
     } catch (err) {
       if (errno(err) === "EISDIR") return undefined;
+      if (err instanceof ZarrError) throw err;
       this.fail("cannot read", key, err);
     } finally {
       await fh.close();

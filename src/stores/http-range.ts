@@ -3,7 +3,8 @@
  * and the requested bytes out of whatever the server answered (RFC 9110 §14).
  */
 import { StoreError } from "../errors.js";
-import type { HttpReply } from "./http.js";
+import { maxStoredBytes } from "../limits.js";
+import type { BodyLimit, HttpReply } from "./http.js";
 import { rangeBounds, sliceRange } from "./keys.js";
 import type { RangeRequest } from "./types.js";
 
@@ -11,6 +12,22 @@ import type { RangeRequest } from "./types.js";
 export function rangeHeader(range: RangeRequest): string {
   if (range.offset < 0) return `bytes=${range.offset}`;
   return `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`;
+}
+
+/** Room past a range's length in a 206: multipart framing, a slightly wider range than asked. */
+const RANGE_SLACK_BYTES = 64 * 1024;
+
+/**
+ * How much of the answer to a range request can be wanted: a 206 holds the range (and a little
+ * room, so that a server's odd answer gets its own error from bytesOfRangeReply), of a 200, the
+ * whole value, only the bytes up to the range's end are needed. Past that, a 206 is TOO_LARGE;
+ * anything open-ended (a suffix, which some servers answer from the start) is bounded as a whole
+ * value is.
+ */
+export function rangeBodyLimit(range: RangeRequest, status: number): BodyLimit {
+  if (range.offset < 0 || range.length === undefined) return { max: maxStoredBytes() };
+  if (status === 206) return { max: range.length + RANGE_SLACK_BYTES };
+  return { max: range.offset + range.length, stop: true };
 }
 
 /** The absolute bytes [start, end) to ask for instead, when the first answer missed them. */

@@ -12,9 +12,11 @@
  *   a missing chunk (that would silently return fill values). 404 is left to the store: a missing key.
  *
  * The body is read inside the attempt, so a connection dropped mid-body is retried like one
- * dropped before the headers, and the timeout covers the whole exchange.
+ * dropped before the headers, and the timeout covers the whole exchange. It is read only as far
+ * as it can be legitimate (`bodyLimit`): an endless body fails TOO_LARGE, in bounded memory.
  */
-import { AbortError, AccessDeniedError, InvalidArgumentError, StoreError } from "../errors.js";
+import { AbortError, AccessDeniedError, InvalidArgumentError, StoreError, TooLargeError, ZarrError } from "../errors.js";
+import { maxStoredBytes } from "../limits.js";
 
 export interface HttpOptions {
   /** Milliseconds one attempt (request and body) may take; 0 turns the timeout off. Default 30000. */
@@ -62,6 +64,18 @@ export interface HttpReply {
   body: Uint8Array;
 }
 
+/**
+ * How far an answer's body is read: past `max` bytes, reading stops and the request fails with a
+ * TooLargeError (not retried), or, with `stop`, the bytes so far are all the caller needs.
+ */
+export interface BodyLimit {
+  max: number;
+  stop?: boolean;
+}
+
+/** An error answer's body is read this far: enough for the detail it gives (serverDetail). */
+const ERROR_BODY_BYTES = 64 * 1024;
+
 export interface HttpRequest {
   method: string;
   /** For messages only: the URL that `send` requests (without credentials). */
@@ -74,6 +88,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Whether the request may be repeated (every request of parzarr's stores is). */
   idempotent: boolean;
+  /** How far a 2xx answer's body is read. Default: a whole stored value's limit (maxStoredBytes). */
+  bodyLimit?: (status: number) => BodyLimit;
 }
 
 /** Statuses a later attempt may get past: throttling, time-outs and server-side failures. */
@@ -176,17 +192,72 @@ async function attempt(req: HttpRequest, policy: HttpPolicy): Promise<{ reply: H
   req.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const res = await req.send(controller.signal);
-    const body = req.method === "HEAD" ? new Uint8Array(0) : new Uint8Array(await res.arrayBuffer());
+    const ok = res.status >= 200 && res.status <= 299;
+    const limit = !ok ? { max: ERROR_BODY_BYTES, stop: true } : (req.bodyLimit?.(res.status) ?? { max: maxStoredBytes() });
+    const body = req.method === "HEAD" ? new Uint8Array(0) : await readBody(res, limit, req);
     return { reply: { status: res.status, statusText: res.statusText, headers: res.headers, body } };
   } catch (error) {
     if (req.signal?.aborted) throw new AbortError(`${req.method} ${req.url} was aborted`);
     if (timedOut) return { failure: { kind: "timeout" } };
-    if (error instanceof AbortError || error instanceof StoreError) throw error;
+    // parzarr's own verdicts (too large, a refused redirect) are final: another attempt would repeat them.
+    if (error instanceof ZarrError) throw error;
     return { failure: { kind: "network", error } };
   } finally {
     clearTimeout(timer);
     req.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * An answer's body, read chunk by chunk so that it never holds more than `limit.max` bytes: a
+ * Content-Length over the limit fails before anything is read, an endless body once it passes it.
+ */
+async function readBody(res: Response, limit: BodyLimit, req: HttpRequest): Promise<Uint8Array> {
+  const tooLarge = (what: string) =>
+    new TooLargeError(
+      `${req.method} ${req.url} answered ${what}, more than the ${limit.max} bytes it can hold ` +
+        "(a range's length, or a stored value's limit: raise it with setMaxChunkBytes if this is intended)",
+    );
+  const declared = Number(res.headers.get("content-length") ?? NaN);
+  if (!limit.stop && declared > limit.max) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge(`a body of ${declared} bytes`);
+  }
+  if (!res.body) return new Uint8Array(0);
+  const reader = res.body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let done = false;
+  try {
+    while (size < limit.max || !limit.stop) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      if (size + next.value.length > limit.max) {
+        if (!limit.stop) throw tooLarge("a longer body");
+        parts.push(next.value.subarray(0, limit.max - size));
+        size = limit.max;
+        break;
+      }
+      parts.push(next.value);
+      size += next.value.length;
+    }
+  } finally {
+    // The rest of a body not read to its end is not wanted: close the connection's stream.
+    if (!done) await reader.cancel().catch(() => undefined);
+  }
+  // One part that owns its memory is the body; else a copy (callers may transfer body.buffer).
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.buffer instanceof ArrayBuffer) return only;
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    body.set(p, at);
+    at += p.length;
+  }
+  return body;
 }
 
 /**
@@ -228,6 +299,75 @@ export async function httpRequest(req: HttpRequest, policy: HttpPolicy): Promise
       throw new StoreError(`${describeFailure(req, policy, failure)}${tries}`, { cause });
     }
     await sleep(wait ?? backoffDelay(policy, n), req.signal, `${req.method} ${req.url}`);
+  }
+}
+
+/** Whether `url` (normalised, as `new URL().href` writes it) lies under one of `prefixes`. */
+export function underPrefix(url: string, prefixes: readonly string[]): boolean {
+  return prefixes.some((p) => p === "*" || url === p || url.startsWith(p.endsWith("/") ? p : `${p}/`));
+}
+
+/**
+ * An origin or URL prefix a user allows, normalised as `new URL` does (host case, default port,
+ * decimal or mapped IP addresses), so that it compares with URLs as text; "*" stays as it is.
+ */
+export function urlPrefix(text: string, option: string): string {
+  if (text === "*") return text;
+  try {
+    return new URL(text).href;
+  } catch {
+    throw new InvalidArgumentError(`${option}: ${JSON.stringify(text)} is not a URL (an origin such as https://example.org, or a URL prefix)`);
+  }
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Headers without those that carry credentials (what fetch itself drops on a cross-origin redirect). */
+function withoutCredentials(headers: RequestInit["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  new Headers(headers).forEach((value, name) => {
+    if (name !== "authorization" && name !== "cookie" && name !== "proxy-authorization") out[name] = value;
+  });
+  return out;
+}
+const MAX_REDIRECTS = 10;
+
+/**
+ * Sends a request (GET or HEAD: repeated as it is at each hop) and follows redirects itself, each
+ * only where `allowed` says; anywhere else is an AccessDeniedError, before anything is sent there.
+ * fetch's own following would go anywhere: a server could send parzarr to an address only this
+ * machine reaches (169.254.169.254, say). Where redirects cannot be seen (a browser answers an
+ * opaque one), fetch follows them and the final URL is checked instead.
+ */
+export async function fetchFollowing(
+  doFetch: typeof fetch,
+  url: string,
+  init: RequestInit & { method: string },
+  allowed: (url: string) => boolean,
+  key: string,
+): Promise<Response> {
+  let at = url;
+  const origin = new URL(url).origin;
+  for (let hop = 0; ; hop++) {
+    // Credentials are for the store's own origin: not sent on to another one it is allowed to reach.
+    const headers = new URL(at).origin === origin ? init.headers : withoutCredentials(init.headers);
+    let res = await doFetch(at, { ...init, headers, redirect: "manual" });
+    if (res.type === "opaqueredirect") res = await doFetch(at, { ...init, headers, redirect: "follow" });
+    const location = REDIRECTS.has(res.status) ? res.headers.get("location") : null;
+    const next = location === null ? res.url || at : new URL(location, at).href;
+    if (!allowed(next)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new AccessDeniedError(
+        `${init.method} ${url} was redirected to ${next}, another origin: parzarr follows redirects only on the store's ` +
+          "own origin and where allowed (FetchStore's allowRedirects, a reference store's allowTargets)",
+        key,
+        location === null ? 0 : res.status,
+      );
+    }
+    if (location === null) return res;
+    await res.body?.cancel().catch(() => undefined);
+    if (hop + 1 >= MAX_REDIRECTS) throw new StoreError(`${init.method} ${url} was redirected more than ${MAX_REDIRECTS} times`);
+    at = next;
   }
 }
 

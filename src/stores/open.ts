@@ -34,7 +34,7 @@ function kindOf(d: StoreDescriptor): StoreKind<never> {
   return k;
 }
 
-registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers, http: d.http }), workerCanOpen: () => true });
+registerStoreKind("fetch", { open: (d) => new FetchStore(d.url, { headers: d.headers, http: d.http, allowRedirects: d.allowRedirects }), workerCanOpen: () => true });
 registerStoreKind("s3", { open: (d) => S3Store.fromDescriptor(d), workerCanOpen: () => true });
 registerStoreKind("reference", { open: (d) => ReferenceStore.fromDescriptor(d), workerCanOpen: (d) => ReferenceStore.workerCanOpen(d) });
 registerStoreKind("memory", {

@@ -5,12 +5,19 @@
  * or `gs://`/`gcs://` (Google Cloud Storage's public HTTPS endpoint). Each target is a key of a
  * store opened on its folder; stores are opened once per folder and reused.
  *
+ * Where targets may lead depends on where the document came from (checkTarget): a document read
+ * from a server (http(s), s3) may reach its own origin (bucket) and what `allowTargets` adds, never
+ * local files, never another address (one only this machine reaches: 169.254.169.254), however its
+ * host is spelled, since URLs are compared as `new URL` normalises them; redirects likewise
+ * (FetchStore's allowRedirects). A local or in-memory document is the user's own: its targets may
+ * be anywhere, as the user could read them anyway.
+ *
  * No Node built-ins here: local paths go through the platform's file-system store, so the module
  * also loads in browsers (where only URLs work).
  */
-import { InvalidReferenceError, UnsupportedError } from "../errors.js";
+import { AccessDeniedError, InvalidArgumentError, InvalidReferenceError, UnsupportedError } from "../errors.js";
 import { FetchStore } from "./fetch.js";
-import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";
+import { httpPolicy, underPrefix, type HttpOptions, type HttpPolicy } from "./http.js";
 import { platform } from "../platform/current.js";
 import { parseS3Url, resolveS3Config, S3Store, type S3StoreDescriptor, type S3StoreOptions } from "./s3.js";
 import type { ReadableStore } from "./types.js";
@@ -25,6 +32,8 @@ export interface TargetAccess {
   headers: Record<string, string>;
   http: HttpPolicy;
   s3: Pick<S3StoreDescriptor, "endpoint" | "region" | "credentials">;
+  /** allowTargets, each entry normalised as locationUrl writes a location ("*" as it is). */
+  allowTargets: string[];
 }
 
 export interface TargetAccessOptions {
@@ -34,10 +43,74 @@ export interface TargetAccessOptions {
   http?: HttpOptions;
   /** For s3:// URLs: endpoint, region, credentials; what is missing comes from the environment. */
   s3?: Pick<S3StoreOptions, "endpoint" | "region" | "credentials" | "useEnvironment">;
+  /**
+   * Where targets of a document read from a server may lead besides the document's own origin
+   * (its bucket, for s3://): origins (`https://data.example.org`), URL prefixes
+   * (`https://data.example.org/netcdf/`, `s3://bucket/prefix/`), local folders (`file:///data/`
+   * or `/data/`), or `"*"` for anywhere. Anything else is an AccessDeniedError (ACCESS_DENIED)
+   * before it is read, redirects included: a document from a server must not make parzarr read
+   * local files or reach addresses only this machine can (169.254.169.254). Documents read from a
+   * local path, or built in memory, may reach anything, and redirects of their targets what this
+   * allows.
+   */
+  allowTargets?: string[];
 }
 
 export function resolveTargetAccess(options: TargetAccessOptions): TargetAccess {
-  return { headers: { ...options.headers }, http: httpPolicy(options.http), s3: resolveS3Config(options.s3 ?? {}) };
+  return {
+    headers: { ...options.headers },
+    http: httpPolicy(options.http),
+    s3: resolveS3Config(options.s3 ?? {}),
+    allowTargets: (options.allowTargets ?? []).map(allowedPrefix),
+  };
+}
+
+/** An allowTargets entry as locationUrl writes locations, so that the two compare as text. */
+function allowedPrefix(entry: string): string {
+  if (entry === "*") return entry;
+  const bad = (why: string): never => {
+    throw new InvalidArgumentError(`allowTargets: ${JSON.stringify(entry)} ${why}`);
+  };
+  if (typeof entry !== "string" || (!/^[a-z][a-z0-9+.-]+:/i.test(entry) && !entry.startsWith("/"))) {
+    bad("is not an origin, a URL prefix or an absolute path");
+  }
+  try {
+    if (/^s3a?:/i.test(entry)) {
+      const { bucket, prefix } = parseS3Url(entry.replace(/^s3a:/i, "s3:"));
+      return `s3://${bucket}/${prefix}`;
+    }
+    return locationUrl(locate(entry, undefined, ""));
+  } catch (err) {
+    return bad(`cannot be read: ${(err as Error).message}`);
+  }
+}
+
+/** A location as one URL, comparable with allowTargets entries: a local path as a file: URL. */
+function locationUrl(loc: Location): string {
+  return loc.kind === "local" ? `file://${loc.path}` : locationText(loc);
+}
+
+/**
+ * What the targets of a document at `doc` may reach without allowTargets: its origin (bucket) for
+ * a document read from a server; undefined, meaning anything, for a local one.
+ */
+export function documentScope(doc: Location): string | undefined {
+  if (doc.kind === "http") return `${new URL(doc.url).origin}/`;
+  if (doc.kind === "s3") return `s3://${doc.bucket}/`;
+  return undefined;
+}
+
+/** Refuses a target outside what its document may reach (`scope`, allowTargets): ACCESS_DENIED. */
+export function checkTarget(target: Location, scope: string | undefined, access: TargetAccess, key: string, document: string): void {
+  if (scope === undefined) return;
+  const url = locationUrl(target);
+  if (underPrefix(url, [scope, ...access.allowTargets])) return;
+  throw new AccessDeniedError(
+    `reference "${key}": its target ${locationText(target)} is outside ${scope}, where the document ${document} was read ` +
+      "from; the targets of a document read from a server stay on its origin unless allowTargets allows more",
+    key,
+    0,
+  );
 }
 
 /** A location as text, for messages and as a cache key: a path, or a URL. */
@@ -87,7 +160,7 @@ export function locate(url: string, base: Location | undefined, key: string): Lo
       return { kind: "s3", bucket, key: prefix };
     }
     if (scheme === "gs" || scheme === "gcs") {
-      return { kind: "http", url: new URL(url.replace(/^gcs?:\/\//i, ""), "https://storage.googleapis.com/").href };
+      return { kind: "http", url: new URL(url.replace(/^gc?s:\/\//i, ""), "https://storage.googleapis.com/").href };
     }
     throw new UnsupportedError(`reference "${key}": target ${JSON.stringify(url)}: parzarr reads targets on local files, http(s), s3 and gs, not "${scheme}:"`);
   }
@@ -129,7 +202,9 @@ export class TargetStores {
         u.hash = "";
         folder = folderOf(u.href);
         name = decodeURIComponent(u.href.slice(folder.length));
-        make = () => new FetchStore(folder + search, { headers: this.access.headers, http: this.access.http });
+        // Redirects stay on the target's origin, or go where allowTargets allows.
+        const allowRedirects = this.access.allowTargets;
+        make = () => new FetchStore(folder + search, { headers: this.access.headers, http: this.access.http, allowRedirects });
         folder += search;
         break;
       }

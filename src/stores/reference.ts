@@ -20,7 +20,17 @@ import { coalesceRanges } from "../codecs/sharding/ranges.js";
 import { childrenOf, rangeBounds, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import { OverlayStore } from "./overlay.js";
 import { parseReferences, type Reference } from "./reference-document.js";
-import { locate, locationText, resolveTargetAccess, TargetStores, type Location, type TargetAccess, type TargetAccessOptions } from "./reference-targets.js";
+import {
+  checkTarget,
+  documentScope,
+  locate,
+  locationText,
+  resolveTargetAccess,
+  TargetStores,
+  type Location,
+  type TargetAccess,
+  type TargetAccessOptions,
+} from "./reference-targets.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
 
 export type ReferenceSource =
@@ -71,6 +81,8 @@ export class ReferenceStore implements ReadableStore {
   private readonly instance: string;
   private readonly stores: TargetStores;
   private readonly base: Location | undefined;
+  /** What targets may reach besides allowTargets (a remote document's origin); undefined: anything. */
+  private readonly scope: string | undefined;
   private readonly targets = new Map<string, Target>();
   private readonly loaded: Promise<Map<string, Reference>>;
 
@@ -81,6 +93,9 @@ export class ReferenceStore implements ReadableStore {
     this.stores = new TargetStores(access);
     if (source.kind === "url") this.base = locate(source.url, undefined, "");
     else if (source.base !== undefined) this.base = locate(source.base, undefined, "");
+    // A document read from a server is not the user's own: its targets stay near it. One built
+    // in memory is (whatever its base), like a local file.
+    this.scope = source.kind === "url" ? documentScope(this.base!) : undefined;
     if (refs) this.loaded = Promise.resolve(refs);
     else if (source.kind === "url") this.loaded = this.readDocument(source.url);
     else if (source.kind === "document") this.loaded = Promise.resolve(parseReferences(source.document, "the reference document"));
@@ -169,6 +184,7 @@ export class ReferenceStore implements ReadableStore {
     let t = this.targets.get(url);
     if (!t) {
       const loc = locate(url, this.base, key);
+      checkTarget(loc, this.scope, this.access, key, this.source.kind === "url" ? this.source.url : "in memory");
       t = { ...this.stores.open(loc), text: locationText(loc) };
       this.targets.set(url, t);
     }

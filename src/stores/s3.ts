@@ -27,11 +27,12 @@ import {
   replyVersion,
   statusLine,
   serverDetail,
+  type BodyLimit,
   type HttpOptions,
   type HttpPolicy,
   type HttpReply,
 } from "./http.js";
-import { bytesOfRangeReply, rangeHeader } from "./http-range.js";
+import { bytesOfRangeReply, rangeBodyLimit, rangeHeader } from "./http-range.js";
 import { validateKey, validatePrefix, validateRange } from "./keys.js";
 import { parseListPage } from "./s3-xml.js";
 import type {
@@ -197,7 +198,7 @@ export class S3Store implements WritableStore {
     method: string,
     url: string,
     key: string,
-    init: { headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer>; signal?: AbortSignal } = {},
+    init: { headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer>; signal?: AbortSignal; bodyLimit?: (status: number) => BodyLimit } = {},
   ): Promise<HttpReply> {
     return httpRequest(
       {
@@ -206,6 +207,7 @@ export class S3Store implements WritableStore {
         key,
         signal: init.signal,
         idempotent: true,
+        bodyLimit: init.bodyLimit,
         send: async (signal) => {
           const req = { method, headers: init.headers, body: init.body };
           if (!this.client) return this.doFetch(url, { ...req, signal });
@@ -250,7 +252,11 @@ export class S3Store implements WritableStore {
     let asked = range;
     // At most one second request: when the first answer missed the bytes but told the size.
     for (let round = 0; round < 2; round++) {
-      const reply = await this.request("GET", url, key, { headers: { Range: rangeHeader(asked) }, signal: opts.signal });
+      const reply = await this.request("GET", url, key, {
+        headers: { Range: rangeHeader(asked) },
+        signal: opts.signal,
+        bodyLimit: (status) => rangeBodyLimit(asked, status),
+      });
       if (reply.status === 404) return undefined;
       // The object exists but the range starts past its end: empty, as the other stores answer.
       if (reply.status === 416) return new Uint8Array(0);

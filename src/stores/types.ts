@@ -14,7 +14,7 @@ import type { S3StoreDescriptor } from "./s3.js";
  */
 export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean; followSymlinks?: boolean }
-  | { kind: "fetch"; url: string; headers?: Record<string, string>; http?: HttpOptions }
+  | { kind: "fetch"; url: string; headers?: Record<string, string>; http?: HttpOptions; allowRedirects?: string[] }
   | S3StoreDescriptor
   /** Kerchunk references (stores/reference.ts): the document's location, or a small document itself. */
   | ReferenceStoreDescriptor
