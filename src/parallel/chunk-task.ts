@@ -142,11 +142,23 @@ export function storeFor(d: StoreDescriptor): Store {
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * A fault of parzarr's own while placing a chunk (a destination planned wrongly), found before
+ * or while its bytes are decoded: it passes through asCorruptChunk as itself, since the chunk's
+ * bytes are not to blame.
+ */
+export class InternalFault extends Error {
+  constructor(message: string) {
+    super(`internal error: ${message}`);
+    this.name = "InternalFault";
+  }
+}
+
+/**
  * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
- * typed errors (an unknown codec, a store failure) pass through as they are.
+ * typed errors (an unknown codec, a store failure) and internal faults pass through as they are.
  */
 export function asCorruptChunk(key: string, err: unknown): unknown {
-  if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") return err;
+  if ((err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") || err instanceof InternalFault) return err;
   const reason = err instanceof Error ? err.message : String(err);
   return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
 }
