@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { createArray, FileSystemStore, slice, ZarrError, type DimSelection, type NDArray, type ZarrArray } from "../src/index.js";
+import { createArray, FileSystemStore, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
 import { decodeIntoRows } from "../src/parallel/decode-in-place.js";
 import { parseV2Array } from "../src/metadata/array-metadata.js";
 import { testPool } from "./helpers/random.js";
@@ -34,7 +34,12 @@ for line in sys.stdin:
     c = json.loads(line)
     a = np.array(c["data"], dtype=c["dtype"]).reshape(c["shape"])
     key = tuple(slice(*s[1:]) if s[0] == "s" else s[1] for s in c["sel"])
-    r = np.asarray(a[key])
+    if "values" in c:
+        # A write: the selection takes the values (in its own shape); the answer is the whole array.
+        a[key] = np.array(c["values"], dtype=c["dtype"]).reshape(np.shape(a[key]))
+        r = a
+    else:
+        r = np.asarray(a[key])
     sys.stdout.write(json.dumps({"shape": list(r.shape), "data": r.ravel().tolist()}) + "\\n")
     sys.stdout.flush()
 `;
@@ -126,6 +131,8 @@ function toSelection(sel: DimSpec[]): DimSelection[] {
 async function makeArray(c: Case): Promise<{ a: ZarrArray; data: number[] }> {
   const { v3, ctor, value } = DTYPES[c.dtype];
   const path = join(root, `a${arrays++}`);
+  const compressor: JsonObject | null =
+    c.codec === "blosc" ? { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } : c.codec === "zlib" ? { id: "zlib", level: 1 } : null;
   const layout =
     c.codec === "sharded"
       ? // v3: the shard is the outer chunk, made of 1-2 inner chunks per dimension.
@@ -135,7 +142,7 @@ async function makeArray(c: Case): Promise<{ a: ZarrArray; data: number[] }> {
           chunks: c.chunks,
           dtype: c.dtype,
           order: c.order,
-          compressor: c.codec === "blosc" ? { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } : c.codec === "zlib" ? { id: "zlib", level: 1 } : null,
+          compressor,
         };
   const a = await createArray(new FileSystemStore(path), { shape: c.shape, fillValue: 0, ...layout });
   const n = c.shape.reduce((x, y) => x * y, 1);
@@ -152,7 +159,8 @@ async function read(a: ZarrArray, c: Case, sel: DimSpec[], expected: NumpyAnswer
   if (mode === "pool") return a.get(selection, { pool, threads: 2 });
   const { ctor } = DTYPES[c.dtype];
   const n = expected.shape.reduce((x, y) => x * y, 1);
-  const out = new ctor(new SharedArrayBuffer(n * ctor.BYTES_PER_ELEMENT));
+  // Workers write a shared out in place (no staging buffer between them and it).
+  const out = new ctor(new SharedArrayBuffer(n * ctor.BYTES_PER_ELEMENT) as unknown as ArrayBuffer);
   return a.get(selection, { pool, threads: 2, out } as never);
 }
 
@@ -171,6 +179,23 @@ async function check(numpy: Numpy, c: Case, modes: readonly Mode[]): Promise<voi
       assert.deepEqual(nd.shape, expected.shape, what);
       assert.deepEqual(Array.from(nd.data as ArrayLike<number>), expected.data, what);
     }
+  }
+}
+
+/** Writes each selection (a value per selected element) and compares the whole array with numpy's. */
+async function checkWrites(numpy: Numpy, c: Case, threads: 0 | 2): Promise<void> {
+  const { a, data } = await makeArray(c);
+  const { ctor, value } = DTYPES[c.dtype];
+  let current = data;
+  for (const [s, sel] of c.sels.entries()) {
+    const selected = await numpy.ask({ dtype: c.dtype, shape: c.shape, data: current, sel });
+    const values = selected.data.map((_, k) => value(k, c.seed + 1000 * (s + 1)));
+    const expected = await numpy.ask({ dtype: c.dtype, shape: c.shape, data: current, sel, values });
+    const input = selected.shape.length === 0 ? values[0] : { data: ctor.from(values), shape: selected.shape };
+    await a.set(toSelection(sel), input, threads === 0 ? { threads } : { pool, threads });
+    const got = (await a.get(null, { threads: 0 })) as NDArray;
+    assert.deepEqual(Array.from(got.data as ArrayLike<number>), expected.data, `threads ${threads}: ${JSON.stringify({ ...c, sels: undefined })} [${JSON.stringify(sel)}]`);
+    current = expected.data;
   }
 }
 
@@ -218,6 +243,18 @@ describe("negative-step slices", () => {
       await fc.assert(
         fc.asyncProperty(caseArb, (c) => check(numpy, c, ["pool", "pool, shared out"])),
         { numRuns: 150, seed: 2612 },
+      );
+    } finally {
+      numpy.close();
+    }
+  });
+
+  it("writes through random negative and mixed steps against numpy (inline and threads: 2)", async () => {
+    const numpy = new Numpy();
+    try {
+      await fc.assert(
+        fc.asyncProperty(caseArb, fc.constantFrom(0 as const, 2 as const), (c, threads) => checkWrites(numpy, c, threads)),
+        { numRuns: 50, seed: 2613 },
       );
     } finally {
       numpy.close();
