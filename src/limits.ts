@@ -51,18 +51,14 @@ export function checkChunkSize(chunks: readonly number[], itemSize: number, wher
 }
 
 /**
- * The most points (vindex, a whole-array mask) or indices along one dimension (an integer array
- * or mask) one selection may hold. Its plan keeps tens of bytes per point and groups them by
- * chunk in a Map, which V8 caps at 2^24 entries: past that a read used gigabytes and minutes
- * before failing with an untyped RangeError. Larger selections are read in parts.
+ * The most points (vindex, a whole-array mask) or indices along one dimension one selection may
+ * hold: its plan keeps tens of bytes per point, grouped by chunk in a Map (V8 caps one at 2^24).
  */
 export const MAX_SELECTION_POINTS = 2 ** 24;
 
 /** Refuses a selection of more than MAX_SELECTION_POINTS `what` (points, indices). */
 export function checkPointCount(count: number, what: string, where: string): void {
-  if (count > MAX_SELECTION_POINTS) {
-    throw new TooLargeError(`${where}: ${count} ${what}, more than the ${MAX_SELECTION_POINTS} one selection may hold; read it in parts`);
-  }
+  if (count > MAX_SELECTION_POINTS) throw new TooLargeError(`${where}: ${count} ${what}, more than the ${MAX_SELECTION_POINTS} one selection may hold; read it in parts`);
 }
 
 /** Refuses a result buffer larger than the JavaScript engine can allocate. */

@@ -69,8 +69,7 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
   }
   const total = shape.reduce((a, b) => a * b, 1);
   if (mask.data.length !== total) throw new BadSelectionError(`a mask of shape [${mask.shape}] needs ${total} values, got ${mask.data.length}`);
-  // Counted before any coordinate is kept: a plan holds every point (see MAX_SELECTION_POINTS).
-  let count = 0;
+  let count = 0; // counted before any coordinate is kept
   for (let i = 0; i < total; i++) if (mask.data[i]) count++;
   checkPointCount(count, "points", "a mask selection");
   const nd = shape.length;

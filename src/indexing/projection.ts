@@ -54,26 +54,13 @@ interface DimPart {
   map?: DimMap;
 }
 
-/**
- * One dimension's parts, made on demand: a run over 2^25 chunks must not cost 2^25 objects
- * before the first chunk is read (the result's size is checked first, but a plan is made for
- * every selection, writes included).
- */
+/** One dimension's parts, made on demand: a run over 2^25 chunks costs no 2^25 objects up front. */
 interface DimParts {
   readonly length: number;
   at(i: number): DimPart;
 }
 
 const listed = (parts: DimPart[]): DimParts => ({ length: parts.length, at: (i) => parts[i] });
-
-/** The part of chunk `c` (one that holds an element) in a forward run whose last element is `last`. */
-function runPart(start: number, step: number, last: number, chunkLen: number, c: number): DimPart {
-  const cs = c * chunkLen;
-  const ce = Math.min(cs + chunkLen - 1, last);
-  const first = start >= cs ? start : start + Math.ceil((cs - start) / step) * step;
-  const n = Math.floor((ce - first) / step) + 1;
-  return { chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 };
-}
 
 /**
  * A forward run of the dimension: the parts of each chunk it crosses. A step no longer than
@@ -82,9 +69,15 @@ function runPart(start: number, step: number, last: number, chunkLen: number, c:
  */
 function projectRun(start: number, step: number, count: number, chunkLen: number): DimParts {
   const last = start + (count - 1) * step;
+  const part = (c: number): DimPart => {
+    const cs = c * chunkLen;
+    const first = start >= cs ? start : start + Math.ceil((cs - start) / step) * step;
+    const n = Math.floor((Math.min(cs + chunkLen - 1, last) - first) / step) + 1;
+    return { chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 };
+  };
   const c0 = Math.floor(start / chunkLen);
-  if (step <= chunkLen) return { length: Math.floor(last / chunkLen) - c0 + 1, at: (i) => runPart(start, step, last, chunkLen, c0 + i) };
-  return { length: count, at: (i) => runPart(start, step, last, chunkLen, Math.floor((start + i * step) / chunkLen)) };
+  if (step <= chunkLen) return { length: Math.floor(last / chunkLen) - c0 + 1, at: (i) => part(c0 + i) };
+  return { length: count, at: (i) => part(Math.floor((start + i * step) / chunkLen)) };
 }
 
 /** Arbitrary indices grouped by chunk (chunks ascending, each keeping the indices' order). */
@@ -123,13 +116,8 @@ function projectDim(ix: DimIndexer, chunkLen: number): DimParts {
   // is output item count-1-j. (Chunks still come in ascending order.)
   const { start, step, count } = ix;
   const forward = projectRun(start + (count - 1) * step, -step, count, chunkLen);
-  return {
-    length: forward.length,
-    at: (i) => {
-      const p = forward.at(i);
-      return { ...p, outStart: count - 1 - p.outStart, outStep: p.chunkSel.count > 1 ? -1 : 1 };
-    },
-  };
+  const back = (p: DimPart): DimPart => ({ ...p, outStart: count - 1 - p.outStart, outStep: p.chunkSel.count > 1 ? -1 : 1 });
+  return { length: forward.length, at: (i) => back(forward.at(i)) };
 }
 
 /**
@@ -148,8 +136,7 @@ export interface ChunkPlan<T> {
 
 /** The plan of an orthogonal selection: one projection per touched chunk, made lazily. */
 export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
-  // The per-dimension parts are made as they are combined; only index lists are held (as long
-  // as the user's own lists).
+  // Parts are made as they are combined; only index lists are held (as long as the user's own).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
   const count = perDim.reduce((n, p) => n * p.length, 1);
   return { count, [Symbol.iterator]: () => combineParts(perDim, count) };

@@ -141,16 +141,9 @@ export function storeFor(d: StoreDescriptor): Store {
 
 // ---------------------------------------------------------------------------------------------
 
-/**
- * A fault of parzarr's own while placing a chunk (a destination planned wrongly), found before
- * or while its bytes are decoded: it passes through asCorruptChunk as itself, since the chunk's
- * bytes are not to blame.
- */
+/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
 export class InternalFault extends Error {
-  constructor(message: string) {
-    super(`internal error: ${message}`);
-    this.name = "InternalFault";
-  }
+  override name = "InternalFault";
 }
 
 /**

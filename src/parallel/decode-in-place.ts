@@ -157,11 +157,8 @@ function rowScatter(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Byte
     let e = base;
     for (let d = 0; d < nd - 1; d++) e += idx[d] * strides[d];
     offsets[i] = e * elementBytes;
-    // Checked here, before any byte is decoded: a row outside the output is a fault of the plan,
-    // not of the chunk's bytes, and must not be reported as corruption.
-    if (offsets[i] < 0 || offsets[i] + rowBytes > target.length) {
-      throw new InternalFault(`chunk "${item.key}": row ${i} of its place in the output lies outside the output (${target.length} bytes)`);
-    }
+    // Before any byte is decoded: a row outside the output is the plan's fault, not the chunk's.
+    if (offsets[i] < 0 || offsets[i] + rowBytes > target.length) throw new InternalFault(`internal error: chunk "${item.key}": row ${i} lies outside the output`);
     for (let d = nd - 2; d >= 0 && ++idx[d] === chunks[d]; d--) idx[d] = 0;
   }
   const length = rows * rowBytes;
