@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { createArray, FileSystemStore, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
+import { ChunkCache, createArray, FileSystemStore, openArray, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
 import { decodeIntoRows } from "../src/parallel/decode-in-place.js";
 import { parseV2Array } from "../src/metadata/array-metadata.js";
 import { testPool } from "./helpers/random.js";
@@ -151,11 +151,17 @@ async function makeArray(c: Case): Promise<{ a: ZarrArray; data: number[] }> {
   return { a, data };
 }
 
-type Mode = "inline" | "pool" | "pool, shared out";
+type Mode = "inline" | "cache" | "pool" | "pool, shared out";
 
 async function read(a: ZarrArray, c: Case, sel: DimSpec[], expected: NumpyAnswer, mode: Mode): Promise<unknown> {
   const selection = toSelection(sel);
   if (mode === "inline") return a.get(selection, { threads: 0 });
+  if (mode === "cache") {
+    // Through a chunk cache: the first read fills it, the second is served from it.
+    const cached = await openArray(a.store, { mode: "r", cache: new ChunkCache({ maxBytes: 1 << 24 }) });
+    await cached.get(selection, { threads: 0 });
+    return cached.get(selection, { threads: 0 });
+  }
   if (mode === "pool") return a.get(selection, { pool, threads: 2 });
   const { ctor } = DTYPES[c.dtype];
   const n = expected.shape.reduce((x, y) => x * y, 1);
@@ -225,11 +231,11 @@ describe("negative-step slices", () => {
     }
   });
 
-  it("random shapes, chunks, orders, types, codecs and steps against numpy (inline)", async () => {
+  it("random shapes, chunks, orders, types, codecs and steps against numpy (inline, and through a chunk cache)", async () => {
     const numpy = new Numpy();
     try {
       await fc.assert(
-        fc.asyncProperty(caseArb, (c) => check(numpy, c, ["inline"])),
+        fc.asyncProperty(caseArb, (c) => check(numpy, c, ["inline", "cache"])),
         { numRuns: 120, seed: 2611 },
       );
     } finally {
