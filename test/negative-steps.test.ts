@@ -1,8 +1,9 @@
 /**
  * Slices with negative and mixed steps, read from random arrays (shapes, chunks, orders, data
- * types, codecs), must give what numpy gives for the same slices of the same values: inline, on
- * the pool into a fresh result, and on the pool into a shared `out` (written in place by the
- * workers). Issue 26 item 4: a backward slice whose chunk took the decode-into-rows fast path was
+ * types, codecs), must give what numpy gives for the same slices of the same values: inline,
+ * through a chunk cache, on the pool into a fresh result, and on the pool into a shared `out`
+ * (written in place by the workers); writes through them must leave what numpy's assignment
+ * leaves. Issue 26 item 4: a backward slice whose chunk took the decode-into-rows fast path was
  * reported as a CORRUPT_CHUNK. numpy runs in one Python process per test, one JSON line per case.
  */
 import { strict as assert } from "node:assert";
@@ -51,15 +52,23 @@ interface NumpyAnswer {
 
 class Numpy {
   private readonly proc: ChildProcessWithoutNullStreams;
-  private readonly answers: ((a: NumpyAnswer) => void)[] = [];
+  private readonly answers: { resolve: (a: NumpyAnswer) => void; reject: (e: Error) => void }[] = [];
+  private exited: string | null = null;
   constructor() {
     this.proc = spawn(PYTHON, ["-c", NUMPY_SERVICE]);
     this.proc.stderr.on("data", (b: Buffer) => process.stderr.write(b));
-    createInterface({ input: this.proc.stdout }).on("line", (line) => this.answers.shift()!(JSON.parse(line) as NumpyAnswer));
+    createInterface({ input: this.proc.stdout }).on("line", (line) => this.answers.shift()!.resolve(JSON.parse(line) as NumpyAnswer));
+    // Python failing (no numpy, a bad request) fails the questions still open instead of hanging.
+    this.proc.on("exit", (code) => {
+      this.exited = `${PYTHON} with numpy exited (${code})`;
+      for (const a of this.answers.splice(0)) a.reject(new Error(this.exited));
+    });
+    this.proc.stdin.on("error", () => {}); // a write after the exit: reported by `exited`
   }
   ask(request: unknown): Promise<NumpyAnswer> {
-    return new Promise((resolve) => {
-      this.answers.push(resolve);
+    return new Promise((resolve, reject) => {
+      if (this.exited !== null) return reject(new Error(this.exited));
+      this.answers.push({ resolve, reject });
       this.proc.stdin.write(JSON.stringify(request) + "\n");
     });
   }
