@@ -84,7 +84,7 @@ export type {
   AnyNodeSpecV3,
   NamedConfigJson,
 } from "./metadata/zom-types.js";
-export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES } from "./limits.js";
+export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES, MAX_SELECTION_POINTS } from "./limits.js";
 export { S3Store } from "./stores/s3.js";
 export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
 export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS } from "./stores/reference.js";

@@ -59,6 +59,17 @@ export function checkChunkSize(chunks: readonly number[], itemSize: number, wher
   }
 }
 
+/**
+ * The most points (vindex, a whole-array mask) or indices along one dimension one selection may
+ * hold: its plan keeps tens of bytes per point, grouped by chunk in a Map (V8 caps one at 2^24).
+ */
+export const MAX_SELECTION_POINTS = 2 ** 24;
+
+/** Refuses a selection of more than MAX_SELECTION_POINTS `what` (points, indices). */
+export function checkPointCount(count: number, what: string, where: string): void {
+  if (count > MAX_SELECTION_POINTS) throw new TooLargeError(`${where}: ${count} ${what}, more than the ${MAX_SELECTION_POINTS} one selection may hold; read it in parts`);
+}
+
 /** Refuses a result buffer larger than the JavaScript engine can allocate. */
 export function checkResultSize(shape: readonly number[], bytesPerElement: number, where: string): void {
   const bytes = bigProduct(shape, bytesPerElement);

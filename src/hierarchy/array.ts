@@ -290,10 +290,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * A selection's chunk plan and shapes: `full` is the layout of the output (or value) buffer
    * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
    */
-  private layout(sel: ResolvedSelection): { plan: ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+  private layout(sel: ResolvedSelection): { plan: () => ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+    // The plan is made when asked for: a read checks its result's size first.
     if (sel.kind === "points") {
       return {
-        plan: planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
+        plan: () => planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
         full: [sel.count],
         shape: sel.shape,
         dropped: [false],
@@ -302,7 +303,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const { indexers } = sel;
     return {
-      plan: planSelection(indexers, this.meta.chunks),
+      plan: () => planSelection(indexers, this.meta.chunks),
       full: fullRankShape(indexers),
       shape: selectionShape(indexers),
       dropped: indexers.map((ix) => ix.kind === "int"),
@@ -379,11 +380,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** `whole`: the caller named no selection, so even a 0-d array's result is an NDArray. */
   private async readPlan(resolved: ResolvedSelection, options: GetOptions, whole = false): Promise<NDArray | Scalar> {
     const layout = this.layout(resolved);
-    const { plan: chunkPlan, full, shape, dropped } = layout;
+    const { full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
     const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
-    const items = this.items(chunkPlan);
+    const items = this.items(layout.plan());
     const chunkBytes = this.chunkBytes();
     // An empty output of the type tells the coordinator whether workers could share it at all.
     const probe = allocElements(this.meta.dtype, 0);
@@ -465,7 +466,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   private async writePlan(resolved: ResolvedSelection, value: WriteInput, options: OperationOptions): Promise<void> {
-    const { plan: chunkPlan, full, shape: selShape, dropped } = this.layout(resolved);
+    const { plan: planOf, full, shape: selShape, dropped } = this.layout(resolved);
+    const chunkPlan = planOf();
     let writeValue: WriteValue;
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.

@@ -7,10 +7,12 @@
  * `resolveSelection` decides as zarr-python's `__getitem__` does which kind a `get`/`set` selection is.
  */
 import { BadSelectionError } from "../errors.js";
+import { checkPointCount } from "../limits.js";
 import {
   expandItems,
   isArrayItem,
   isMaskArray,
+  isMaskItem,
   isSlice,
   normaliseArrayItem,
   normaliseIndex,
@@ -67,6 +69,9 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
   }
   const total = shape.reduce((a, b) => a * b, 1);
   if (mask.data.length !== total) throw new BadSelectionError(`a mask of shape [${mask.shape}] needs ${total} values, got ${mask.data.length}`);
+  let count = 0; // counted before any coordinate is kept
+  for (let i = 0; i < total; i++) if (mask.data[i]) count++;
+  checkPointCount(count, "points", "a mask selection");
   const nd = shape.length;
   const coords: number[][] = shape.map(() => []);
   const idx = new Array<number>(nd).fill(0);
@@ -77,7 +82,6 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
       idx[d] = 0;
     }
   }
-  const count = coords[0]?.length ?? 0;
   return { kind: "points", coords, count, shape: [count] };
 }
 
@@ -86,6 +90,8 @@ function coordinatePoints(selection: Selection, shape: readonly number[]): Resol
   if (!items || items.length !== shape.length) {
     throw new BadSelectionError(`a point selection needs one integer array (or integer) per dimension: ${shape.length} for shape [${shape}]`);
   }
+  // The point count is the longest array's (broadcasting takes no more): checked before any copy.
+  for (const item of items) if (isArrayItem(item) && !isMaskItem(item)) checkPointCount(item.length, "points", "a point selection");
   const perDim = items.map((item, axis): number[] | number => {
     if (typeof item === "number" || typeof item === "bigint") return normaliseIndex(item, shape[axis], axis);
     if (isArrayItem(item)) return normaliseArrayItem(item, shape[axis], axis);

@@ -54,19 +54,30 @@ interface DimPart {
   map?: DimMap;
 }
 
-/** A forward run of the dimension: the parts of each chunk it crosses. */
-function projectRun(start: number, step: number, count: number, chunkLen: number): DimPart[] {
+/** One dimension's parts, made on demand: a run over 2^25 chunks costs no 2^25 objects up front. */
+interface DimParts {
+  readonly length: number;
+  at(i: number): DimPart;
+}
+
+const listed = (parts: DimPart[]): DimParts => ({ length: parts.length, at: (i) => parts[i] });
+
+/**
+ * A forward run of the dimension: the parts of each chunk it crosses. A step no longer than
+ * the chunk touches every chunk from the first element's to the last's; a longer one puts each
+ * element in a chunk of its own (and skips the chunks between).
+ */
+function projectRun(start: number, step: number, count: number, chunkLen: number): DimParts {
   const last = start + (count - 1) * step;
-  const parts: DimPart[] = [];
-  for (let c = Math.floor(start / chunkLen); c <= Math.floor(last / chunkLen); c++) {
+  const part = (c: number): DimPart => {
     const cs = c * chunkLen;
-    const ce = Math.min(cs + chunkLen - 1, last);
     const first = start >= cs ? start : start + Math.ceil((cs - start) / step) * step;
-    if (first > ce) continue; // a step larger than the chunk skips it
-    const n = Math.floor((ce - first) / step) + 1;
-    parts.push({ chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 });
-  }
-  return parts;
+    const n = Math.floor((Math.min(cs + chunkLen - 1, last) - first) / step) + 1;
+    return { chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 };
+  };
+  const c0 = Math.floor(start / chunkLen);
+  if (step <= chunkLen) return { length: Math.floor(last / chunkLen) - c0 + 1, at: (i) => part(c0 + i) };
+  return { length: count, at: (i) => part(Math.floor((start + i * step) / chunkLen)) };
 }
 
 /** Arbitrary indices grouped by chunk (chunks ascending, each keeping the indices' order). */
@@ -93,22 +104,20 @@ function projectList(indices: readonly number[], chunkLen: number): DimPart[] {
     });
 }
 
-function projectDim(ix: DimIndexer, chunkLen: number): DimPart[] {
+function projectDim(ix: DimIndexer, chunkLen: number): DimParts {
   if (ix.kind === "int") {
     const chunk = Math.floor(ix.index / chunkLen);
-    return [{ chunk, chunkSel: { start: ix.index - chunk * chunkLen, step: 1, count: 1 }, outStart: 0, outStep: 1 }];
+    return listed([{ chunk, chunkSel: { start: ix.index - chunk * chunkLen, step: 1, count: 1 }, outStart: 0, outStep: 1 }]);
   }
-  if (ix.kind === "list") return ix.indices.length === 0 ? [] : projectList(ix.indices, chunkLen);
-  if (ix.count === 0) return [];
+  if (ix.kind === "list") return listed(ix.indices.length === 0 ? [] : projectList(ix.indices, chunkLen));
+  if (ix.count === 0) return listed([]);
   if (ix.step > 0) return projectRun(ix.start, ix.step, ix.count, chunkLen);
   // A backward slice reads the same elements forwards and places them backwards: forward item j
   // is output item count-1-j. (Chunks still come in ascending order.)
   const { start, step, count } = ix;
-  return projectRun(start + (count - 1) * step, -step, count, chunkLen).map((p) => ({
-    ...p,
-    outStart: count - 1 - p.outStart,
-    outStep: p.chunkSel.count > 1 ? -1 : 1,
-  }));
+  const forward = projectRun(start + (count - 1) * step, -step, count, chunkLen);
+  const back = (p: DimPart): DimPart => ({ ...p, outStart: count - 1 - p.outStart, outStep: p.chunkSel.count > 1 ? -1 : 1 });
+  return { length: forward.length, at: (i) => back(forward.at(i)) };
 }
 
 /**
@@ -127,14 +136,14 @@ export interface ChunkPlan<T> {
 
 /** The plan of an orthogonal selection: one projection per touched chunk, made lazily. */
 export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
-  // The per-dimension parts are small (their sum over dimensions, not their product).
+  // Parts are made as they are combined; only index lists are held (as long as the user's own).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
   const count = perDim.reduce((n, p) => n * p.length, 1);
   return { count, [Symbol.iterator]: () => combineParts(perDim, count) };
 }
 
 /** The C-order product of per-dimension parts, one projection at a time. */
-function* combineParts(perDim: readonly DimPart[][], count: number): Generator<ChunkProjection> {
+function* combineParts(perDim: readonly DimParts[], count: number): Generator<ChunkProjection> {
   if (count === 0) return;
   const rank = perDim.length;
   const idx = new Array<number>(rank).fill(0);
@@ -144,8 +153,9 @@ function* combineParts(perDim: readonly DimPart[][], count: number): Generator<C
     const outStart = new Array<number>(rank);
     let backward = false;
     let mapped = false;
+    const parts = perDim.map((p, d) => p.at(idx[d]));
     for (let d = 0; d < rank; d++) {
-      const part = perDim[d][idx[d]];
+      const part = parts[d];
       coords[d] = part.chunk;
       chunkSel[d] = part.chunkSel;
       outStart[d] = part.outStart;
@@ -153,8 +163,8 @@ function* combineParts(perDim: readonly DimPart[][], count: number): Generator<C
       if (part.map) mapped = true;
     }
     const projection: ChunkProjection = { coords, chunkSel, outStart };
-    if (backward) projection.outStep = perDim.map((p, d) => p[idx[d]].outStep);
-    if (mapped) projection.scatter = { kind: "orthogonal", maps: perDim.map((p, d) => p[idx[d]].map ?? null) };
+    if (backward) projection.outStep = parts.map((p) => p.outStep);
+    if (mapped) projection.scatter = { kind: "orthogonal", maps: parts.map((p) => p.map ?? null) };
     yield projection;
     let k = rank - 1;
     for (; k >= 0; k--) {

@@ -7,6 +7,7 @@
  * per dimension; `fancy.ts` decides which kind of selection a list of them makes.
  */
 import { BadSelectionError } from "../errors.js";
+import { checkPointCount } from "../limits.js";
 
 export interface Slice {
   readonly kind: "slice";
@@ -154,8 +155,11 @@ export function normaliseArrayItem(item: IndexArray | DimMask, n: number, axis: 
     if (item.length !== n) throw new BadSelectionError(`axis ${axis}: a mask of length ${item.length} for a dimension of size ${n}`);
     const out: number[] = [];
     for (let i = 0; i < n; i++) if (item[i]) out.push(i);
+    checkPointCount(out.length, "indices", `axis ${axis}`);
     return out;
   }
+  // Counted before the indices are copied: a plan holds them all (see MAX_SELECTION_POINTS).
+  checkPointCount(values.length, "indices", `axis ${axis}`);
   const out = new Array<number>(values.length);
   for (let i = 0; i < values.length; i++) {
     if (typeof values[i] === "boolean") throw new BadSelectionError(`axis ${axis}: a list mixes booleans and integers`);

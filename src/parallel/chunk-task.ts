@@ -141,12 +141,17 @@ export function storeFor(d: StoreDescriptor): Store {
 
 // ---------------------------------------------------------------------------------------------
 
+/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
+export class InternalFault extends Error {
+  override name = "InternalFault";
+}
+
 /**
  * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
- * typed errors (an unknown codec, a store failure) pass through as they are.
+ * typed errors (an unknown codec, a store failure) and internal faults pass through as they are.
  */
 export function asCorruptChunk(key: string, err: unknown): unknown {
-  if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") return err;
+  if ((err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") || err instanceof InternalFault) return err;
   // A store read (a shard's ranges) that stopped because the operation was cancelled.
   if (asAbort(err) !== err) return asAbort(err);
   const reason = err instanceof Error ? err.message : String(err);

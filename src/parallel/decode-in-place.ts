@@ -8,11 +8,11 @@ import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/dtype.js";
 import type { ByteScatter, ChunkView } from "../codecs/types.js";
-import { contiguousView } from "../codecs/view.js";
+import { contiguousView, regionAt } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";
 import { product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
-import { asCorruptChunk, pipelineFor } from "./chunk-task.js";
+import { asCorruptChunk, InternalFault, pipelineFor } from "./chunk-task.js";
 
 /** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
 function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {
@@ -138,7 +138,10 @@ function rowScatter(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Byte
   const data = out.data;
   const chunks = meta.chunks;
   const nd = chunks.length;
-  if (!isTypedArray(data) || nd < 2 || out.strides[nd - 1] !== 1) return null;
+  // The chunk's place in the output: a backward slice (outStep -1) runs its dimension backwards,
+  // which only outer dimensions may (a row must stay one forward run).
+  const { offset: base, strides } = regionAt(item.outStart, item.outStep ?? null, out.strides);
+  if (!isTypedArray(data) || nd < 2 || strides[nd - 1] !== 1) return null;
   for (let d = 0; d < nd; d++) {
     const r = item.chunkSel[d];
     if (r.start !== 0 || r.count !== chunks[d] || (r.step !== 1 && r.count !== 1)) return null;
@@ -146,18 +149,18 @@ function rowScatter(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): Byte
   const elementBytes = componentsPerElement(meta.dtype) * data.BYTES_PER_ELEMENT;
   const rowBytes = chunks[nd - 1] * elementBytes;
   const rows = product(chunks.slice(0, nd - 1));
+  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   // Byte offset in the output of each row, in the chunk's C order (an odometer over the outer dims).
   const offsets = new Float64Array(rows);
   const idx = new Array<number>(nd - 1).fill(0);
-  let base = 0;
-  for (let d = 0; d < nd; d++) base += item.outStart[d] * out.strides[d];
   for (let i = 0; i < rows; i++) {
     let e = base;
-    for (let d = 0; d < nd - 1; d++) e += idx[d] * out.strides[d];
+    for (let d = 0; d < nd - 1; d++) e += idx[d] * strides[d];
     offsets[i] = e * elementBytes;
+    // Before any byte is decoded: a row outside the output is the plan's fault, not the chunk's.
+    if (offsets[i] < 0 || offsets[i] + rowBytes > target.length) throw new InternalFault(`internal error: chunk "${item.key}": row ${i} lies outside the output`);
     for (let d = nd - 2; d >= 0 && ++idx[d] === chunks[d]; d--) idx[d] = 0;
   }
-  const target = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const length = rows * rowBytes;
   return {
     length,
