@@ -8,7 +8,7 @@ import { lstat, mkdir, open, readdir, readFile, realpath, rename, rm, rmdir, sta
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidKeyError, ReadOnlyError, StoreError } from "../errors.js";
 import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
-import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, VersionedRange, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 /**
  * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
@@ -224,12 +224,19 @@ export class FileSystemStore implements WritableStore {
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
+    return (await this.getRangeVersioned(key, range))?.bytes;
+  }
+
+  /** A range and its file's version as getVersioned gives it, from one open file. */
+  async getRangeVersioned(key: string, range: RangeRequest): Promise<VersionedRange | undefined> {
     validateRange(range);
-    const r = await this.readFile(key, (size) => {
+    let version = "";
+    const r = await this.readFile(key, (size, info) => {
+      version = `${size}:${info.mtimeMs}:${info.ino}`;
       const { start, end } = rangeBounds(size, range);
       return { start, into: new Uint8Array(end - start) };
     });
-    return r === undefined ? undefined : r.bytes;
+    return r === undefined ? undefined : { bytes: r.bytes, size: r.size, version };
   }
 
   /**
