@@ -38,27 +38,29 @@ export async function encodeIndex(index: ShardIndex, chunksPerShard: readonly nu
 }
 
 /**
- * Decodes and checks an index: every stored chunk must lie within `shardSize` bytes when that is
- * known (a whole shard in hand), and within what a JS number addresses exactly otherwise.
+ * Decodes and checks an index: every stored chunk must lie within `region`, the bytes of the shard
+ * outside its index (up to 2^53 where the shard's size is not known).
  */
 export async function decodeIndex(
   bytes: Uint8Array,
   chunksPerShard: readonly number[],
   pipeline: CodecPipeline,
-  shardSize: number | null,
+  region: { start: number; end: number },
 ): Promise<ShardIndex> {
   const view = await pipeline.decode(bytes);
   const table = contiguousData(view, parseDataType("uint64")) as BigUint64Array;
   const n = product(chunksPerShard);
   if (table.length !== 2 * n) throw new CorruptChunkError(`shard index holds ${table.length / 2} entries, expected ${n}`);
   const index = emptyIndex(n);
-  const limit = BigInt(shardSize ?? Number.MAX_SAFE_INTEGER);
+  const start = BigInt(region.start);
+  const end = BigInt(region.end);
   for (let i = 0; i < n; i++) {
     const off = table[2 * i];
     const len = table[2 * i + 1];
     if (off === EMPTY && len === EMPTY) continue;
-    if (off === EMPTY || len === EMPTY || off + len > limit) {
-      const where = shardSize === null ? "" : ` of a ${shardSize}-byte shard`;
+    if (off === EMPTY || len === EMPTY || off < start || off + len > end) {
+      const to = region.end === Number.MAX_SAFE_INTEGER ? " on" : `-${region.end}`;
+      const where = ` ${region.start}${to} of the shard that may hold inner chunks`;
       throw new CorruptChunkError(`shard index entry ${i} (offset ${off}, length ${len}) lies outside the bytes${where}`);
     }
     index.offsets[i] = Number(off);
