@@ -83,6 +83,38 @@ describe("shard indexes against other writers", () => {
     assert.deepEqual(await twoElements(first), [3, 7], "and back");
   });
 
+  test("an index kept from an earlier read is used only for ranges of the version it came from", async () => {
+    /** A memory store (it reports versions) that counts range reads. */
+    class Counting extends MemoryStore {
+      ranges = 0;
+      override async getRange(key: string, range: RangeRequest) {
+        this.ranges++;
+        return super.getRange(key, range);
+      }
+      override async getRangeVersioned(key: string, range: RangeRequest) {
+        this.ranges++;
+        return super.getRangeVersioned(key, range);
+      }
+    }
+    const store = new Counting();
+    const a = await createArray(store, LAYOUT);
+    await a.set(null, { data: Int8Array.from(BEFORE), shape: [8] });
+    const reader = await openArray(store, { mode: "r" });
+    const read = async (i: number): Promise<[number, number]> => {
+      store.ranges = 0;
+      const v = Number(await reader.get([i], INLINE));
+      return [v, store.ranges];
+    };
+    assert.deepEqual(await read(2), [3, 2], "the index, then the inner chunk");
+    assert.deepEqual(await read(6), [7, 1], "the inner chunk alone, from the index's version");
+    await store.set("c/0", await shardBytes(AFTER)); // another writer: nothing in parzarr hears of it
+    assert.deepEqual(await read(6), [6, 3], "a range of another version, then a fresh index and the inner chunk");
+    assert.deepEqual(await read(4), [5, 1], "the fresh index, kept");
+    // An empty inner chunk reads no range through which a kept index could be checked.
+    await store.set("c/0", await shardBytes(BEFORE));
+    assert.deepEqual(await read(2), [3, 2], "an empty inner chunk in the kept index: a fresh index");
+  });
+
   test("a shard rewritten between its index and its inner chunks is read again, whole, from one version", async () => {
     /** A store that, once a range has been read, has the shard rewritten by someone else. */
     class RewrittenAfterIndex extends MemoryStore {

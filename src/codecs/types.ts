@@ -42,10 +42,7 @@ export interface ByteRange {
   length?: number;
 }
 
-/**
- * A range of a chunk's bytes, with the whole chunk's size and version where the store reports
- * them along with the range (undefined where it does not; version "" where it has no validator).
- */
+/** A range of a chunk, with the chunk's size and version where the store reports them (as "" if no validator). */
 export interface SourceRange {
   bytes: Uint8Array;
   size?: number;
@@ -57,6 +54,8 @@ export interface SourceRange {
  * index, then only the inner chunks it needs). The codec layer sees no store, only this.
  */
 export interface ByteSource {
+  /** Names the chunk (store and key) in this thread's caches; absent: not to be cached. */
+  readonly cacheKey?: string;
   /** The whole value, or undefined when it does not exist: one read of one version. */
   get(): Promise<Uint8Array | undefined>;
   /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */

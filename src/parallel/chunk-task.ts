@@ -172,6 +172,7 @@ export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8
 async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkView | undefined> {
   const key = item.key;
   const source: ByteSource = {
+    cacheKey: `${JSON.stringify(task.store)}\u0001${key}`,
     get: () => store.get(key, { signal }),
     getRange: async (range) => {
       if (store.getRangeVersioned) return store.getRangeVersioned(key, range, { signal });

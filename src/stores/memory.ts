@@ -47,9 +47,7 @@ export class MemoryStore implements WritableStore {
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
-    const v = this.map.get(validateKey(key));
-    validateRange(range);
-    return v === undefined ? undefined : new Uint8Array(sliceRange(v, range));
+    return (await this.getRangeVersioned(key, range))?.bytes;
   }
 
   async getRangeVersioned(key: string, range: RangeRequest): Promise<VersionedRange | undefined> {

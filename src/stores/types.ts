@@ -54,11 +54,7 @@ export interface StoreReadOptions {
 export type VersionedRead = { kind: "missing" } | { kind: "unchanged" } | { kind: "value"; bytes: Uint8Array; version: string };
 
 /** A range read with its value's size and version ("" where the store has no validator). */
-export interface VersionedRange {
-  bytes: Uint8Array;
-  size: number;
-  version: string;
-}
+export type VersionedRange = { bytes: Uint8Array; size: number; version: string };
 
 export interface VersionedReadOptions extends StoreReadOptions {
   /** A version from an earlier read: answer "unchanged" (without the bytes) when it still holds. */
@@ -86,10 +82,7 @@ export interface ReadableStore {
    * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.
    */
   getVersioned?(key: string, opts?: VersionedReadOptions): Promise<VersionedRead>;
-  /**
-   * Optional: a byte range with the whole value's size and version, read together (one stat and
-   * read of one file), so a reader of several ranges can tell that they came from one value.
-   */
+  /** Optional: a range with its value's size and version, read together: ranges of one version tell so. */
   getRangeVersioned?(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<VersionedRange | undefined>;
   /**
    * Optional: fetches the values of `keys` together and returns a store that answers them from

@@ -4,10 +4,13 @@
  * Whole shards are encoded and decoded here; `decodePartial` reads the index and then only the
  * inner chunks a selection touches, coalescing nearby ranges.
  *
- * No index outlives the partial read that fetched it: another process may rewrite a shard at any
- * time (moving every inner chunk), and nothing short of asking the store again would tell. Where
- * the store reports each range's version, the inner chunks must come from the index's version;
- * a shard rewritten in between is read again whole, in one read of one version.
+ * Another process may rewrite a shard at any time, moving every inner chunk, so an index is only
+ * trusted for bytes of the version it came from. Where the store reports each range's version
+ * (getRangeVersioned), the inner chunks must come from the index's version, and an index is kept
+ * per thread for the next read of the shard, whose ranges must then come back with that version;
+ * when they do not, the read starts over with a fresh index, and a shard rewritten even between
+ * a fresh index and its inner chunks is read whole, one read of one version. Without versions an
+ * index is read afresh for every partial read.
  */
 import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
@@ -46,16 +49,31 @@ function innerFailure(coords: readonly number[], err: unknown): never {
   throw new CorruptChunkError(`inner chunk [${coords.join(", ")}]: ${reason}`, { cause: err });
 }
 
-/** Whether a range read after an index came from another version of the shard than the index. */
-function changed(index: SourceRange, later: SourceRange): boolean {
+/**
+ * Whether a range read after an index came from another version of the shard than the index;
+ * `known` (an index kept from an earlier read): unless it says it came from the same one.
+ */
+function changed(index: SourceRange, later: SourceRange, known: boolean): boolean {
+  if (known) return later.version !== index.version || later.size !== index.size;
   if (index.size !== undefined && later.size !== undefined && index.size !== later.size) return true;
   return !!index.version && !!later.version && index.version !== later.version;
 }
 
-/**
- * A window of `length` bytes at `offset` in a shard: an inner chunk that is itself a shard, read
- * through `read`, which checks the outer shard's version.
- */
+type FoundIndex = { index: ShardIndex; read: SourceRange };
+
+/** This thread's kept indexes (see above) by cache key: 128 at most, of 2^14 inner chunks each. */
+const known = new Map<string, FoundIndex>();
+
+function keep(key: string, found: FoundIndex): void {
+  known.delete(key);
+  if (!found.read.version || found.index.offsets.length > 2 ** 14) return;
+  if (known.size >= 128) known.delete(known.keys().next().value!);
+  known.set(key, found);
+}
+
+type ReadMode = "known" | "fresh" | "whole";
+
+/** A window of `length` bytes at `offset` in a shard (`read` checks its version): a nested shard. */
 function windowOf(read: (range: ByteRange) => Promise<SourceRange>, offset: number, length: number): ByteSource {
   const getRange = async (range: ByteRange): Promise<SourceRange> => {
     const start = range.offset < 0 ? Math.max(0, length + range.offset) : Math.min(range.offset, length);
@@ -83,11 +101,9 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
   /** Refuses an index too large to read (before any of it is allocated). */
   private checkIndexSize(): void {
-    if (this.indexSize > MAX_INDEX_BYTES) {
-      throw new TooLargeError(
-        `codec "${NAME}": a shard of ${product(this.chunksPerShard)} inner chunks has a ${this.indexSize}-byte index, over the limit of ${MAX_INDEX_BYTES}; use larger inner chunks`,
-      );
-    }
+    if (this.indexSize <= MAX_INDEX_BYTES) return;
+    const what = `a shard of ${product(this.chunksPerShard)} inner chunks has a ${this.indexSize}-byte index`;
+    throw new TooLargeError(`codec "${NAME}": ${what}, over the limit of ${MAX_INDEX_BYTES}; use larger inner chunks`);
   }
 
   /** Where inner chunks may lie in a shard of `shardSize` bytes (undefined: not known): outside the index. */
@@ -107,10 +123,6 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
   private linear(coords: readonly number[]): number {
     return coords.reduce((acc, c, d) => acc * this.chunksPerShard[d] + c, 0);
-  }
-
-  private innerSpec(spec: ChunkSpec): ChunkSpec {
-    return { shape: [...this.innerShape], dtype: spec.dtype, fillValue: spec.fillValue };
   }
 
   /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
@@ -182,7 +194,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   /** The index of a shard behind a source (one range request), with that read's size and version. */
-  private async indexOfSource(source: ByteSource): Promise<{ index: ShardIndex; read: SourceRange } | undefined> {
+  private async indexOfSource(source: ByteSource): Promise<FoundIndex | undefined> {
     const size = this.indexSize;
     if (size > MAX_INDEX_BYTES) {
       // A missing shard still reads as the fill value: refuse only one that exists.
@@ -260,16 +272,19 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
-    try {
-      return await this.decodeSome(source, selection, spec, false);
-    } catch (err) {
-      // Rewritten between its index and its inner chunks: read whole, one version in one read.
-      if (!(err instanceof ShardChanged)) throw err;
-      return this.decodeSome(source, selection, spec, true);
+    // A kept index, else a fresh one, else the whole shard: each when the one before met a change.
+    let mode: ReadMode = source.cacheKey !== undefined && known.has(source.cacheKey) ? "known" : "fresh";
+    for (;;) {
+      try {
+        return await this.decodeSome(source, selection, spec, mode);
+      } catch (err) {
+        if (!(err instanceof ShardChanged) || mode === "whole") throw err;
+        mode = mode === "known" ? "fresh" : "whole";
+      }
     }
   }
 
-  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, whole: boolean): Promise<ChunkView | undefined> {
+  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, mode: ReadMode): Promise<ChunkView | undefined> {
     const touched = projectSelection(
       selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
       this.innerShape,
@@ -281,7 +296,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
     let index: ShardIndex | undefined;
     let nested: ((t: ChunkProjection, i: number) => Promise<ChunkView | undefined>) | undefined;
 
-    if (whole || touched.length === product(this.chunksPerShard)) {
+    if (mode === "whole" || touched.length === product(this.chunksPerShard)) {
       // Every inner chunk is needed: one request for the shard beats an index and n ranges.
       const shard = await source.get();
       if (shard === undefined) return undefined;
@@ -291,13 +306,19 @@ export class ShardingCodec implements ArrayToBytesCodec {
         if (index.offsets[i] >= 0) bytesOf.set(i, shard.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]));
       }
     } else {
-      const found = await this.indexOfSource(source);
+      const key = source.cacheKey;
+      let kept = mode === "known" && key !== undefined ? known.get(key) : undefined;
+      // A kept index is checked by the versions of the ranges read through it: a read of empty
+      // inner chunks alone reads none, so it takes a fresh index.
+      if (kept && !touched.some((t) => kept!.index.offsets[this.linear(t.coords)] >= 0)) kept = undefined;
+      const found = kept ?? (await this.indexOfSource(source));
       if (found === undefined) return undefined;
+      if (!kept && key !== undefined) keep(key, found);
       const idx = (index = found.index);
       // Every later range must come from the version of the shard the index came from.
       const read = async (range: ByteRange): Promise<SourceRange> => {
         const got = await source.getRange(range);
-        if (got === undefined || changed(found.read, got)) throw new ShardChanged();
+        if (got === undefined || changed(found.read, got, kept !== undefined)) throw new ShardChanged();
         return got;
       };
       const stored = touched.map((t) => this.linear(t.coords)).filter((i) => idx.offsets[i] >= 0);

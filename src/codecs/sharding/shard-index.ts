@@ -37,10 +37,7 @@ export async function encodeIndex(index: ShardIndex, chunksPerShard: readonly nu
   return pipeline.encode(contiguousView(table, [...chunksPerShard, 2]));
 }
 
-/**
- * Decodes and checks an index: every stored chunk must lie within `region`, the bytes of the shard
- * outside its index (up to 2^53 where the shard's size is not known).
- */
+/** Decodes and checks an index: stored chunks must lie in `region`, the shard's bytes outside it. */
 export async function decodeIndex(
   bytes: Uint8Array,
   chunksPerShard: readonly number[],
@@ -52,16 +49,14 @@ export async function decodeIndex(
   const n = product(chunksPerShard);
   if (table.length !== 2 * n) throw new CorruptChunkError(`shard index holds ${table.length / 2} entries, expected ${n}`);
   const index = emptyIndex(n);
-  const start = BigInt(region.start);
-  const end = BigInt(region.end);
+  const [start, end] = [BigInt(region.start), BigInt(region.end)];
   for (let i = 0; i < n; i++) {
     const off = table[2 * i];
     const len = table[2 * i + 1];
     if (off === EMPTY && len === EMPTY) continue;
     if (off === EMPTY || len === EMPTY || off < start || off + len > end) {
       const to = region.end === Number.MAX_SAFE_INTEGER ? " on" : `-${region.end}`;
-      const where = ` ${region.start}${to} of the shard that may hold inner chunks`;
-      throw new CorruptChunkError(`shard index entry ${i} (offset ${off}, length ${len}) lies outside the bytes${where}`);
+      throw new CorruptChunkError(`shard index entry ${i} (offset ${off}, length ${len}) lies outside the bytes ${region.start}${to} of the shard that may hold inner chunks`);
     }
     index.offsets[i] = Number(off);
     index.lengths[i] = Number(len);
