@@ -7,9 +7,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import {
   CorruptChunkError,
+  FetchStore,
   FileSystemStore,
   MemoryStore,
   TooLargeError,
@@ -170,6 +173,54 @@ describe("shard indexes against other writers", () => {
         await assert.rejects(r.get([6], INLINE), corrupt, `${location}, ${what}: partial read`);
         await assert.rejects(r.get(null, INLINE), corrupt, `${location}, ${what}: whole read`);
       }
+    }
+  });
+});
+
+/**
+ * An HTTP server on 127.0.0.1 of the keys of a store, with an ETag per write and Range answered
+ * by 206 and Content-Range; `afterRange` runs once, after the next range has been answered.
+ */
+async function rangeServer(source: MemoryStore) {
+  const files = new Map<string, { body: Uint8Array; etag: string }>();
+  let writes = 0;
+  const put = (key: string, body: Uint8Array) => files.set(`/${key}`, { body, etag: `"w${++writes}"` });
+  for (const key of await source.list("")) put(key, (await source.get(key))!);
+  const state = { afterRange: undefined as (() => void) | undefined };
+  const server = createServer((req, res) => {
+    const f = files.get(new URL(req.url ?? "/", "http://x").pathname);
+    if (!f) return void res.writeHead(404).end();
+    const m = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
+    if (!m) return void res.writeHead(200, { ETag: f.etag }).end(f.body);
+    const n = f.body.length;
+    const start = m[1] === "" ? Math.max(0, n - Number(m[2])) : Number(m[1]);
+    const end = m[1] === "" || m[2] === "" ? n - 1 : Math.min(n - 1, Number(m[2]));
+    res.writeHead(206, { ETag: f.etag, "Content-Range": `bytes ${start}-${end}/${n}` }).end(f.body.subarray(start, end + 1));
+    const hook = state.afterRange;
+    state.afterRange = undefined;
+    hook?.();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { base, put, state, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe("shard indexes over HTTP (ETag and Content-Range versions)", () => {
+  test("a kept index is checked by the ETag; a shard rewritten between index and inner chunk is read again", async () => {
+    const source = new MemoryStore();
+    const w = await createArray(source, LAYOUT);
+    await w.set(null, { data: Int8Array.from(BEFORE), shape: [8] });
+    const server = await rangeServer(source);
+    try {
+      const a = await openArray(new FetchStore(server.base), { mode: "r" });
+      const after = await shardBytes(AFTER);
+      server.state.afterRange = () => server.put("c/0", after);
+      assert.equal(await a.get([6], INLINE), 6, "rewritten between the index and the inner chunk");
+      assert.deepEqual(await twoElements(a), [0, 6]);
+      server.put("c/0", await shardBytes(BEFORE));
+      assert.deepEqual(await twoElements(a), [3, 7], "after another writer");
+    } finally {
+      await server.close();
     }
   });
 });

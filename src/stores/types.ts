@@ -54,7 +54,7 @@ export interface StoreReadOptions {
 export type VersionedRead = { kind: "missing" } | { kind: "unchanged" } | { kind: "value"; bytes: Uint8Array; version: string };
 
 /** A range read with its value's size and version ("" where the store has no validator). */
-export type VersionedRange = { bytes: Uint8Array; size: number; version: string };
+export type VersionedRange = { bytes: Uint8Array; size?: number; version: string };
 
 export interface VersionedReadOptions extends StoreReadOptions {
   /** A version from an earlier read: answer "unchanged" (without the bytes) when it still holds. */

@@ -5,12 +5,10 @@
  * inner chunks a selection touches, coalescing nearby ranges.
  *
  * Another process may rewrite a shard at any time, moving every inner chunk, so an index is only
- * trusted for bytes of the version it came from. Where the store reports each range's version
- * (getRangeVersioned), the inner chunks must come from the index's version, and an index is kept
- * per thread for the next read of the shard, whose ranges must then come back with that version;
- * when they do not, the read starts over with a fresh index, and a shard rewritten even between
- * a fresh index and its inner chunks is read whole, one read of one version. Without versions an
- * index is read afresh for every partial read.
+ * trusted for bytes of its own version. Where the store reports ranges' versions, inner chunks must
+ * come from the index's version, and an index is kept per thread for the next read, whose ranges
+ * must come back with that version, else the read starts over with a fresh index (and on a change
+ * after that too, reads the shard whole). Without versions every partial read reads the index.
  */
 import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
@@ -30,17 +28,15 @@ const NAME = "sharding_indexed";
 const FIXED_SIZE_CODECS = new Set(["bytes", "crc32c", "numcodecs.crc32c", "transpose"]);
 
 /**
- * 256 MiB, 2^24 inner chunks: the largest index read. Reading one holds its bytes, the decoded
- * uint64 table and the offsets and lengths, about three times its size, so this keeps an index
- * within the 1 GiB a chunk may take (limits.ts). Fixed rather than read from setMaxChunkBytes:
- * indexes are decoded in workers, which do not see that setting.
+ * 256 MiB, 2^24 inner chunks: the largest index read. Reading one holds its bytes, the uint64 table
+ * and the offsets and lengths, ~3x its size: within the 1 GiB a chunk may take (limits.ts). Fixed,
+ * not setMaxChunkBytes: indexes are decoded in workers, which do not see that setting.
  */
 const MAX_INDEX_BYTES = 2 ** 28;
 
 export type IndexLocation = "start" | "end";
 
-/** A shard's ranges came from two versions of it (it was rewritten during the read). Internal. */
-class ShardChanged extends Error {}
+class ShardChanged extends Error {} // internal: a shard's ranges came from two versions of it
 
 /** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
 function innerFailure(coords: readonly number[], err: unknown): never {
