@@ -28,11 +28,12 @@ class MeteredStore extends FileSystemStore {
     }
     return b;
   }
-  override async getRange(key: string, range: RangeRequest) {
-    const b = await super.getRange(key, range);
+  // getRange goes through getRangeVersioned too: counting here counts every range read once.
+  override async getRangeVersioned(key: string, range: RangeRequest) {
+    const r = await super.getRangeVersioned(key, range);
     this.requests++;
-    this.bytes += b?.length ?? 0;
-    return b;
+    this.bytes += r?.bytes.length ?? 0;
+    return r;
   }
 }
 

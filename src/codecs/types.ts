@@ -42,17 +42,24 @@ export interface ByteRange {
   length?: number;
 }
 
+/** A range of a chunk, with the chunk's size and version where the store reports them (as "" if no validator). */
+export interface SourceRange {
+  bytes: Uint8Array;
+  size?: number;
+  version?: string;
+}
+
 /**
  * Byte access to one encoded chunk for codecs that can decode part of it (sharding reads a shard
  * index, then only the inner chunks it needs). The codec layer sees no store, only this.
  */
 export interface ByteSource {
-  /** Names the chunk in this thread's caches (the store and key); null when it must not be cached. */
-  readonly cacheKey: string | null;
-  /** The whole value, or undefined when it does not exist. */
+  /** Names the chunk (store and key) in this thread's caches; absent: not to be cached. */
+  readonly cacheKey?: string;
+  /** The whole value, or undefined when it does not exist: one read of one version. */
   get(): Promise<Uint8Array | undefined>;
   /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */
-  getRange(range: ByteRange): Promise<Uint8Array | undefined>;
+  getRange(range: ByteRange): Promise<SourceRange | undefined>;
 }
 
 /** Per dimension: the first element, the step and the count of a selection within a chunk. */

@@ -14,7 +14,7 @@ import {
   type Scalar,
 } from "../metadata/dtype.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
-import type { ChunkSpec, ChunkView } from "../codecs/types.js";
+import type { ByteSource, ChunkSpec, ChunkView } from "../codecs/types.js";
 import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun, Scatter } from "../indexing/projection.js";
@@ -22,7 +22,6 @@ import { copyElement, forEachScattered, setElement } from "../indexing/scatter.j
 import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../stores/types.js";
 import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
-import { forgetShardIndexes, shardScope } from "../codecs/sharding/index-cache.js";
 import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
 import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
@@ -179,10 +178,14 @@ export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8
  */
 async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkView | undefined> {
   const key = item.key;
-  const source = {
-    cacheKey: shardScope(JSON.stringify(task.store), key),
+  const source: ByteSource = {
+    cacheKey: `${JSON.stringify(task.store)}\u0001${key}`,
     get: () => store.get(key, { signal }),
-    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range, { signal }),
+    getRange: async (range) => {
+      if (store.getRangeVersioned) return store.getRangeVersioned(key, range, { signal });
+      const bytes = await store.getRange(key, range, { signal });
+      return bytes && { bytes };
+    },
   };
   try {
     return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
@@ -449,34 +452,28 @@ async function encodeAndStore(
   swap?: SwapAttempt,
 ): Promise<void> {
   const meta = task.meta;
-  try {
-    const region = { offset: view.offset, strides: view.strides };
-    const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
-    if (swap) {
-      if (empty && previous === undefined) {
-        // Read as missing and still all fill value: nothing changes, so nothing to write.
-        swap.done = true;
-        return;
-      }
-      const bytes = previous
-        ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
-        : await pipelineFor(meta).encode(view, lease);
-      swap.done = (await store.setIf!(item.key, bytes, swap.condition!)).ok;
+  const region = { offset: view.offset, strides: view.strides };
+  const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
+  if (swap) {
+    if (empty && previous === undefined) {
+      // Read as missing and still all fill value: nothing changes, so nothing to write.
+      swap.done = true;
       return;
     }
-    if (empty) {
-      await store.delete(item.key);
-      return;
-    }
-    // A partial write to a shard re-encodes only the inner chunks it touched.
-    if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
-    else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
-    else await store.set(item.key, await pipelineFor(meta).encode(view));
-  } finally {
-    // A shard index that a partial read cached for this key is stale now (after, not before:
-    // a read racing this write could cache the old index in between).
-    forgetShardIndexes(shardScope(JSON.stringify(task.store), item.key));
+    const bytes = previous
+      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
+      : await pipelineFor(meta).encode(view, lease);
+    swap.done = (await store.setIf!(item.key, bytes, swap.condition!)).ok;
+    return;
   }
+  if (empty) {
+    await store.delete(item.key);
+    return;
+  }
+  // A partial write to a shard re-encodes only the inner chunks it touched.
+  if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
+  else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
+  else await store.set(item.key, await pipelineFor(meta).encode(view));
 }
 
 /**

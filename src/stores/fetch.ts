@@ -23,7 +23,7 @@ import {
 } from "./http.js";
 import { bytesOfRangeReply, rangeBodyLimit, rangeHeader } from "./http-range.js";
 import { validateKey, validateRange } from "./keys.js";
-import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions, VersionedRead, VersionedReadOptions } from "./types.js";
+import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions, VersionedRange, VersionedRead, VersionedReadOptions } from "./types.js";
 
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
@@ -120,10 +120,14 @@ export class FetchStore implements ReadableStore {
   }
 
   async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
+    return (await this.getRangeVersioned(key, range, opts))?.bytes;
+  }
+
+  async getRangeVersioned(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<VersionedRange | undefined> {
     validateKey(key);
     validateRange(range);
     // "bytes=5-4" is not a range HTTP can express; an empty range only needs to know the key exists.
-    if (range.length === 0) return (await this.has(key)) ? new Uint8Array(0) : undefined;
+    if (range.length === 0) return (await this.has(key)) ? { bytes: new Uint8Array(0), version: "" } : undefined;
     let asked = range;
     // At most one second request: when the first answer missed the bytes but told the size.
     for (let round = 0; round < 2; round++) {
@@ -132,9 +136,9 @@ export class FetchStore implements ReadableStore {
       const reply = await this.request(key, "GET", headers, [416], opts.signal, (status) => rangeBodyLimit(asked, status));
       if (!reply) return undefined;
       // The key exists but the range starts past its end: empty, as the other stores answer.
-      if (reply.status === 416) return new Uint8Array(0);
+      if (reply.status === 416) return { bytes: new Uint8Array(0), version: "" };
       const got = bytesOfRangeReply(reply, asked, `GET ${this.urlOf(key)}`);
-      if (got instanceof Uint8Array) return got;
+      if ("bytes" in got) return got;
       asked = got.reask;
     }
     throw new StoreError(`GET ${this.urlOf(key)} did not answer ${rangeHeader(asked)} when asked twice`);

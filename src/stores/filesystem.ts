@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidKeyError, ReadOnlyError, StoreError, TooLargeError, ZarrError } from "../errors.js";
 import { maxStoredBytes } from "../limits.js";
 import { rangeBounds, validateKey, validatePrefix, validateRange } from "./keys.js";
-import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, VersionedRange, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 /**
  * Temporary files are `.<name>.<pid>.<hex>.tmp`. No Zarr chunk or metadata key has that shape,
@@ -252,12 +252,19 @@ export class FileSystemStore implements WritableStore {
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
+    return (await this.getRangeVersioned(key, range))?.bytes;
+  }
+
+  /** A range and its file's version as getVersioned gives it, from one open file. */
+  async getRangeVersioned(key: string, range: RangeRequest): Promise<VersionedRange | undefined> {
     validateRange(range);
-    const r = await this.readFile(key, (size) => {
+    let version = "";
+    const r = await this.readFile(key, (size, info) => {
+      version = `${size}:${info.mtimeMs}:${info.ino}`;
       const { start, end } = rangeBounds(size, range);
       return { start, into: this.buffer(key, end - start) };
     });
-    return r === undefined ? undefined : r.bytes;
+    return r === undefined ? undefined : { bytes: r.bytes, size: r.size, version };
   }
 
   /** A buffer for `bytes` of a key's file, refused past what a stored value may take. */

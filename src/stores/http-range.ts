@@ -4,9 +4,9 @@
  */
 import { StoreError } from "../errors.js";
 import { maxStoredBytes } from "../limits.js";
-import type { BodyLimit, HttpReply } from "./http.js";
+import { replyVersion, type BodyLimit, type HttpReply } from "./http.js";
 import { rangeBounds, sliceRange } from "./keys.js";
-import type { RangeRequest } from "./types.js";
+import type { RangeRequest, VersionedRange } from "./types.js";
 
 /** `bytes=a-b`, `bytes=a-` or a suffix `bytes=-n`. The caller answers empty ranges itself. */
 export function rangeHeader(range: RangeRequest): string {
@@ -36,15 +36,17 @@ export interface Reask {
 }
 
 /**
- * The bytes of `range` from a 200 or 206 answer. A 200 is the whole value (the server ignored
+ * The bytes of `range` from a 200 or 206 answer, with the value's size (where told) and version. A 200 is the whole value (the server ignored
  * Range). A 206 must say with Content-Range which bytes it holds (RFC 9110 §15.3.7): without it,
  * or with several parts, nothing tells which bytes arrived, which is an error saying so. A 206
  * whose bytes do not cover the request but whose total size is known (a server that answers a
  * suffix request from the start, as some S3 emulators do) gives the absolute range to ask again.
  */
-export function bytesOfRangeReply(reply: HttpReply, range: RangeRequest, what: string): Uint8Array | Reask {
+export function bytesOfRangeReply(reply: HttpReply, range: RangeRequest, what: string): VersionedRange | Reask {
   const { body } = reply;
-  if (reply.status !== 206) return sliceRange(body, range);
+  // Versioned by ETag only: a Last-Modified second cannot tell two writes within it apart.
+  const version = reply.headers.get("etag") ? replyVersion(reply) : "";
+  if (reply.status !== 206) return { bytes: sliceRange(body, range), size: body.length, version };
   const header = reply.headers.get("content-range");
   if (header === null) {
     const type = reply.headers.get("content-type") ?? "";
@@ -67,7 +69,7 @@ export function bytesOfRangeReply(reply: HttpReply, range: RangeRequest, what: s
   else if (range.offset >= 0) want = { start: range.offset, end: range.length === undefined ? last + 1 : range.offset + range.length };
   // A suffix of unknown total: the server chose where it starts; it ends at the value's end.
   else want = { start: first, end: last + 1 };
-  if (want.start >= first && want.end <= last + 1) return body.subarray(want.start - first, want.end - first);
+  if (want.start >= first && want.end <= last + 1) return { bytes: body.subarray(want.start - first, want.end - first), size, version };
   if (size !== undefined) return { reask: { offset: want.start, length: want.end - want.start } };
   throw new StoreError(`${what} answered bytes ${first}-${last} for Range: ${rangeHeader(range)}`);
 }

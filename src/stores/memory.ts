@@ -2,7 +2,7 @@
 import { ReadOnlyError } from "../errors.js";
 import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
-import type { RangeRequest, StoreDescriptor, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
+import type { RangeRequest, StoreDescriptor, VersionedRange, VersionedRead, VersionedReadOptions, WritableStore } from "./types.js";
 
 /**
  * Stores reachable by descriptor in this thread, so a chunk task can name a memory store. Weak
@@ -47,9 +47,13 @@ export class MemoryStore implements WritableStore {
   }
 
   async getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
+    return (await this.getRangeVersioned(key, range))?.bytes;
+  }
+
+  async getRangeVersioned(key: string, range: RangeRequest): Promise<VersionedRange | undefined> {
     const v = this.map.get(validateKey(key));
     validateRange(range);
-    return v === undefined ? undefined : new Uint8Array(sliceRange(v, range));
+    return v === undefined ? undefined : { bytes: new Uint8Array(sliceRange(v, range)), size: v.length, version: String(this.versions.get(key)) };
   }
 
   async has(key: string): Promise<boolean> {

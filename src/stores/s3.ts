@@ -40,6 +40,7 @@ import type {
   RangeRequest,
   StoreDescriptor,
   StoreReadOptions,
+  VersionedRange,
   VersionedRead,
   VersionedReadOptions,
   WritableStore,
@@ -246,9 +247,13 @@ export class S3Store implements WritableStore {
   }
 
   async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
+    return (await this.getRangeVersioned(key, range, opts))?.bytes;
+  }
+
+  async getRangeVersioned(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<VersionedRange | undefined> {
     validateRange(range);
     const url = this.objectUrl(key);
-    if (range.length === 0) return (await this.has(key)) ? new Uint8Array(0) : undefined;
+    if (range.length === 0) return (await this.has(key)) ? { bytes: new Uint8Array(0), version: "" } : undefined;
     let asked = range;
     // At most one second request: when the first answer missed the bytes but told the size.
     for (let round = 0; round < 2; round++) {
@@ -259,10 +264,10 @@ export class S3Store implements WritableStore {
       });
       if (reply.status === 404) return undefined;
       // The object exists but the range starts past its end: empty, as the other stores answer.
-      if (reply.status === 416) return new Uint8Array(0);
+      if (reply.status === 416) return { bytes: new Uint8Array(0), version: "" };
       if (reply.status !== 200 && reply.status !== 206) throw this.unexpected("GET", url, reply);
       const got = bytesOfRangeReply(reply, asked, `GET ${url}`);
-      if (got instanceof Uint8Array) return got;
+      if ("bytes" in got) return got;
       asked = got.reask;
     }
     throw new StoreError(`GET ${url} did not answer ${rangeHeader(asked)} when asked twice`);

@@ -53,6 +53,9 @@ export interface StoreReadOptions {
  */
 export type VersionedRead = { kind: "missing" } | { kind: "unchanged" } | { kind: "value"; bytes: Uint8Array; version: string };
 
+/** A range read with its value's size and version ("" where the store has no validator). */
+export type VersionedRange = { bytes: Uint8Array; size?: number; version: string };
+
 export interface VersionedReadOptions extends StoreReadOptions {
   /** A version from an earlier read: answer "unchanged" (without the bytes) when it still holds. */
   ifChanged?: string;
@@ -79,6 +82,8 @@ export interface ReadableStore {
    * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.
    */
   getVersioned?(key: string, opts?: VersionedReadOptions): Promise<VersionedRead>;
+  /** Optional: a range with its value's size and version, read together: ranges of one version tell so. */
+  getRangeVersioned?(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<VersionedRange | undefined>;
   /**
    * Optional: fetches the values of `keys` together and returns a store that answers them from
    * memory (and everything else as this one does). A read task calls it for its chunks' keys, so

@@ -1,10 +1,16 @@
 /**
  * The `sharding_indexed` codec (array->bytes): a shard holds a grid of inner chunks, each encoded
  * by its own codec chain and stored anywhere in the shard, plus an index of where each one lies.
- * Whole shards are encoded and decoded here; `decodePartial` reads the index (once: it is cached)
- * and then only the inner chunks a selection touches, coalescing nearby ranges.
+ * Whole shards are encoded and decoded here; `decodePartial` reads the index and then only the
+ * inner chunks a selection touches, coalescing nearby ranges.
+ *
+ * Another process may rewrite a shard at any time, moving every inner chunk, so an index is only
+ * trusted for bytes of its own version. Where the store reports ranges' versions, inner chunks must
+ * come from the index's version, and an index is kept per thread for the next read, whose ranges
+ * must come back with that version, else the read starts over with a fresh index (and on a change
+ * after that too, reads the shard whole). Without versions every partial read reads the index.
  */
-import { CorruptChunkError, InvalidMetadataError, UnsupportedError, ZarrError } from "../../errors.js";
+import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocElements, componentsPerElement, isObjectType, memoryBytesPerComponent, typedArrayOver, type ElementArray } from "../../metadata/dtype.js";
 import { giveScratch, takeScratch } from "../../scratch.js";
@@ -12,39 +18,72 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/js
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
 import { CodecPipeline } from "../pipeline.js";
-import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory } from "../types.js";
+import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, SourceRange } from "../types.js";
 import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
-import { cachedShardIndex, rememberShardIndex } from "./index-cache.js";
 import { coalesceRanges } from "./ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
 
 const NAME = "sharding_indexed";
 const FIXED_SIZE_CODECS = new Set(["bytes", "crc32c", "numcodecs.crc32c", "transpose"]);
 
+/**
+ * 256 MiB, 2^24 inner chunks: the largest index read. Reading one holds its bytes, the uint64 table
+ * and the offsets and lengths, ~3x its size: within the 1 GiB a chunk may take (limits.ts). Fixed,
+ * not setMaxChunkBytes: indexes are decoded in workers, which do not see that setting.
+ */
+const MAX_INDEX_BYTES = 2 ** 28;
+
 export type IndexLocation = "start" | "end";
+
+class ShardChanged extends Error {} // internal: a shard's ranges came from two versions of it
 
 /** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
 function innerFailure(coords: readonly number[], err: unknown): never {
-  if (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") throw err;
+  if (err instanceof ShardChanged || (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK")) throw err;
   const reason = err instanceof Error ? err.message : String(err);
   throw new CorruptChunkError(`inner chunk [${coords.join(", ")}]: ${reason}`, { cause: err });
 }
 
-/** A window of `length` bytes at `offset` in another source: an inner chunk that is itself a shard. */
-function windowOf(outer: ByteSource, offset: number, length: number, cacheKey: string | null): ByteSource {
-  const read = async (range: ByteRange): Promise<Uint8Array | undefined> => {
+/**
+ * Whether a range read after an index came from another version of the shard than the index;
+ * `known` (an index kept from an earlier read): unless it says it came from the same one.
+ */
+function changed(index: SourceRange, later: SourceRange, known: boolean): boolean {
+  if (known) return later.version !== index.version || later.size !== index.size;
+  if (index.size !== undefined && later.size !== undefined && index.size !== later.size) return true;
+  return !!index.version && !!later.version && index.version !== later.version;
+}
+
+type FoundIndex = { index: ShardIndex; read: SourceRange };
+
+/** This thread's kept indexes (see above) by cache key: 128 at most, of 2^14 inner chunks each. */
+const known = new Map<string, FoundIndex>();
+
+function keep(key: string, found: FoundIndex): void {
+  known.delete(key);
+  if (!found.read.version || found.index.offsets.length > 2 ** 14) return;
+  if (known.size >= 128) known.delete(known.keys().next().value!);
+  known.set(key, found);
+}
+
+type ReadMode = "known" | "fresh" | "whole";
+
+/** A window of `length` bytes at `offset` in a shard (`read` checks its version): a nested shard. */
+function windowOf(read: (range: ByteRange) => Promise<SourceRange>, offset: number, length: number): ByteSource {
+  const getRange = async (range: ByteRange): Promise<SourceRange> => {
     const start = range.offset < 0 ? Math.max(0, length + range.offset) : Math.min(range.offset, length);
     const end = range.length === undefined ? length : Math.min(length, start + range.length);
-    return outer.getRange({ offset: offset + start, length: end - start });
+    return { bytes: (await read({ offset: offset + start, length: end - start })).bytes, size: length };
   };
-  return { cacheKey, get: () => read({ offset: 0 }), getRange: read };
+  return { get: async () => (await getRange({ offset: 0 })).bytes, getRange };
 }
 
 export class ShardingCodec implements ArrayToBytesCodec {
   readonly kind = "array_to_bytes";
   readonly name = NAME;
-  private indexSizeCache: Promise<number> | undefined;
+  /** The encoded index's size: its codecs are fixed-size (bytes: 16 per inner chunk; a checksum adds 4). */
+  private readonly indexSize: number;
 
   constructor(
     readonly innerShape: readonly number[],
@@ -52,12 +91,21 @@ export class ShardingCodec implements ArrayToBytesCodec {
     readonly inner: CodecPipeline,
     readonly index: CodecPipeline,
     readonly indexLocation: IndexLocation,
-  ) {}
+  ) {
+    this.indexSize = 16 * product(chunksPerShard) + 4 * index.configs.filter((c) => c.name.endsWith("crc32c")).length;
+  }
 
-  /** The encoded index has a fixed size for fixed-size index codecs: measure it once. */
-  private indexSize(): Promise<number> {
-    this.indexSizeCache ??= encodeIndex(emptyIndex(product(this.chunksPerShard)), this.chunksPerShard, this.index).then((b) => b.length);
-    return this.indexSizeCache;
+  /** Refuses an index too large to read (before any of it is allocated). */
+  private checkIndexSize(): void {
+    if (this.indexSize <= MAX_INDEX_BYTES) return;
+    const what = `a shard of ${product(this.chunksPerShard)} inner chunks has a ${this.indexSize}-byte index`;
+    throw new TooLargeError(`codec "${NAME}": ${what}, over the limit of ${MAX_INDEX_BYTES}; use larger inner chunks`);
+  }
+
+  /** Where inner chunks may lie in a shard of `shardSize` bytes (undefined: not known): outside the index. */
+  private dataRegion(shardSize: number | undefined): { start: number; end: number } {
+    const end = shardSize ?? Number.MAX_SAFE_INTEGER;
+    return this.indexLocation === "start" ? { start: this.indexSize, end } : { start: 0, end: shardSize === undefined ? end : end - this.indexSize };
   }
 
   private coordsOf(i: number): number[] {
@@ -73,10 +121,6 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return coords.reduce((acc, c, d) => acc * this.chunksPerShard[d] + c, 0);
   }
 
-  private innerSpec(spec: ChunkSpec): ChunkSpec {
-    return { shape: [...this.innerShape], dtype: spec.dtype, fillValue: spec.fillValue };
-  }
-
   /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
   private async encodeInner(view: ChunkView, spec: ChunkSpec, i: number): Promise<Uint8Array | null> {
     const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
@@ -89,7 +133,8 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
   /** Lays encoded inner chunks out in order, with the index at the configured end. */
   private async assemble(parts: readonly (Uint8Array | null)[]): Promise<Uint8Array> {
-    const indexSize = await this.indexSize();
+    this.checkIndexSize();
+    const indexSize = this.indexSize;
     const index = emptyIndex(parts.length);
     let pos = this.indexLocation === "start" ? indexSize : 0;
     parts.forEach((p, i) => {
@@ -135,28 +180,29 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
   /** The index of a shard held whole in memory. */
   private async indexOfShard(shard: Uint8Array): Promise<ShardIndex> {
-    const size = await this.indexSize();
+    this.checkIndexSize();
+    const size = this.indexSize;
     if (shard.length < size) {
       throw new CorruptChunkError(`shard of ${shard.length} bytes is too short to hold its ${size}-byte index`);
     }
     const at = this.indexLocation === "start" ? 0 : shard.length - size;
-    return decodeIndex(shard.subarray(at, at + size), this.chunksPerShard, this.index, shard.length);
+    return decodeIndex(shard.subarray(at, at + size), this.chunksPerShard, this.index, this.dataRegion(shard.length));
   }
 
-  /** The index of a shard behind a source: from this thread's cache, or one range request. */
-  private async indexOfSource(source: ByteSource, useCache: boolean): Promise<ShardIndex | undefined> {
-    const cached = source.cacheKey === null || !useCache ? undefined : cachedShardIndex(source.cacheKey);
-    if (cached) return cached;
-    const size = await this.indexSize();
-    const range = this.indexLocation === "start" ? { offset: 0, length: size } : { offset: -size };
-    const bytes = await source.getRange(range);
-    if (bytes === undefined) return undefined;
-    if (bytes.length < size) {
-      throw new CorruptChunkError(`shard of ${bytes.length} bytes is too short to hold its ${size}-byte index`);
+  /** The index of a shard behind a source (one range request), with that read's size and version. */
+  private async indexOfSource(source: ByteSource): Promise<FoundIndex | undefined> {
+    const size = this.indexSize;
+    if (size > MAX_INDEX_BYTES) {
+      // A missing shard still reads as the fill value: refuse only one that exists.
+      if ((await source.getRange({ offset: 0, length: 1 })) === undefined) return undefined;
+      this.checkIndexSize();
     }
-    const index = await decodeIndex(bytes, this.chunksPerShard, this.index, null);
-    if (source.cacheKey !== null) rememberShardIndex(source.cacheKey, index);
-    return index;
+    const read = await source.getRange(this.indexLocation === "start" ? { offset: 0, length: size } : { offset: -size });
+    if (read === undefined) return undefined;
+    if (read.bytes.length < size) {
+      throw new CorruptChunkError(`shard of ${read.bytes.length} bytes is too short to hold its ${size}-byte index`);
+    }
+    return { index: await decodeIndex(read.bytes, this.chunksPerShard, this.index, this.dataRegion(read.size)), read };
   }
 
   private async decodeInner(bytes: Uint8Array, coords: readonly number[]): Promise<ChunkView> {
@@ -222,18 +268,19 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
-    const wasCached = source.cacheKey !== null && cachedShardIndex(source.cacheKey) !== undefined;
-    try {
-      return await this.decodeSome(source, selection, spec, true);
-    } catch (err) {
-      // A cached index can be stale when another thread or process rewrote the shard: a failure
-      // with one is retried once with the index read afresh before it counts as corruption.
-      if (!wasCached || !(err instanceof CorruptChunkError)) throw err;
-      return this.decodeSome(source, selection, spec, false);
+    // A kept index, else a fresh one, else the whole shard: each when the one before met a change.
+    let mode: ReadMode = source.cacheKey !== undefined && known.has(source.cacheKey) ? "known" : "fresh";
+    for (;;) {
+      try {
+        return await this.decodeSome(source, selection, spec, mode);
+      } catch (err) {
+        if (!(err instanceof ShardChanged) || mode === "whole") throw err;
+        mode = mode === "known" ? "fresh" : "whole";
+      }
     }
   }
 
-  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, useCache: boolean): Promise<ChunkView | undefined> {
+  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, mode: ReadMode): Promise<ChunkView | undefined> {
     const touched = projectSelection(
       selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
       this.innerShape,
@@ -245,37 +292,43 @@ export class ShardingCodec implements ArrayToBytesCodec {
     let index: ShardIndex | undefined;
     let nested: ((t: ChunkProjection, i: number) => Promise<ChunkView | undefined>) | undefined;
 
-    if (touched.length === product(this.chunksPerShard)) {
+    if (mode === "whole" || touched.length === product(this.chunksPerShard)) {
       // Every inner chunk is needed: one request for the shard beats an index and n ranges.
       const shard = await source.get();
       if (shard === undefined) return undefined;
       index = await this.indexOfShard(shard);
-      if (source.cacheKey !== null) rememberShardIndex(source.cacheKey, index);
       for (const t of touched) {
         const i = this.linear(t.coords);
         if (index.offsets[i] >= 0) bytesOf.set(i, shard.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]));
       }
     } else {
-      index = await this.indexOfSource(source, useCache);
-      if (index === undefined) return undefined;
-      const idx = index;
+      const key = source.cacheKey;
+      let kept = mode === "known" && key !== undefined ? known.get(key) : undefined;
+      // A kept index is checked by the versions of the ranges read through it: a read of empty
+      // inner chunks alone reads none, so it takes a fresh index.
+      if (kept && !touched.some((t) => kept!.index.offsets[this.linear(t.coords)] >= 0)) kept = undefined;
+      const found = kept ?? (await this.indexOfSource(source));
+      if (found === undefined) return undefined;
+      if (!kept && key !== undefined) keep(key, found);
+      const idx = (index = found.index);
+      // Every later range must come from the version of the shard the index came from.
+      const read = async (range: ByteRange): Promise<SourceRange> => {
+        const got = await source.getRange(range);
+        if (got === undefined || changed(found.read, got, kept !== undefined)) throw new ShardChanged();
+        return got;
+      };
       const stored = touched.map((t) => this.linear(t.coords)).filter((i) => idx.offsets[i] >= 0);
       if (this.inner.canDecodePartial) {
         // Inner chunks that are shards themselves: read their own index and inner chunks.
-        nested = (t, i) =>
-          this.inner.decodePartial(
-            windowOf(source, idx.offsets[i], idx.lengths[i], source.cacheKey === null ? null : `${source.cacheKey}\0${i}`),
-            t.chunkSel,
-          );
+        nested = (t, i) => this.inner.decodePartial(windowOf(read, idx.offsets[i], idx.lengths[i]), t.chunkSel);
       } else {
         const groups = coalesceRanges(stored.map((i) => ({ offset: idx.offsets[i], length: idx.lengths[i] })));
         await Promise.all(
           groups.map(async (g) => {
-            const got = await source.getRange({ offset: g.offset, length: g.length });
-            if (got === undefined) throw new CorruptChunkError("shard vanished between reading its index and its inner chunks");
-            if (got.length < g.length) {
-              throw new CorruptChunkError(`shard is truncated: bytes ${g.offset}-${g.offset + g.length} named by its index end after ${g.offset + got.length}`);
-            }
+            const got = (await read({ offset: g.offset, length: g.length })).bytes;
+            // Shorter than its index says: rewritten since (where the store gives no versions) or
+            // cut short; the whole shard, read at once, tells which.
+            if (got.length < g.length) throw new ShardChanged();
             for (const m of g.members) {
               const i = stored[m];
               const at = idx.offsets[i] - g.offset;

@@ -37,29 +37,26 @@ export async function encodeIndex(index: ShardIndex, chunksPerShard: readonly nu
   return pipeline.encode(contiguousView(table, [...chunksPerShard, 2]));
 }
 
-/**
- * Decodes and checks an index: every stored chunk must lie within `shardSize` bytes when that is
- * known (a whole shard in hand), and within what a JS number addresses exactly otherwise.
- */
+/** Decodes and checks an index: stored chunks must lie in `region`, the shard's bytes outside it. */
 export async function decodeIndex(
   bytes: Uint8Array,
   chunksPerShard: readonly number[],
   pipeline: CodecPipeline,
-  shardSize: number | null,
+  region: { start: number; end: number },
 ): Promise<ShardIndex> {
   const view = await pipeline.decode(bytes);
   const table = contiguousData(view, parseDataType("uint64")) as BigUint64Array;
   const n = product(chunksPerShard);
   if (table.length !== 2 * n) throw new CorruptChunkError(`shard index holds ${table.length / 2} entries, expected ${n}`);
   const index = emptyIndex(n);
-  const limit = BigInt(shardSize ?? Number.MAX_SAFE_INTEGER);
+  const [start, end] = [BigInt(region.start), BigInt(region.end)];
   for (let i = 0; i < n; i++) {
     const off = table[2 * i];
     const len = table[2 * i + 1];
     if (off === EMPTY && len === EMPTY) continue;
-    if (off === EMPTY || len === EMPTY || off + len > limit) {
-      const where = shardSize === null ? "" : ` of a ${shardSize}-byte shard`;
-      throw new CorruptChunkError(`shard index entry ${i} (offset ${off}, length ${len}) lies outside the bytes${where}`);
+    if (off === EMPTY || len === EMPTY || off < start || off + len > end) {
+      const to = region.end === Number.MAX_SAFE_INTEGER ? " on" : `-${region.end}`;
+      throw new CorruptChunkError(`shard index entry ${i} (offset ${off}, length ${len}) lies outside the bytes ${region.start}${to} of the shard that may hold inner chunks`);
     }
     index.offsets[i] = Number(off);
     index.lengths[i] = Number(len);
