@@ -104,7 +104,7 @@ function withHint<T>(parse: () => T): T {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : parseJsonBytes(bytes, key);
 }
 
 /**
@@ -147,7 +147,7 @@ const decoder = new TextDecoder();
 
 async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
   const bytes = await store.get(key);
-  if (bytes === undefined) return undefined;
+  if (bytes == null) return undefined;
   parseJsonBytes(bytes, key); // refuse to consolidate a broken document
   return decoder.decode(bytes);
 }

@@ -208,7 +208,7 @@ export class Group {
     const keys = await store.list(`${from}/`);
     for (const key of keys) {
       const bytes = await store.get(key);
-      if (bytes !== undefined) await store.set(`${to}/${key.slice(from.length + 1)}`, bytes);
+      if (bytes != null) await store.set(`${to}/${key.slice(from.length + 1)}`, bytes);
     }
     await deleteNode(store, from);
   }

@@ -39,7 +39,7 @@ export function describePath(path: string): string {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : parseJsonBytes(bytes, key);
 }
 
 /** The node at `path`, or undefined when there is none (of the requested format). */

@@ -174,8 +174,8 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const key = item.key;
   const source = {
     cacheKey: shardScope(JSON.stringify(task.store), key),
-    get: () => store.get(key, { signal }),
-    getRange: (range: { offset: number; length?: number }) => store.getRange(key, range, { signal }),
+    get: async () => (await store.get(key, { signal })) ?? undefined,
+    getRange: async (range: { offset: number; length?: number }) => (await store.getRange(key, range, { signal })) ?? undefined,
   };
   try {
     return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
@@ -387,7 +387,7 @@ async function mergeAndStoreWith(
       const read = await readVersioned(store, item.key, { signal });
       previous = read.kind === "value" ? read.bytes : undefined;
       swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
-    } else previous = await store.get(item.key, { signal });
+    } else previous = (await store.get(item.key, { signal })) ?? undefined;
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
       const view = await decodeChunk(meta, item.key, previous);
