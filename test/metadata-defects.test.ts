@@ -66,3 +66,24 @@ test("a store that answers null for a missing key: v2 and v3 nodes open, missing
     assert.deepEqual(Array.from((await openArray(store, { path: "a", mode: "r" }).then((x) => x.get())).data as Int32Array), [1, 2, 5, 7]);
   }
 });
+
+test("a raw type too large for one element is refused at open and create with TOO_LARGE, though its chunk fits the cap", async () => {
+  const store = new MemoryStore();
+  const zarray = { zarr_format: 2, shape: [10], chunks: [1], dtype: "|V150000000", fill_value: null, order: "C", compressor: null, filters: null };
+  await store.set("v2/.zarray", enc(JSON.stringify(zarray)));
+  const zarrJson = {
+    zarr_format: 3, node_type: "array", shape: [10], data_type: "r1200000000", fill_value: [],
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [1] } },
+    chunk_key_encoding: { name: "default" }, codecs: [{ name: "bytes" }],
+  };
+  await store.set("v3/zarr.json", enc(JSON.stringify(zarrJson)));
+  for (const path of ["v2", "v3"]) {
+    await assert.rejects(openArray(store, { path, mode: "r" }), (e: Error & { code?: string }) => e.code === "TOO_LARGE" && /150000000/.test(e.message), path);
+  }
+  await assert.rejects(createArray(new MemoryStore(), { shape: [2], chunks: [1], dtype: "|V150000000", zarrFormat: 2 }), { code: "TOO_LARGE" });
+  // The bound is 16 MiB an element: that much is still created, and a 1 MiB element reads.
+  await assert.rejects(createArray(new MemoryStore(), { shape: [1], dtype: `|V${2 ** 24 + 1}`, zarrFormat: 2 }), { code: "TOO_LARGE" });
+  await createArray(new MemoryStore(), { shape: [1], dtype: `|V${2 ** 24}`, zarrFormat: 2 });
+  const ok = await createArray(new MemoryStore(), { shape: [2], chunks: [1], dtype: `|V${2 ** 20}`, zarrFormat: 2 });
+  assert.deepEqual((await ok.get()).shape, [2]);
+});
