@@ -5,6 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { parseJsonText } from "../src/metadata/json.js";
+import { scratchDir } from "./helpers/paths.js";
+import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import {
   Group,
   MemoryStore,
@@ -86,4 +91,108 @@ test("a raw type too large for one element is refused at open and create with TO
   await createArray(new MemoryStore(), { shape: [1], dtype: `|V${2 ** 24}`, zarrFormat: 2 });
   const ok = await createArray(new MemoryStore(), { shape: [2], chunks: [1], dtype: `|V${2 ** 20}`, zarrFormat: 2 });
   assert.deepEqual((await ok.get()).shape, [2]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Item 5: 64-bit fill values beyond 2^53 are kept exact.
+
+const BIG_FILLS = [
+  { dtype: "int64", v2: "<i8", fill: 9223372036854775807n },
+  { dtype: "int64", v2: "<i8", fill: -9223372036854775808n },
+  { dtype: "int64", v2: "<i8", fill: 9007199254740993n },
+  { dtype: "uint64", v2: "<u8", fill: 18446744073709551615n },
+] as const;
+
+test("64-bit integer fill values beyond 2^53 read exactly from v2 and v3 metadata", async () => {
+  for (const { dtype, v2, fill } of BIG_FILLS) {
+    const store = new MemoryStore();
+    // Written as text: JSON.stringify cannot write these integers.
+    await store.set("a2/.zarray", enc(`{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "${v2}", "fill_value": ${fill}, "order": "C", "compressor": null, "filters": null}`));
+    await store.set(
+      "a3/zarr.json",
+      enc(`{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "${dtype}", "fill_value": ${fill}, "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}, "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}], "attributes": {"n": 1}}`),
+    );
+    for (const path of ["a2", "a3"]) {
+      const a = await openArray(store, { path, mode: "r" });
+      assert.equal(a.fillValue, fill, `${path} ${dtype} ${fill}`);
+      assert.deepEqual(Array.from((await a.get()).data as BigInt64Array), [fill, fill, fill, fill], `${path} read`);
+    }
+  }
+  // Other big integers (attributes) read as JSON.parse reads them; a float stays a float.
+  const doc = parseJsonText(
+    '{"zarr_format": 3, "fill_value": 1.0000000000000002, "attributes": {"fill_value": 9223372036854775807, "s": "12345678901234567890", "f": [0.12345678901234567890, 1e12345678901234567, -1.5E-12345678901234567, NaN]}}',
+    "zarr.json",
+  ) as { fill_value: unknown; attributes: Record<string, unknown> };
+  assert.equal(doc.fill_value, 1.0000000000000002);
+  assert.deepEqual(doc.attributes.f, [0.12345678901234567890, Infinity, -0, NaN]);
+  assert.throws(() => parseJsonText('{"zarr_format": 3, "fill_value": -NaN, "x": 12345678901234567890}', "zarr.json"), { code: "INVALID_METADATA" });
+  assert.equal(doc.attributes.fill_value, 9223372036854775807);
+  assert.equal(doc.attributes.s, "12345678901234567890");
+});
+
+test("64-bit integer fill values beyond 2^53 are written exactly, and survive consolidation", async () => {
+  for (const zarrFormat of [2, 3] as const) {
+    for (const { dtype, fill } of BIG_FILLS) {
+      const store = new MemoryStore();
+      const g = await createGroup(store, { zarrFormat });
+      await g.createArray("a", { shape: [2], dtype, fillValue: fill });
+      const text = new TextDecoder().decode(await store.get(zarrFormat === 2 ? "a/.zarray" : "a/zarr.json"));
+      assert.match(text, new RegExp(`"fill_value": ${fill}\\b`), `v${zarrFormat} ${dtype} ${fill}`);
+      await consolidateMetadata(store);
+      const again = (await openGroup(store, { mode: "r" })) as Group;
+      assert.ok(again.consolidated);
+      assert.equal(((await again.get("a")) as ZarrArray).fillValue, fill);
+    }
+  }
+});
+
+test("zarr-python 2 reads parzarr's int64/uint64 extreme fill values exactly, and parzarr reads its", async (t) => {
+  const skip = zarrPythonSkip();
+  if (skip) return t.skip(skip);
+  const dir = scratchDir("parzarr-bigfill-");
+  const r = runPython(
+    `import sys, zarr, numpy as np
+zarr.open(sys.argv[1] + '/py_i8.zarr', mode='w', shape=(3,), chunks=(2,), dtype='i8', fill_value=np.iinfo('i8').max)
+zarr.open(sys.argv[1] + '/py_u8.zarr', mode='w', shape=(3,), chunks=(2,), dtype='u8', fill_value=np.iinfo('u8').max)`,
+    dir,
+  );
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal((await openArray(join(dir, "py_i8.zarr"), { mode: "r" })).fillValue, 9223372036854775807n);
+  const u8 = await openArray(join(dir, "py_u8.zarr"), { mode: "r" });
+  assert.equal(u8.fillValue, 18446744073709551615n);
+  assert.deepEqual(Array.from((await u8.get()).data as BigUint64Array), [18446744073709551615n, 18446744073709551615n, 18446744073709551615n]);
+  await createArray(join(dir, "pz_i8.zarr"), { shape: [3], chunks: [2], dtype: "int64", fillValue: 9223372036854775807n, zarrFormat: 2 });
+  await createArray(join(dir, "pz_i8b.zarr"), { shape: [3], chunks: [2], dtype: "int64", fillValue: 9007199254740993n, zarrFormat: 2 });
+  await createArray(join(dir, "pz_u8.zarr"), { shape: [3], chunks: [2], dtype: "uint64", fillValue: 18446744073709551615n, zarrFormat: 2 });
+  const back = runPython(
+    `import sys, zarr
+for n in ['pz_i8', 'pz_i8b', 'pz_u8']:
+    a = zarr.open(sys.argv[1] + '/' + n + '.zarr', mode='r')
+    print(int(a.fill_value), int(a[0]))`,
+    dir,
+  );
+  assert.equal(back.status, 0, back.stderr);
+  assert.deepEqual(back.stdout.trim().split("\n"), ["9223372036854775807 9223372036854775807", "9007199254740993 9007199254740993", "18446744073709551615 18446744073709551615"]);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Item 10: bare NaN in a large attributes document is read in one linear pass, in bounded memory.
+
+test("a 20 MiB attributes document full of bare NaN parses within a 300 MB heap", { timeout: 120_000 }, () => {
+  // The old rewrite built the text a character at a time (a 19 MiB .zattrs took 1.15 GB): it
+  // dies here for want of heap, a linear pass that joins slices does not.
+  const script = `
+    import { parseJsonText } from ${JSON.stringify(new URL("../src/metadata/json.ts", import.meta.url).href)};
+    const unit = '[NaN, -Infinity, 1.5, "NaN x", Infinity, 12, {"k": NaN}], ';
+    const text = '{"missing_value": NaN, "rows": [' + unit.repeat(Math.ceil((20 * 2 ** 20) / unit.length)) + '0]}';
+    const doc = parseJsonText(text, ".zattrs");
+    const rows = doc.rows;
+    if (!Number.isNaN(doc.missing_value) || rows.length < 300000) throw new Error("bad parse");
+    const last = rows[rows.length - 2];
+    if (!Number.isNaN(last[0]) || last[1] !== -Infinity || last[3] !== "NaN x" || last[4] !== Infinity || !Number.isNaN(last[6].k)) throw new Error("bad row");
+    console.log("rows", rows.length);
+  `;
+  const r = spawnSync(process.execPath, ["--max-old-space-size=300", "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr.slice(-2000));
+  assert.match(r.stdout, /rows \d+/);
 });
