@@ -138,9 +138,8 @@ const LONG_DIGITS = /\d{16}/;
  * `Infinity` and `-Infinity` (zarr-python writes them for non-finite attributes, and xarray's
  * `_FillValue`/`missing_value` attributes are often NaN). JSON.parse alone refuses them.
  *
- * Integers beyond 2^53 that are an array document's `fill_value` (int64/uint64 extremes) come
- * back as bigint, exact: JSON.parse would round 9223372036854775807 up out of int64's range.
- * Elsewhere (attributes) they read as JSON.parse reads them.
+ * Integers beyond 2^53 read as JSON.parse reads them (the document stays plain JSON), but an
+ * array document's `fill_value` (int64/uint64 extremes) is also kept exact: see fillValueOf.
  */
 export function parseJsonText(text: string, file: string): unknown {
   let doc: unknown;
@@ -167,6 +166,17 @@ export function parseJsonText(text: string, file: string): unknown {
   return doc;
 }
 
+/** The exact `fill_value` of node documents whose fill is an integer beyond 2^53. */
+const exactFills = new WeakMap<object, bigint>();
+
+/**
+ * A node document's `fill_value`, exact: JSON.parse would round int64's 9223372036854775807 up
+ * out of its range, so parseJsonText keeps such a fill beside the document, as a bigint.
+ */
+export function fillValueOf(doc: JsonObject): unknown {
+  return exactFills.get(doc) ?? doc.fill_value;
+}
+
 /** Turns the marked strings of rewriteLiterals back into values. */
 function reviverFor(marker: string) {
   return function (this: unknown, key: string, v: unknown): unknown {
@@ -174,8 +184,9 @@ function reviverFor(marker: string) {
     const literal = v.slice(marker.length);
     const nonFinite = NON_FINITE[literal];
     if (nonFinite !== undefined) return nonFinite;
-    // A big integer: exact only as the fill value of a node document (it has `zarr_format`).
-    return key === "fill_value" && isJsonObject(this) && "zarr_format" in this ? BigInt(literal) : Number(literal);
+    // A big integer; the fill value of a node document (it has `zarr_format`) is kept exact too.
+    if (key === "fill_value" && isJsonObject(this) && "zarr_format" in this) exactFills.set(this, BigInt(literal));
+    return Number(literal);
   };
 }
 
@@ -190,14 +201,18 @@ const isWordChar = (c: number) => isDigit(c) || c === 0x5f || c === 0x2e || ((c 
  * replacements as slices, so time and memory stay linear in the text's size.
  */
 function rewriteLiterals(text: string): { text: string; marker: string } | undefined {
+  // 64 random bits: short, since a document of NaNs holds one per value, and unguessable.
   let marker: string;
-  do marker = `literal-${globalThis.crypto.randomUUID()}:`;
+  do marker = `~${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}:`;
   while (text.includes(marker));
+  // Pieces are joined a few thousand at a time, so they never outnumber the output's bytes.
+  const joined: string[] = [];
   const parts: string[] = [];
-  let copied = 0; // text before this index is in `parts`
+  let copied = 0; // text before this index is in `joined` and `parts`
   const replace = (from: number, to: number) => {
     parts.push(text.slice(copied, from), `"${marker}${text.slice(from, to)}"`);
     copied = to;
+    if (parts.length >= 8192) joined.push(parts.splice(0).join(""));
   };
   const n = text.length;
   let i = 0;
@@ -236,7 +251,7 @@ function rewriteLiterals(text: string): { text: string; marker: string } | undef
     }
     i++;
   }
-  if (parts.length === 0) return undefined;
-  parts.push(text.slice(copied));
-  return { text: parts.join(""), marker };
+  if (copied === 0) return undefined;
+  joined.push(parts.join(""), text.slice(copied));
+  return { text: joined.join(""), marker };
 }
