@@ -7,6 +7,8 @@
 import { InvalidMetadataError, NodeTypeError, NotFoundError } from "../errors.js";
 import {
   type NodeMetadata,
+  type NodeType,
+  nodeTypeOfV3,
   parseV2Array,
   parseV2Group,
   parseV3,
@@ -66,6 +68,14 @@ export class ConsolidatedView {
     const meta = parseRawNode(raw, rel === "" ? "" : rel, `consolidated metadata of ${describePath(this.root)}`);
     this.parsed.set(rel, meta);
     return meta;
+  }
+
+  /** Whether the node at a store path is an array or a group, without validating the rest of it. */
+  nodeType(path: string): NodeType | undefined {
+    const rel = this.relative(path);
+    const raw = rel === undefined ? undefined : this.nodes.get(rel);
+    if (!raw) return undefined;
+    return raw.zarrFormat === 3 ? nodeTypeOfV3(raw.doc, `consolidated metadata of ${describePath(this.root)}: ${rel}`) : raw.kind;
   }
 
   /** The names of the direct children of a store path, sorted. */
