@@ -143,22 +143,23 @@ const LONG_DIGITS = /\d{16}/;
  */
 export function parseJsonText(text: string, file: string): unknown {
   let doc: unknown;
-  // The common case, one native parse: no 16-digit run, so no integer JSON.parse would round.
   const longDigits = LONG_DIGITS.test(text);
   try {
-    if (longDigits) throw new SyntaxError("long integers");
-    doc = JSON.parse(text);
+    // The common case is one native parse: without a 16-digit run no integer can be rounded.
+    doc = longDigits ? parseRewritten(text) : JSON.parse(text);
   } catch (cause) {
-    const rewritten = rewriteLiterals(text);
     try {
-      if (rewritten === undefined) {
-        if (!longDigits) throw cause;
-        doc = JSON.parse(text);
-      } else doc = JSON.parse(rewritten.text, reviverFor(rewritten.marker));
-    } catch (err) {
+      if (longDigits) throw cause;
+      doc = parseRewritten(text);
+    } catch {
       // Broken in some other way: report the error of the text as it was.
-      const first = longDigits ? err : cause;
-      throw new InvalidMetadataError(`${file}: not valid JSON (${(first as Error).message})`, { cause: first });
+      let original = cause;
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        original = err;
+      }
+      throw new InvalidMetadataError(`${file}: not valid JSON (${(original as Error).message})`, { cause: original });
     }
   }
   const depth = jsonDepth(text);
@@ -175,6 +176,12 @@ const exactFills = new WeakMap<object, bigint>();
  */
 export function fillValueOf(doc: JsonObject): unknown {
   return exactFills.get(doc) ?? doc.fill_value;
+}
+
+/** JSON with bare NaN/Infinity and exact big fill values (see rewriteLiterals). */
+function parseRewritten(text: string): unknown {
+  const rewritten = rewriteLiterals(text);
+  return rewritten === undefined ? JSON.parse(text) : JSON.parse(rewritten.text, reviverFor(rewritten.marker));
 }
 
 /** Turns the marked strings of rewriteLiterals back into values. */
