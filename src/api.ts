@@ -12,7 +12,7 @@ export type { ReadOutput } from "./indexing/read-into.js";
 export type { ChunkEntry, ChunkIterOptions } from "./hierarchy/chunk-iter.js";
 export { formatInfo } from "./hierarchy/info.js";
 export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
-export { Group } from "./hierarchy/group.js";
+export { Group, UnopenableNode } from "./hierarchy/group.js";
 export type { CreateArrayOptions } from "./hierarchy/create-options.js";
 export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";
 export type { CreationOptions } from "./hierarchy/creation.js";

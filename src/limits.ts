@@ -47,8 +47,18 @@ function bigProduct(shape: readonly number[], factor: number): number {
   return n;
 }
 
-/** Refuses a chunk shape whose decoded bytes exceed the limit. */
+/**
+ * The largest element (a raw `|V`, byte-string or record type). One element is also handled as a
+ * JS array of its bytes (fill values, element reads), and V8 refuses arrays past ~2^27 entries
+ * with a bare RangeError, so an element is bounded here, below that and far below the chunk cap.
+ */
+export const MAX_ITEM_BYTES = 2 ** 24;
+
+/** Refuses a chunk shape whose decoded bytes exceed the limit, or an element too large to handle. */
 export function checkChunkSize(chunks: readonly number[], itemSize: number, where: string): void {
+  if (itemSize > MAX_ITEM_BYTES) {
+    throw new TooLargeError(`${where}: one element of its data type takes ${itemSize} bytes, over the limit of ${MAX_ITEM_BYTES}`);
+  }
   const bytes = bigProduct(chunks, itemSize);
   if (bytes > maxChunkBytes) {
     const shown = Number.isFinite(bytes) ? `${bytes} bytes` : "more than 2^53 bytes";

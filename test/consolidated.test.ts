@@ -17,6 +17,7 @@ import {
   NodeTypeError,
   NotFoundError,
   UnsupportedError,
+  UnopenableNode,
   ZarrArray,
   consolidateMetadata,
   createGroup,
@@ -43,7 +44,7 @@ interface Entry {
 /** Every node below a group, found through its members. */
 async function walk(group: Group, prefix = ""): Promise<Record<string, Entry | "unsupported">> {
   const out: Record<string, Entry | "unsupported"> = {};
-  let members: [string, ZarrArray | Group][];
+  let members: [string, ZarrArray | Group | UnopenableNode][];
   try {
     members = await group.members();
   } catch (err) {
@@ -54,7 +55,9 @@ async function walk(group: Group, prefix = ""): Promise<Record<string, Entry | "
   }
   for (const [name, node] of members) {
     const path = prefix === "" ? name : `${prefix}/${name}`;
-    if (node instanceof ZarrArray) {
+    // A child of a data type parzarr cannot read yet (|S7, structured) is marked, not opened.
+    if (node instanceof UnopenableNode) out[path] = "unsupported";
+    else if (node instanceof ZarrArray) {
       out[path] = { kind: "array", attrs: node.attrs, shape: node.shape, chunks: node.chunks, dtype: node.numpyDtype };
     } else {
       out[path] = { kind: "group", attrs: node.attrs };

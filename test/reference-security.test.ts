@@ -62,7 +62,7 @@ async function rejection(p: Promise<unknown>): Promise<ZarrError> {
   );
 }
 
-const text = (b: Uint8Array | undefined) => (b === undefined ? undefined : new TextDecoder().decode(b));
+const text = (b: Uint8Array | null | undefined) => (b == null ? undefined : new TextDecoder().decode(b));
 
 let home: TestServer;
 let elsewhere: TestServer;

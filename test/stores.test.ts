@@ -35,7 +35,7 @@ function scratchDir(): string {
 }
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const dec = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
+const dec = (b: Uint8Array | undefined | null): string | undefined => (b == null ? undefined : new TextDecoder().decode(b));
 
 /** An assert.rejects/throws matcher: a ZarrError with this code whose message has every snippet. */
 function hasCode(code: string, ...snippets: string[]): (err: unknown) => boolean {

@@ -192,7 +192,7 @@ describe("local files: only regular ones, only as large as a stored value may be
 describe("abort", () => {
   /** A store whose chunk reads (the keys under c/ of a version 3 array) never settle and never look at the signal. */
   class StuckStore extends ForwardingStore {
-    override get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    override get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | null | undefined> {
       if (!key.startsWith("c/")) return super.get(key, opts);
       return new Promise(() => {});
     }
@@ -200,7 +200,7 @@ describe("abort", () => {
 
   /** A store that rejects chunk reads with the signal's own reason once it fires, as fetch does. */
   class SignalStore extends ForwardingStore {
-    override get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    override get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | null | undefined> {
       if (!key.startsWith("c/")) return super.get(key, opts);
       return new Promise((_, reject) => {
         const signal = opts?.signal;

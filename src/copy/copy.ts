@@ -17,7 +17,7 @@
 import { AlreadyExistsError, InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
 import { storedChunkCoords } from "../hierarchy/chunk-iter.js";
-import { Group } from "../hierarchy/group.js";
+import { Group, UnopenableNode } from "../hierarchy/group.js";
 import { createGroup, openGroup } from "../hierarchy/open.js";
 import { openNodeAt } from "../hierarchy/walk.js";
 import { chunkGridShape } from "../indexing/projection.js";
@@ -138,7 +138,10 @@ export async function copyAll(source: Group | { store: Store; path?: string }, d
   const group = await sourceNode(source);
   if (!(group instanceof Group)) throw new NodeTypeError(`copyAll: the source ${group.name} is an array; use copy`);
   const roots: Root[] = [];
-  for (const [name, node] of await group.members()) roots.push({ node, name, isRoot: false });
+  for (const [name, node] of await group.members()) {
+    if (node instanceof UnopenableNode) throw node.error;
+    roots.push({ node, name, isRoot: false });
+  }
   return copyRoots(roots, dest, options, group);
 }
 

@@ -38,7 +38,7 @@ export function journalKey(destPath: string): string {
 export async function readJournal(store: WritableStore, destPath: string): Promise<JournalDoc | undefined> {
   const key = journalKey(destPath);
   const bytes = await store.get(key);
-  if (bytes === undefined) return undefined;
+  if (bytes == null) return undefined;
   try {
     const doc = JSON.parse(new TextDecoder().decode(bytes)) as JournalDoc;
     if (doc.version !== 1 || typeof doc.arrays !== "object") throw new Error("unknown layout");

@@ -7,6 +7,8 @@
 import { InvalidMetadataError, NodeTypeError, NotFoundError } from "../errors.js";
 import {
   type NodeMetadata,
+  type NodeType,
+  nodeTypeOfV3,
   parseV2Array,
   parseV2Group,
   parseV3,
@@ -68,6 +70,14 @@ export class ConsolidatedView {
     return meta;
   }
 
+  /** Whether the node at a store path is an array or a group, without validating the rest of it. */
+  nodeType(path: string): NodeType | undefined {
+    const rel = this.relative(path);
+    const raw = rel === undefined ? undefined : this.nodes.get(rel);
+    if (!raw) return undefined;
+    return raw.zarrFormat === 3 ? nodeTypeOfV3(raw.doc, `consolidated metadata of ${describePath(this.root)}: ${rel}`) : raw.kind;
+  }
+
   /** The names of the direct children of a store path, sorted. */
   children(path: string): string[] {
     const rel = this.relative(path);
@@ -104,7 +114,7 @@ function withHint<T>(parse: () => T): T {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : parseJsonBytes(bytes, key);
 }
 
 /**
@@ -147,7 +157,7 @@ const decoder = new TextDecoder();
 
 async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
   const bytes = await store.get(key);
-  if (bytes === undefined) return undefined;
+  if (bytes == null) return undefined;
   parseJsonBytes(bytes, key); // refuse to consolidate a broken document
   return decoder.decode(bytes);
 }

@@ -1,16 +1,28 @@
 /** Group: a handle on one group, with its children created, opened and listed by name. */
-import { AlreadyExistsError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
+import { AlreadyExistsError, NodeTypeError, NotFoundError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isWritable, type Store } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
-import type { NodeMetadata } from "../metadata/array-metadata.js";
+import type { NodeMetadata, NodeType } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { deleteNode, describePath, normalisePath, parentPaths, readNode, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, normalisePath, parentPaths, readNode, readNodeType, writeGroupMetadata } from "./node-io.js";
 import { parseDataType } from "../metadata/dtype.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
+
+/**
+ * A child that `members()` lists but parzarr cannot open (a codec or data type it lacks, broken
+ * metadata): `error` is what opening it throws, as `group.get(name)` does.
+ */
+export class UnopenableNode {
+  constructor(
+    readonly path: string,
+    readonly nodeType: NodeType,
+    readonly error: ZarrError,
+  ) {}
+}
 
 export class Group {
   /** @internal use openGroup/createGroup. */
@@ -103,18 +115,40 @@ export class Group {
     return (await this.lookup(this.childPath(name))) !== undefined;
   }
 
+  /** Whether the node at `path` is an array or a group, from its node type alone (see readNodeType). */
+  private async nodeTypeAt(path: string): Promise<NodeType | undefined> {
+    const view = this.options.consolidated;
+    return view?.covers(path) ? view.nodeType(path) : readNodeType(this.store, path);
+  }
+
   /**
-   * The direct children, sorted by name. Needs a store that can list (not plain HTTP), unless
-   * the group was opened through consolidated metadata, which lists them without the store.
+   * The direct children, sorted by name, opened; one that cannot be opened is listed as an
+   * UnopenableNode holding its error, so it hides none of the others. Needs a store that can
+   * list (not plain HTTP), unless the group was opened through consolidated metadata.
    */
-  async members(): Promise<[string, ZarrArray | Group][]> {
-    const out: [string, ZarrArray | Group][] = [];
+  async members(): Promise<[string, ZarrArray | Group | UnopenableNode][]> {
+    const out: [string, ZarrArray | Group | UnopenableNode][] = [];
     for (const name of await this.memberNames()) {
       const path = this.childPath(name);
-      const meta = await this.lookup(path);
-      if (meta) out.push([name, nodeFromMetadata(this.store, path, meta, this.options)]);
+      try {
+        const meta = await this.lookup(path);
+        if (meta) out.push([name, nodeFromMetadata(this.store, path, meta, this.options)]);
+      } catch (err) {
+        if (!(err instanceof ZarrError) || err instanceof NotFoundError) throw err;
+        const nodeType = await this.nodeTypeAt(path);
+        if (nodeType) out.push([name, new UnopenableNode(path, nodeType, err)]);
+      }
     }
     return out;
+  }
+
+  /** The names of the children of one node type, sorted, without opening them. */
+  private async keysOf(nodeType: NodeType): Promise<string[]> {
+    const names: string[] = [];
+    for (const name of await this.memberNames()) {
+      if ((await this.nodeTypeAt(this.childPath(name))) === nodeType) names.push(name);
+    }
+    return names;
   }
 
   /**
@@ -130,8 +164,9 @@ export class Group {
     return [...names].sort();
   }
 
+  /** The child arrays that open (members() lists the others too). */
   async arrays(): Promise<[string, ZarrArray][]> {
-    return (await this.members()).filter((m): m is [string, ZarrArray] => !(m[1] instanceof Group));
+    return (await this.members()).filter((m): m is [string, ZarrArray] => !(m[1] instanceof Group || m[1] instanceof UnopenableNode));
   }
 
   async groups(): Promise<[string, Group][]> {
@@ -143,14 +178,14 @@ export class Group {
     return groupInfo(this);
   }
 
-  /** The names of the child arrays, sorted (zarr-python's `array_keys`). */
+  /** The names of the child arrays, sorted (zarr-python's `array_keys`), openable or not. */
   async arrayKeys(): Promise<string[]> {
-    return (await this.arrays()).map(([name]) => name);
+    return this.keysOf("array");
   }
 
-  /** The names of the child groups, sorted (zarr-python's `group_keys`). */
+  /** The names of the child groups, sorted (zarr-python's `group_keys`), openable or not. */
   async groupKeys(): Promise<string[]> {
-    return (await this.groups()).map(([name]) => name);
+    return this.keysOf("group");
   }
 
   /**
@@ -164,7 +199,7 @@ export class Group {
       const members = await group.members();
       for (const [i, [name, node]] of members.entries()) {
         const last = i === members.length - 1;
-        const what = node instanceof Group ? "" : ` ${pythonTuple(node.shape)} ${node.dtype}`;
+        const what = node instanceof UnopenableNode ? ` (${node.error.code})` : node instanceof Group ? "" : ` ${pythonTuple(node.shape)} ${node.dtype}`;
         lines.push(`${rails}${last ? " └── " : " ├── "}${name}${what}`);
         if (node instanceof Group) await visit(node, rails + (last ? "    " : " │  "));
       }
@@ -224,7 +259,7 @@ export class Group {
     const keys = await store.list(`${from}/`);
     for (const key of keys) {
       const bytes = await store.get(key);
-      if (bytes !== undefined) await store.set(`${to}/${key.slice(from.length + 1)}`, bytes);
+      if (bytes != null) await store.set(`${to}/${key.slice(from.length + 1)}`, bytes);
     }
     await deleteNode(store, from);
   }

@@ -5,7 +5,7 @@
 import type { Store } from "../stores/types.js";
 import { hasNumpyForm, type Scalar } from "../metadata/dtype.js";
 import type { ZarrArray } from "./array.js";
-import { Group } from "./group.js";
+import { Group, UnopenableNode } from "./group.js";
 
 export interface ArrayInfo {
   path: string;
@@ -105,6 +105,8 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   };
 }
 
+const kindOf = (n: ZarrArray | Group | UnopenableNode) => (n instanceof UnopenableNode ? n.nodeType : n instanceof Group ? "group" : "array");
+
 export async function groupInfo(group: Group): Promise<GroupInfo> {
   const members = await group.members();
   return {
@@ -113,8 +115,8 @@ export async function groupInfo(group: Group): Promise<GroupInfo> {
     zarrFormat: group.zarrFormat,
     readOnly: group.readOnly,
     storeType: storeType(group.store),
-    arrays: members.filter(([, n]) => !(n instanceof Group)).map(([name]) => name),
-    groups: members.filter(([, n]) => n instanceof Group).map(([name]) => name),
+    arrays: members.filter(([, n]) => kindOf(n) === "array").map(([name]) => name),
+    groups: members.filter(([, n]) => kindOf(n) === "group").map(([name]) => name),
     attributes: group.attrs,
   };
 }

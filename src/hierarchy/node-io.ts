@@ -4,6 +4,8 @@
  */
 import { InvalidKeyError } from "../errors.js";
 import {
+  type NodeType,
+  nodeTypeOfV3,
   type ArrayMetadata,
   type GroupMetadata,
   type NodeMetadata,
@@ -39,7 +41,7 @@ export function describePath(path: string): string {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes === undefined ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : parseJsonBytes(bytes, key);
 }
 
 /** The node at `path`, or undefined when there is none (of the requested format). */
@@ -60,6 +62,19 @@ export async function readNode(store: ReadableStore, path: string, zarrFormat?: 
     if (groupDoc !== undefined) return { nodeType: "group", ...parseV2Group(groupDoc, attrs, groupKey) };
   }
   return undefined;
+}
+
+/**
+ * Whether the node at `path` is an array or a group, from which documents exist and v3's
+ * `node_type` alone: nothing else is validated, so a listing never fails for a child whose
+ * codecs or data type parzarr cannot open. Undefined when no node is there.
+ */
+export async function readNodeType(store: ReadableStore, path: string): Promise<NodeType | undefined> {
+  const key = nodeKey(path, "zarr.json");
+  const doc = await readJson(store, key);
+  if (doc !== undefined) return nodeTypeOfV3(doc, key);
+  if (await store.has(nodeKey(path, ".zarray"))) return "array";
+  return (await store.has(nodeKey(path, ".zgroup"))) ? "group" : undefined;
 }
 
 export async function writeArrayMetadata(store: WritableStore, path: string, meta: ArrayMetadata): Promise<void> {

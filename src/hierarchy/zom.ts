@@ -50,7 +50,7 @@ function consolidatedSource(nodes: ConsolidatedNodes): DocSource {
 
 async function readObject(store: ReadableStore, key: string): Promise<JsonObject | undefined> {
   const bytes = await store.get(key);
-  if (bytes === undefined) return undefined;
+  if (bytes == null) return undefined;
   const doc = parseJsonBytes(bytes, key);
   if (!isJsonObject(doc)) throw new InvalidMetadataError(`${key}: must be a JSON object`);
   return doc;

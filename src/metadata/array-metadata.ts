@@ -15,7 +15,7 @@ import {
   vlenBytesType,
   vlenStringType,
 } from "./dtype.js";
-import { type JsonObject, type JsonValue, type Serialisable, isJsonObject, jsonBytes } from "./json.js";
+import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
 export interface CodecConfig {
@@ -180,7 +180,7 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
   const fillValue =
     doc.fill_value === null || doc.fill_value === undefined
       ? null
-      : parseFillValue(doc.fill_value, dtype, `${file}: field "fill_value"`);
+      : parseFillValue(fillValueOf(doc), dtype, `${file}: field "fill_value"`);
   const order = doc.order ?? "C";
   if (order !== "C" && order !== "F") fail(file, "order", `must be "C" or "F", got ${JSON.stringify(order)}`);
   const compressor = doc.compressor ?? null;
@@ -330,14 +330,21 @@ function v3ChunkKeyEncoding(v: unknown, file: string): ChunkKeyEncoding {
   return { name: obj.name, separator: sep };
 }
 
-export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
+export type NodeType = NodeMetadata["nodeType"];
+
+/** A v3 document's node type, checking only what says it (listings need no more). */
+export function nodeTypeOfV3(doc: unknown, file = "zarr.json"): NodeType {
   if (!isJsonObject(doc)) throw new InvalidMetadataError(`${file}: must be a JSON object`);
   if (doc.zarr_format !== 3) fail(file, "zarr_format", `must be 3, got ${JSON.stringify(doc.zarr_format)}`);
   const nodeType = doc.node_type;
-  if (nodeType === "group") {
-    return { nodeType: "group", zarrFormat: 3, attributes: attributesOf(doc.attributes, file) };
-  }
-  if (nodeType !== "array") fail(file, "node_type", `must be "array" or "group", got ${JSON.stringify(nodeType)}`);
+  if (nodeType !== "array" && nodeType !== "group") fail(file, "node_type", `must be "array" or "group", got ${JSON.stringify(nodeType)}`);
+  return nodeType;
+}
+
+export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
+  const nodeType = nodeTypeOfV3(input, file);
+  const doc = input as JsonObject;
+  if (nodeType === "group") return { nodeType: "group", zarrFormat: 3, attributes: attributesOf(doc.attributes, file) };
   for (const key of Object.keys(doc)) {
     const value = doc[key];
     if (V3_ARRAY_FIELDS.has(key)) continue;
@@ -356,7 +363,8 @@ export function parseV3(doc: unknown, file = "zarr.json"): NodeMetadata {
     fail(file, "chunk_grid.configuration.chunk_shape", `has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
   const dtype = parseDataType(requireField(doc, "data_type", file), `${file}: field "data_type"`);
-  const fillValue = parseFillValue(requireField(doc, "fill_value", file), dtype, `${file}: field "fill_value"`);
+  requireField(doc, "fill_value", file);
+  const fillValue = parseFillValue(fillValueOf(doc), dtype, `${file}: field "fill_value"`);
   const codecsRaw = requireField(doc, "codecs", file);
   if (!Array.isArray(codecsRaw)) fail(file, "codecs", "must be a list");
   checkCodecCount(codecsRaw, file);

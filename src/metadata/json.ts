@@ -130,25 +130,36 @@ export function parseJsonBytes(bytes: Uint8Array, file: string): unknown {
 
 const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
+/** Some run of 16+ digits: the only texts that may hold an integer JSON.parse would round. */
+const LONG_DIGITS = /\d{16}/;
+
 /**
  * Metadata JSON as Python's `json` writes it: standard JSON plus the bare literals `NaN`,
  * `Infinity` and `-Infinity` (zarr-python writes them for non-finite attributes, and xarray's
  * `_FillValue`/`missing_value` attributes are often NaN). JSON.parse alone refuses them.
+ *
+ * Integers beyond 2^53 read as JSON.parse reads them (the document stays plain JSON), but an
+ * array document's `fill_value` (int64/uint64 extremes) is also kept exact: see fillValueOf.
  */
 export function parseJsonText(text: string, file: string): unknown {
   let doc: unknown;
+  const longDigits = LONG_DIGITS.test(text);
   try {
-    doc = JSON.parse(text);
+    // The common case is one native parse: without a 16-digit run no integer can be rounded.
+    doc = longDigits ? parseRewritten(text) : JSON.parse(text);
   } catch (cause) {
-    const rewritten = rewriteNonFinite(text);
     try {
-      if (rewritten === undefined) throw cause;
-      doc = JSON.parse(rewritten.text, (_key, v: unknown) =>
-        typeof v === "string" && v.startsWith(rewritten.marker) ? NON_FINITE[v.slice(rewritten.marker.length)] : v,
-      );
+      if (longDigits) throw cause;
+      doc = parseRewritten(text);
     } catch {
       // Broken in some other way: report the error of the text as it was.
-      throw new InvalidMetadataError(`${file}: not valid JSON (${(cause as Error).message})`, { cause });
+      let original = cause;
+      try {
+        JSON.parse(text);
+      } catch (err) {
+        original = err;
+      }
+      throw new InvalidMetadataError(`${file}: not valid JSON (${(original as Error).message})`, { cause: original });
     }
   }
   const depth = jsonDepth(text);
@@ -156,37 +167,98 @@ export function parseJsonText(text: string, file: string): unknown {
   return doc;
 }
 
+/** The exact `fill_value` of node documents whose fill is an integer beyond 2^53. */
+const exactFills = new WeakMap<object, bigint>();
+
 /**
- * Replaces each bare NaN/Infinity/-Infinity outside strings by a string that starts with a random
- * marker absent from the text, so the reviver cannot take a user's string for one. Undefined
- * when there is no such literal.
+ * A node document's `fill_value`, exact: JSON.parse would round int64's 9223372036854775807 up
+ * out of its range, so parseJsonText keeps such a fill beside the document, as a bigint.
  */
-function rewriteNonFinite(text: string): { text: string; marker: string } | undefined {
+export function fillValueOf(doc: JsonObject): unknown {
+  return exactFills.get(doc) ?? doc.fill_value;
+}
+
+/** JSON with bare NaN/Infinity and exact big fill values (see rewriteLiterals). */
+function parseRewritten(text: string): unknown {
+  const rewritten = rewriteLiterals(text);
+  return rewritten === undefined ? JSON.parse(text) : JSON.parse(rewritten.text, reviverFor(rewritten.marker));
+}
+
+/** Turns the marked strings of rewriteLiterals back into values. */
+function reviverFor(marker: string) {
+  return function (this: unknown, key: string, v: unknown): unknown {
+    if (typeof v !== "string" || !v.startsWith(marker)) return v;
+    const literal = v.slice(marker.length);
+    const nonFinite = NON_FINITE[literal];
+    if (nonFinite !== undefined) return nonFinite;
+    // A big integer; the fill value of a node document (it has `zarr_format`) is kept exact too.
+    if (key === "fill_value" && isJsonObject(this) && "zarr_format" in this) exactFills.set(this, BigInt(literal));
+    return Number(literal);
+  };
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** Letters, digits, `_` and `.`: what may not touch a bare NaN/Infinity. */
+const isWordChar = (c: number) => isDigit(c) || c === 0x5f || c === 0x2e || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a);
+
+/**
+ * Replaces, outside strings, each bare NaN/Infinity/-Infinity and each integer beyond 2^53 by a
+ * string that starts with a random marker absent from the text, so the reviver cannot take a
+ * user's string for one. Undefined when there is none. One pass that copies the text between
+ * replacements as slices, so time and memory stay linear in the text's size.
+ */
+function rewriteLiterals(text: string): { text: string; marker: string } | undefined {
+  // 64 random bits: short, since a document of NaNs holds one per value, and unguessable.
   let marker: string;
-  do marker = `nonfinite-${globalThis.crypto.randomUUID()}:`;
+  do marker = `~${globalThis.crypto.randomUUID().replaceAll("-", "").slice(0, 16)}:`;
   while (text.includes(marker));
-  let out = "";
-  let found = false;
+  // Pieces are joined a few thousand at a time, so they never outnumber the output's bytes.
+  const joined: string[] = [];
+  const parts: string[] = [];
+  let copied = 0; // text before this index is in `joined` and `parts`
+  const replace = (from: number, to: number) => {
+    parts.push(text.slice(copied, from), `"${marker}${text.slice(from, to)}"`);
+    copied = to;
+    if (parts.length >= 8192) joined.push(parts.splice(0).join(""));
+  };
+  const n = text.length;
   let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '"') {
-      // Copy the string through, escapes included.
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included.
+      i++;
+      while (i < n && text.charCodeAt(i) !== 0x22) i += text.charCodeAt(i) === 0x5c ? 2 : 1;
+      i++;
       continue;
     }
-    const word = /^(-?Infinity|NaN)/.exec(text.slice(i, i + 9));
-    if (word && !/[\w.]/.test(text[i - 1] ?? "") && !/[\w.]/.test(text[i + word[0].length] ?? "")) {
-      out += `"${marker}${word[0]}"`;
-      i += word[0].length;
-      found = true;
+    const minus = c === 0x2d ? 1 : 0;
+    const start = i + minus;
+    if (isDigit(text.charCodeAt(start))) {
+      // A whole number token, so that a fraction's or exponent's digits are not taken for one.
+      const digits = (from: number) => {
+        while (from < n && isDigit(text.charCodeAt(from))) from++;
+        return from;
+      };
+      const intEnd = digits(start);
+      let j = intEnd;
+      if (text.charCodeAt(j) === 0x2e) j = digits(j + 1);
+      if ((text.charCodeAt(j) | 0x20) === 0x65) j = digits(j + (text.charCodeAt(j + 1) === 0x2b || text.charCodeAt(j + 1) === 0x2d ? 2 : 1));
+      // Only a plain integer of 16+ digits can lose digits.
+      if (j === intEnd && j - start >= 16 && !Number.isSafeInteger(Number(text.slice(i, j)))) replace(i, j);
+      i = j;
       continue;
     }
-    out += c;
+    // NaN has no signed form; -Infinity has.
+    const word = !minus && text.startsWith("NaN", i) ? 3 : text.startsWith("Infinity", start) ? 8 : 0;
+    if (word > 0 && !(i > 0 && isWordChar(text.charCodeAt(i - 1))) && !isWordChar(text.charCodeAt(start + word))) {
+      replace(i, start + word);
+      i = start + word;
+      continue;
+    }
     i++;
   }
-  return found ? { text: out, marker } : undefined;
+  if (copied === 0) return undefined;
+  joined.push(parts.join(""), text.slice(copied));
+  return { text: joined.join(""), marker };
 }

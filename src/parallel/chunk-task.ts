@@ -180,11 +180,11 @@ async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const key = item.key;
   const source: ByteSource = {
     cacheKey: `${JSON.stringify(task.store)}\u0001${key}`,
-    get: () => store.get(key, { signal }),
+    get: async () => (await store.get(key, { signal })) ?? undefined,
     getRange: async (range) => {
-      if (store.getRangeVersioned) return store.getRangeVersioned(key, range, { signal });
+      if (store.getRangeVersioned) return (await store.getRangeVersioned(key, range, { signal })) ?? undefined;
       const bytes = await store.getRange(key, range, { signal });
-      return bytes && { bytes };
+      return bytes ? { bytes } : undefined;
     },
   };
   try {
@@ -399,7 +399,7 @@ async function mergeAndStoreWith(
       const read = await readVersioned(store, item.key, { signal });
       previous = read.kind === "value" ? read.bytes : undefined;
       swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
-    } else previous = await store.get(item.key, { signal });
+    } else previous = (await store.get(item.key, { signal })) ?? undefined;
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
       const view = await decodeChunk(meta, item.key, previous);

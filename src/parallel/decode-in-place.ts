@@ -58,7 +58,7 @@ export async function readRawIntoPlace(
   const dest = placeOf(meta, item, out);
   if (dest === null) return "n/a";
   const size = await store.readInto(item.key, dest, { signal });
-  if (size === undefined) return "missing";
+  if (size == null) return "missing";
   if (size !== dest.length) {
     throw new CorruptChunkError(`chunk "${item.key}" is corrupt: expected ${dest.length} bytes, got ${size}`);
   }
@@ -92,7 +92,7 @@ export async function readChunkBytes(
   held: Uint8Array[],
   signal?: AbortSignal,
 ): Promise<Uint8Array | undefined> {
-  if (!store.readInto) return store.get(key, { signal });
+  if (!store.readInto) return (await store.get(key, { signal })) ?? undefined;
   let want = expected;
   // A value longer than the buffer is read again into one of its size; twice is the most a value
   // that keeps growing under a concurrent writer gets before it is read as a whole.
@@ -100,11 +100,11 @@ export async function readChunkBytes(
     const buf = takeScratch(want);
     held.push(buf);
     const size = await store.readInto(key, buf, { signal });
-    if (size === undefined) return undefined;
+    if (size == null) return undefined;
     if (size <= buf.length) return buf.subarray(0, size);
     want = size;
   }
-  return store.get(key, { signal });
+  return (await store.get(key, { signal })) ?? undefined;
 }
 
 /**

@@ -17,12 +17,12 @@ export class OverlayStore implements ReadableStore {
 
   async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
     const b = this.bytes.get(key);
-    return b === undefined ? this.inner.get(key, opts) : (b ?? undefined);
+    return b === undefined ? ((await this.inner.get(key, opts)) ?? undefined) : (b ?? undefined);
   }
 
   async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
     const b = this.bytes.get(key);
-    if (b === undefined) return this.inner.getRange(key, range, opts);
+    if (b === undefined) return (await this.inner.getRange(key, range, opts)) ?? undefined;
     return b === null ? undefined : sliceRange(b, validateRange(range));
   }
 
@@ -33,7 +33,7 @@ export class OverlayStore implements ReadableStore {
 
   async getSize(key: string): Promise<number | undefined> {
     const b = this.bytes.get(key);
-    if (b === undefined) return this.inner.getSize?.(key);
+    if (b === undefined) return (await this.inner.getSize?.(key)) ?? undefined;
     return b?.length;
   }
 

@@ -165,7 +165,7 @@ export class ReferenceStore implements ReadableStore {
     const loc = locate(url, undefined, "");
     const { store, key } = this.stores.open(loc);
     const bytes = await store.get(key);
-    if (bytes === undefined) throw new NotFoundError(`reference document ${locationText(loc)} does not exist`);
+    if (bytes == null) throw new NotFoundError(`reference document ${locationText(loc)} does not exist`);
     let doc: unknown;
     try {
       doc = parseJsonBytes(bytes, `reference document ${locationText(loc)}`);
@@ -209,7 +209,7 @@ export class ReferenceStore implements ReadableStore {
     const t = this.target(url, key);
     if (length === 0) return new Uint8Array(0);
     const got = await t.store.getRange(t.key, { offset, length }, opts);
-    if (got === undefined) throw this.missing(key, t);
+    if (got == null) throw this.missing(key, t);
     if (got.length < length) throw this.short(key, t, offset, length, got.length);
     return got;
   }
@@ -217,7 +217,7 @@ export class ReferenceStore implements ReadableStore {
   private async whole(key: string, url: string, opts: StoreReadOptions): Promise<Uint8Array> {
     const t = this.target(url, key);
     const got = await t.store.get(t.key, opts);
-    if (got === undefined) throw this.missing(key, t);
+    if (got == null) throw this.missing(key, t);
     return got;
   }
 
@@ -245,7 +245,7 @@ export class ReferenceStore implements ReadableStore {
       case "whole": {
         const t = this.target(ref.url, key);
         const got = await t.store.getRange(t.key, range, opts);
-        if (got === undefined) throw this.missing(key, t);
+        if (got == null) throw this.missing(key, t);
         return got;
       }
       case "range": {
@@ -266,7 +266,7 @@ export class ReferenceStore implements ReadableStore {
     if (ref.kind === "range") return ref.length;
     const t = this.target(ref.url, key);
     const size = t.store.getSize ? await t.store.getSize(t.key) : (await t.store.get(t.key))?.length;
-    if (size === undefined) throw this.missing(key, t);
+    if (size == null) throw this.missing(key, t);
     return size;
   }
 
@@ -305,7 +305,7 @@ export class ReferenceStore implements ReadableStore {
           (async () => {
             const first = ranges[group.members[0]!]!;
             const got = await t.store.getRange(t.key, { offset: group.offset, length: group.length }, opts);
-            if (got === undefined) throw this.missing(first.key, t);
+            if (got == null) throw this.missing(first.key, t);
             for (const m of group.members) {
               const r = ranges[m]!;
               const at = r.offset - group.offset;

@@ -62,21 +62,24 @@ export interface VersionedReadOptions extends StoreReadOptions {
 }
 
 export interface ReadableStore {
-  /** The whole value, or undefined when the key does not exist. */
-  get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined>;
-  /** A byte range of the value, or undefined when the key does not exist. */
-  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined>;
+  /**
+   * The whole value, or undefined when the key does not exist. Callers take null as missing too:
+   * stores written for other libraries (Icechunk's, zarrita's adapters) answer null.
+   */
+  get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null>;
+  /** A byte range of the value, or undefined (or null) when the key does not exist. */
+  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null>;
   has(key: string): Promise<boolean>;
   /**
    * The size in bytes of a value without reading it, or undefined when the key does not exist.
    * Optional: callers fall back to `get` where a store cannot tell cheaply.
    */
-  getSize?(key: string): Promise<number | undefined>;
+  getSize?(key: string): Promise<number | undefined | null>;
   /**
    * Optional: reads the value into `dest` (at most its length) and returns the value's full size,
    * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
    */
-  readInto?(key: string, dest: Uint8Array, opts?: StoreReadOptions): Promise<number | undefined>;
+  readInto?(key: string, dest: Uint8Array, opts?: StoreReadOptions): Promise<number | undefined | null>;
   /**
    * Optional: the value with its version, or, given `ifChanged`, "unchanged" when that version is
    * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.
@@ -140,5 +143,5 @@ export function isWritable(store: Store): store is WritableStore {
 export async function readVersioned(store: Store, key: string, opts: VersionedReadOptions = {}): Promise<VersionedRead> {
   if (store.getVersioned) return store.getVersioned(key, opts);
   const bytes = await store.get(key, { signal: opts.signal });
-  return bytes === undefined ? { kind: "missing" } : { kind: "value", bytes, version: "" };
+  return bytes == null ? { kind: "missing" } : { kind: "value", bytes, version: "" };
 }

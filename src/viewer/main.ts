@@ -8,7 +8,7 @@
  * from its consolidated metadata), `array` (a path to show first), `cmap`, `lo`, `hi`.
  * When a slice is drawn, `document.body.dataset.state` becomes "rendered" (tests wait for it).
  */
-import { Group, WorkerPool, ZarrArray, open, slice, type NDArray, type SelectionItem } from "../browser.js";
+import { Group, UnopenableNode, WorkerPool, ZarrArray, open, slice, type NDArray, type SelectionItem } from "../browser.js";
 import { COLORMAPS, autoLimits, toRgba, type ColormapName } from "./render.js";
 import type { ListedNode as TreeNode } from "./listing.js";
 
@@ -38,13 +38,14 @@ async function listTree(): Promise<TreeNode[]> {
   const nodes: TreeNode[] = [{ path: "", kind: "group" }];
   // Over HTTP a group's children are known only from consolidated metadata.
   const walk = async (g: Group): Promise<void> => {
-    let members: [string, ZarrArray | Group][];
+    let members: [string, ZarrArray | Group | UnopenableNode][];
     try {
       members = [...(await g.members())];
     } catch {
       return;
     }
     for (const [, node] of members.sort(([a], [b]) => a.localeCompare(b))) {
+      if (node instanceof UnopenableNode) continue; // nothing in it can be shown
       if (node instanceof ZarrArray) nodes.push({ path: node.path, kind: "array", shape: node.shape, dtype: node.dtype });
       else {
         nodes.push({ path: node.path, kind: "group" });

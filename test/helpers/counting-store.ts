@@ -18,11 +18,11 @@ export class CountingStore implements ReadableStore {
     return this.calls.filter((c) => c.startsWith(`${method} `)).map((c) => c.slice(method.length + 1));
   }
 
-  get(key: string): Promise<Uint8Array | undefined> {
+  get(key: string): Promise<Uint8Array | undefined | null> {
     this.calls.push(`get ${key}`);
     return this.inner.get(key);
   }
-  getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined> {
+  getRange(key: string, range: RangeRequest): Promise<Uint8Array | undefined | null> {
     this.calls.push(`getRange ${key}`);
     return this.inner.getRange(key, range);
   }

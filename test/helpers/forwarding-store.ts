@@ -19,10 +19,10 @@ export class ForwardingStore<S extends WritableStore = WritableStore> implements
 
   constructor(readonly inner: S) {}
 
-  get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+  get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null> {
     return this.inner.get(key, opts);
   }
-  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+  getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null> {
     return this.inner.getRange(key, range, opts);
   }
   getVersioned(key: string, opts?: VersionedReadOptions): Promise<VersionedRead> {
