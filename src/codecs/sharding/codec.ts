@@ -21,7 +21,7 @@ import type { CodecPipeline } from "../pipeline.js";
 import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, SourceRange } from "../types.js";
 import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
-import { coalesceRanges } from "./ranges.js";
+import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
 
 const NAME = "sharding_indexed";
