@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FileSystemStore, WorkerPool, openArray, slice, type NDArray } from "../src/index.js";
-import { pipelineFor } from "../src/parallel/chunk-task.js";
+import { pipelineFor } from "../src/parallel/chunk-codec.js";
 import { FIXTURES, loadManifest } from "./helpers/manifest.js";
 
 const pool = new WorkerPool({ threads: 2 });

@@ -25,7 +25,7 @@ import {
   type ReadableStore,
 } from "../src/index.js";
 import { crc32c } from "../src/codecs/crc32c.js";
-import { coalesceRanges } from "../src/codecs/sharding/ranges.js";
+import { coalesceRanges } from "../src/stores/ranges.js";
 import { FIXTURES, assertValues, loadManifest } from "./helpers/manifest.js";
 import { scratchDir } from "./helpers/paths.js";
 import { ForwardingStore } from "./helpers/forwarding-store.js";

@@ -133,14 +133,14 @@ class PackbitsCodec implements ArrayToBytesCodec {
   }
 }
 
-export const packbitsV3Codec: CodecFactory = (conf, spec) => {
+export const packbitsV3Codec: CodecFactory = (conf, spec, chain) => {
   const form = componentForm(spec.dtype);
   const padding = enumOption(conf, "padding_encoding", "packbits", PADDING, "none");
   const first = bitOption(conf, "first_bit", 0, form.bits - 1);
   const last = bitOption(conf, "last_bit", form.bits - 1, form.bits - 1);
   if (last < first) throw new InvalidMetadataError(`codec "packbits": "last_bit" (${last}) is less than "first_bit" (${first})`);
   // The bits are those of the little-endian form, whatever the host.
-  const plain = bytesCodec({ endian: "little" }, spec).codec as ArrayToBytesCodec;
+  const plain = bytesCodec({ endian: "little" }, spec, chain).codec as ArrayToBytesCodec;
   const configuration: JsonObject = { padding_encoding: padding };
   if (conf.first_bit !== undefined && conf.first_bit !== null) configuration.first_bit = first;
   if (conf.last_bit !== undefined && conf.last_bit !== null) configuration.last_bit = last;

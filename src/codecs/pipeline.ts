@@ -27,7 +27,7 @@ export class CodecPipeline {
     let spec = chunkSpec;
     // Metadata read from a store was checked when parsed; this covers chains given to createArray.
     for (const config of checkCodecCount(configs, "codecs")) {
-      const { codec, configuration } = getCodecFactory(config.name)(config.configuration ?? {}, spec);
+      const { codec, configuration } = getCodecFactory(config.name)(config.configuration ?? {}, spec, CodecPipeline.create);
       normalised.push({ name: config.name, configuration });
       const where = `codec "${config.name}"`;
       if (codec.kind === "array_to_array") {

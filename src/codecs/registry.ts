@@ -30,8 +30,7 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.zstd", zstdCodec],
   ["numcodecs.blosc", bloscCodec],
   ["numcodecs.crc32c", numcodecsCrc32cCodec],
-  // Deferred: the sharding module imports the pipeline, which imports this registry.
-  ["sharding_indexed", (conf, spec) => shardingCodec(conf, spec)],
+  ["sharding_indexed", shardingCodec],
   ["vlen-utf8", vlenUtf8Codec],
   ["vlen-bytes", vlenBytesCodec],
   ["numcodecs.vlen-utf8", vlenUtf8Codec],

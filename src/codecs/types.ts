@@ -6,6 +6,8 @@ import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ScratchLease } from "../scratch.js";
 import type { StridedRegion } from "../indexing/strided.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
+import type { CodecPipeline } from "./pipeline.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
 export interface ChunkSpec {
@@ -131,8 +133,13 @@ export interface ByteScatter {
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
 
+/** Builds a codec chain (pipeline.ts) for chunks of `spec`: how a codec that holds chains gets them. */
+export type ChainBuilder = (configs: readonly CodecConfig[], spec: ChunkSpec) => CodecPipeline;
+
 /**
  * Builds a codec from its v3 configuration and the spec of the chunk it will see. It validates
- * the configuration and returns the normalised one that metadata should record.
+ * the configuration and returns the normalised one that metadata should record. `chain` builds
+ * the chains a codec holds (sharding's inner and index chains): the pipeline passes itself in, so
+ * no codec imports the pipeline (nor the registry, which the pipeline reads).
  */
-export type CodecFactory = (configuration: JsonObject, spec: ChunkSpec) => { codec: Codec; configuration: JsonObject };
+export type CodecFactory = (configuration: JsonObject, spec: ChunkSpec, chain: ChainBuilder) => { codec: Codec; configuration: JsonObject };

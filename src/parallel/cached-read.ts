@@ -12,7 +12,8 @@ import { copyElements, fillComponents, fillElements, regionAt } from "../codecs/
 import { contiguousStrides, product } from "../indexing/strided.js";
 import type { ChunkPlan } from "../indexing/projection.js";
 import { readVersioned, type Store } from "../stores/types.js";
-import { decodeChunk, pipelineFor, placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
+import { decodeChunk, pipelineFor } from "./chunk-codec.js";
+import { placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
 import { placeOperation, runOperation } from "./coordinator.js";
 import type { OperationOptions } from "./options.js";

@@ -2,7 +2,7 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { asAbort, CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError, ZarrError } from "../errors.js";
+import { CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import {
   allocElements,
@@ -13,8 +13,7 @@ import {
   type ElementArray,
   type Scalar,
 } from "../metadata/dtype.js";
-import { CodecPipeline } from "../codecs/pipeline.js";
-import type { ByteSource, ChunkSpec, ChunkView } from "../codecs/types.js";
+import type { ByteSource, ChunkView } from "../codecs/types.js";
 import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
 import type { DimRun, Scatter } from "../indexing/projection.js";
@@ -22,6 +21,9 @@ import { copyElement, forEachScattered, setElement } from "../indexing/scatter.j
 import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../stores/types.js";
 import { isWritable, readVersioned } from "../stores/types.js";
 import { storeFromDescriptor } from "../stores/open.js";
+import { asCorruptChunk, decodeChunk, pipelineFor } from "./chunk-codec.js";
+// hierarchy/ (array.ts, create-options.ts) imports these two from here.
+export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
 import { giveScratch, ScratchLease } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
@@ -97,34 +99,7 @@ export interface WriteTask {
 export type ChunkTask = ReadTask | WriteTask;
 
 // ---------------------------------------------------------------------------------------------
-// Per-thread caches: a pipeline per array layout, a store per descriptor.
-
-const pipelines = new Map<string, CodecPipeline>();
-
-export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
-  return { shape: meta.chunks, dtype: meta.dtype, fillValue: meta.fillValue };
-}
-
-/**
- * A read asks for the pipeline several times per chunk (partial decode? raw? into place?), so
- * the metadata object itself is the first key: the one a task carries, shared by all its items.
- * The JSON key behind it serves equal metadata arriving as new objects (each worker message).
- */
-const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
-
-export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
-  let p = pipelinesByMeta.get(meta);
-  if (p) return p;
-  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, meta.chunks]);
-  p = pipelines.get(cacheKey);
-  if (!p) {
-    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
-    if (pipelines.size > 256) pipelines.clear();
-    pipelines.set(cacheKey, p);
-  }
-  pipelinesByMeta.set(meta, p);
-  return p;
-}
+// Per-thread cache: a store per descriptor (chunk-codec.ts keeps the pipelines).
 
 const stores = new Map<string, Store>();
 
@@ -136,40 +111,6 @@ export function storeFor(d: StoreDescriptor): Store {
   const s = storeFromDescriptor(d);
   stores.set(cacheKey, s);
   return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
-export class InternalFault extends Error {
-  override name = "InternalFault";
-}
-
-/**
- * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
- * typed errors (an unknown codec, a store failure) and internal faults pass through as they are.
- */
-export function asCorruptChunk(key: string, err: unknown): unknown {
-  if ((err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") || err instanceof InternalFault) return err;
-  // A store read (a shard's ranges) that stopped because the operation was cancelled.
-  if (asAbort(err) !== err) return asAbort(err);
-  const reason = err instanceof Error ? err.message : String(err);
-  return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
-}
-
-/** Decodes a chunk, turning any failure of its bytes into a CorruptChunkError naming the key. */
-export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array): Promise<ChunkView> {
-  let view: ChunkView;
-  try {
-    view = await pipelineFor(meta).decode(bytes);
-  } catch (err) {
-    throw asCorruptChunk(key, err);
-  }
-  const expected = meta.chunks;
-  if (view.shape.length !== expected.length || view.shape.some((n, i) => n !== expected[i])) {
-    throw new CorruptChunkError(`chunk "${key}" decoded to shape [${view.shape}], expected [${expected}]`);
-  }
-  return view;
 }
 
 /**

@@ -12,7 +12,7 @@ import { contiguousView, regionAt } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";
 import { product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkItem, TaskBuffer } from "./chunk-task.js";
-import { asCorruptChunk, InternalFault, pipelineFor } from "./chunk-task.js";
+import { asCorruptChunk, InternalFault, pipelineFor } from "./chunk-codec.js";
 
 /** The element offset of the chunk's run in the output, or -1 when it is not one C-order run. */
 function contiguousRunStart(meta: ArrayMetadata, item: ChunkItem, out: TaskBuffer): number {

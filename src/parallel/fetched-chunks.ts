@@ -8,7 +8,8 @@
  */
 import type { Store } from "../stores/types.js";
 import { OverlayStore } from "../stores/overlay.js";
-import { pipelineFor, prefetchedStore, type ReadTask } from "./chunk-task.js";
+import { pipelineFor } from "./chunk-codec.js";
+import { prefetchedStore, type ReadTask } from "./chunk-task.js";
 
 /** Per item of the task: its chunk's stored bytes, or null when the chunk is not stored. */
 export type FetchedChunks = (Uint8Array | null)[];

@@ -9,14 +9,14 @@
  * reachable only in the thread that made it, and its tasks run inline, as a MemoryStore's do.
  *
  * A read task's chunks are fetched together (`prefetch`): ranges of one target file that lie
- * close together become one request (the coalescing of the sharded read path, ranges.ts).
+ * close together become one request (ranges.ts, as a sharded read coalesces inner chunks).
  * A reference whose target is missing, or whose range runs past the target's end, is an error
  * naming the key: a chunk must never read as missing (fill values) or short.
  */
 import { InvalidReferenceError, NotFoundError, ReadOnlyError, ReferenceTargetError, StoreError } from "../errors.js";
 import { parseJsonBytes, parseJsonText, type JsonValue } from "../metadata/json.js";
 import { platform } from "../platform/current.js";
-import { coalesceRanges } from "../codecs/sharding/ranges.js";
+import { coalesceRanges } from "./ranges.js";
 import { childrenOf, rangeBounds, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import { OverlayStore } from "./overlay.js";
 import { parseReferences, type Reference } from "./reference-document.js";

@@ -17,11 +17,11 @@ import { giveScratch, takeScratch } from "../../scratch.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
-import { CodecPipeline } from "../pipeline.js";
+import type { CodecPipeline } from "../pipeline.js";
 import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, SourceRange } from "../types.js";
 import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
-import { coalesceRanges } from "./ranges.js";
+import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
 
 const NAME = "sharding_indexed";
@@ -385,7 +385,7 @@ function serialise(configs: readonly CodecConfig[]): JsonValue[] {
   return configs.map((c): JsonObject => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name }));
 }
 
-export const shardingCodec: CodecFactory = (conf, spec) => {
+export const shardingCodec: CodecFactory = (conf, spec, chain) => {
   const raw = conf.chunk_shape;
   if (
     !Array.isArray(raw) ||
@@ -403,7 +403,7 @@ export const shardingCodec: CodecFactory = (conf, spec) => {
     }
   });
   const chunksPerShard = spec.shape.map((s, d) => s / innerShape[d]);
-  const inner = CodecPipeline.create(codecList(conf.codecs, "codecs"), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
+  const inner = chain(codecList(conf.codecs, "codecs"), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
   const defaultIndexCodecs: JsonValue[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
   const indexCodecs = conf.index_codecs === undefined ? defaultIndexCodecs : conf.index_codecs;
   const indexList = codecList(indexCodecs, "index_codecs");
@@ -412,7 +412,7 @@ export const shardingCodec: CodecFactory = (conf, spec) => {
   if (variable) {
     throw new UnsupportedError(`codec "${NAME}": index_codecs may only hold fixed-size codecs (bytes, crc32c, transpose), not "${variable.name}"`);
   }
-  const index = CodecPipeline.create(indexList, indexSpec(chunksPerShard));
+  const index = chain(indexList, indexSpec(chunksPerShard));
   const indexLocation = enumOption(conf, "index_location", NAME, ["start", "end"] as const, "end");
   const configuration: JsonObject = {
     chunk_shape: [...innerShape],

@@ -1,5 +1,6 @@
 /**
- * Coalescing the byte ranges of the inner chunks a partial read needs into fewer requests.
+ * Coalescing the byte ranges a read needs (a shard's inner chunks, a reference file's chunks) into
+ * fewer requests.
  *
  * Why 64 KiB: a range request costs a round trip (a syscall and a page-cache lookup for a file,
  * some 20 µs; 1-50 ms for HTTP or an object store), while 64 KiB of unwanted bytes cost about

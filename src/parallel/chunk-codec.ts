@@ -1,0 +1,68 @@
+/**
+ * A chunk's codec chain on this thread (one pipeline per array layout, built once), and what a
+ * failure to decode a chunk's bytes becomes. Chunk tasks (chunk-task.ts) and their fast paths
+ * (decode-in-place.ts) both decode through here, so neither imports the other at runtime.
+ */
+import { asAbort, CorruptChunkError, ZarrError } from "../errors.js";
+import type { ArrayMetadata } from "../metadata/array-metadata.js";
+import { CodecPipeline } from "../codecs/pipeline.js";
+import type { ChunkSpec, ChunkView } from "../codecs/types.js";
+
+const pipelines = new Map<string, CodecPipeline>();
+
+export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
+  return { shape: meta.chunks, dtype: meta.dtype, fillValue: meta.fillValue };
+}
+
+/**
+ * A read asks for the pipeline several times per chunk (partial decode? raw? into place?), so
+ * the metadata object itself is the first key: the one a task carries, shared by all its items.
+ * The JSON key behind it serves equal metadata arriving as new objects (each worker message).
+ */
+const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
+
+export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
+  let p = pipelinesByMeta.get(meta);
+  if (p) return p;
+  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, meta.chunks]);
+  p = pipelines.get(cacheKey);
+  if (!p) {
+    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
+    if (pipelines.size > 256) pipelines.clear();
+    pipelines.set(cacheKey, p);
+  }
+  pipelinesByMeta.set(meta, p);
+  return p;
+}
+
+/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
+export class InternalFault extends Error {
+  override name = "InternalFault";
+}
+
+/**
+ * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
+ * typed errors (an unknown codec, a store failure) and internal faults pass through as they are.
+ */
+export function asCorruptChunk(key: string, err: unknown): unknown {
+  if ((err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") || err instanceof InternalFault) return err;
+  // A store read (a shard's ranges) that stopped because the operation was cancelled.
+  if (asAbort(err) !== err) return asAbort(err);
+  const reason = err instanceof Error ? err.message : String(err);
+  return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
+}
+
+/** Decodes a chunk, turning any failure of its bytes into a CorruptChunkError naming the key. */
+export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array): Promise<ChunkView> {
+  let view: ChunkView;
+  try {
+    view = await pipelineFor(meta).decode(bytes);
+  } catch (err) {
+    throw asCorruptChunk(key, err);
+  }
+  const expected = meta.chunks;
+  if (view.shape.length !== expected.length || view.shape.some((n, i) => n !== expected[i])) {
+    throw new CorruptChunkError(`chunk "${key}" decoded to shape [${view.shape}], expected [${expected}]`);
+  }
+  return view;
+}
