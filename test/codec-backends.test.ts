@@ -28,7 +28,7 @@ import {
   type DeflateBackend,
 } from "../src/codecs/deflate.js";
 import { ScratchLease } from "../src/scratch.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { setZstdBackend, wasmZstdBackend } from "../src/codecs/blosc/zstd.js";
 import { FIXTURES } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";

@@ -11,7 +11,7 @@ import { CorruptChunkError } from "../src/errors.js";
 import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
 import { deflateBackend, inflateAny, inflateInto, kernelDeflateBackend, nativeDeflateBackend, pakoBackend, setDeflateBackend } from "../src/codecs/deflate.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { MemoryStore, createArray, type NDArray } from "../src/index.js";
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));

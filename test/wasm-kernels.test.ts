@@ -11,7 +11,7 @@ import { KERNELS_SOURCE_SHA256 } from "../src/codecs/blosc/kernels-wasm.js";
 import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBlock, lz4DecompressBlockJs } from "../src/codecs/blosc/lz4.js";
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
 import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { compileKernels, moduleText, sourceHash } from "../tools/build-wasm.js";
 import { readFileSync } from "node:fs";
 import { KERNELS_MODULE } from "../tools/build-wasm.js";

@@ -23,7 +23,7 @@ import {
 } from "../src/codecs/blosc/zstd.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { ScratchLease } from "../src/scratch.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { createArray, openArray, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";

@@ -23,7 +23,7 @@ import {
 } from "../src/codecs/blosc/zstd.js";
 import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { ZSTD_INPUTS } from "./helpers/zstd-inputs.js";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
