@@ -1,6 +1,6 @@
 /**
- * Compiles src/codecs/blosc/kernels.c, zstd-decode.c and inflate.c to WebAssembly with Debian's clang and wasm-ld (packages
- * clang and lld) and writes the module, base64-encoded, into src/codecs/blosc/kernels-wasm.ts
+ * Compiles src/codecs/wasm/kernels.c, zstd-decode.c and inflate.c to WebAssembly with Debian's clang and wasm-ld (packages
+ * clang and lld) and writes the module, base64-encoded, into src/codecs/wasm/kernels-wasm.ts
  * beside the SHA-256 of the C sources it came from. The generated file is committed, so neither
  * the package build nor its users need a C toolchain; test/wasm-kernels.test.ts checks that the
  * hash matches the source (always) and that a rebuild gives the same bytes (where clang is).
@@ -16,10 +16,10 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const KERNELS_SOURCE = join(ROOT, "src/codecs/blosc/kernels.c");
+export const KERNELS_SOURCE = join(ROOT, "src/codecs/wasm/kernels.c");
 /** The C files of the module: the blosc kernels, the zstd decoder and inflate. */
-export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/blosc/zstd-decode.c"), join(ROOT, "src/codecs/blosc/inflate.c")];
-export const KERNELS_MODULE = join(ROOT, "src/codecs/blosc/kernels-wasm.ts");
+export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/wasm/zstd-decode.c"), join(ROOT, "src/codecs/wasm/inflate.c")];
+export const KERNELS_MODULE = join(ROOT, "src/codecs/wasm/kernels-wasm.ts");
 
 /**
  * -O2: as fast as -O3 here, in a smaller module. No libc: the code uses only compiler builtins
