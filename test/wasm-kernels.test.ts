@@ -12,9 +12,9 @@ import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBloc
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
 import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/wasm/wasm.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
-import { compileKernels, moduleText, sourceHash } from "../tools/build-wasm.js";
+import { compileKernels, KERNELS_HASHED, KERNELS_MODULE, moduleText, sourceHash } from "../tools/build-wasm.js";
 import { readFileSync } from "node:fs";
-import { KERNELS_MODULE } from "../tools/build-wasm.js";
+import { basename } from "node:path";
 
 const required = process.env.PARZARR_REQUIRE_PEERS === "1";
 
@@ -69,6 +69,20 @@ describe("WebAssembly kernels", () => {
 
   test("the committed module is the build of kernels.c (source hash)", () => {
     assert.equal(KERNELS_SOURCE_SHA256, sourceHash(), "kernels.c changed: run npx tsx tools/build-wasm.ts");
+  });
+
+  test("the C sources write each helper once, in a header the source hash covers", () => {
+    const files = KERNELS_HASHED.map((f) => ({ name: basename(f), text: readFileSync(f, "utf8") }));
+    // A header left out of the hash would let the committed module go stale unnoticed.
+    for (const { name, text } of files) {
+      for (const [, header] of text.matchAll(/#include "([^"]+)"/g)) assert.ok(files.some((f) => f.name === header), `${name} includes ${header}, which the hash does not cover`);
+    }
+    const definedIn = new Map<string, string[]>();
+    for (const { name, text } of files) {
+      for (const [, fn] of text.matchAll(/^static (?:inline )?[\w ]*?\b(\w+)\(/gm)) definedIn.set(fn, [...(definedIn.get(fn) ?? []), name]);
+    }
+    const twice = [...definedIn].filter(([, where]) => where.length > 1).map(([fn, where]) => `${fn} in ${where.join(", ")}`);
+    assert.deepEqual(twice, []);
   });
 
   test("a rebuild with clang gives the committed module byte for byte", { skip: !required && !hasClang() ? "no clang/wasm-ld here (Debian clang and lld)" : false }, () => {
