@@ -23,7 +23,7 @@ import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/cod
 import { setWasmKernels } from "../src/codecs/wasm/wasm.js";
 import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/zstd.js";
 import { nativeDeflateBackend, pakoBackend, type DeflateBackend } from "../src/codecs/deflate.js";
-import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "./compare/data.js";
 
 const { values: args } = parseArgs({
   options: {
