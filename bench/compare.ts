@@ -11,7 +11,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { runCompare, type ThreadSetting } from "../src/bench/compare.js";
+import { runCompare, type ThreadSetting } from "./compare/compare.js";
 
 const { values } = parseArgs({
   options: {

@@ -20,10 +20,10 @@ import * as blosc from "../src/codecs/blosc/blosc.js";
 import type { BloscCname } from "../src/codecs/blosc/blosc.js";
 import { lz4CompressBlock, lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "../src/codecs/blosc/lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
-import { setWasmKernels } from "../src/codecs/blosc/wasm.js";
-import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/blosc/zstd.js";
+import { setWasmKernels } from "../src/codecs/wasm/wasm.js";
+import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/zstd.js";
 import { nativeDeflateBackend, pakoBackend, type DeflateBackend } from "../src/codecs/deflate.js";
-import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "./compare/data.js";
 
 const { values: args } = parseArgs({
   options: {

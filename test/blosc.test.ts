@@ -18,7 +18,7 @@ import { lz4CompressBlock, lz4CompressBound, lz4CompressInto, lz4DecompressBlock
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
 import { blosclzCompress, blosclzDecompress } from "../src/codecs/blosc/blosclz.js";
 import { snappyCompress, snappyDecompress } from "../src/codecs/blosc/snappy.js";
-import { zstdCompress, zstdDecompress } from "../src/codecs/blosc/zstd.js";
+import { zstdCompress, zstdDecompress } from "../src/codecs/zstd.js";
 
 // The interpreter with numpy, numcodecs 0.11 and python-blosc (plain `python3` may be another one).
 const PYTHON = process.env.PARZARR_PYTHON ?? "/usr/bin/python3";

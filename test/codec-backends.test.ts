@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { CorruptChunkError } from "../src/errors.js";
 import { bloscDecode, bloscDecodeInto, bloscEncode, bloscHeader, type BloscCname } from "../src/codecs/blosc/blosc.js";
 import { byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
-import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/wasm/wasm.js";
 import {
   deflateBackend,
   gzipCompress,
@@ -28,8 +28,8 @@ import {
   type DeflateBackend,
 } from "../src/codecs/deflate.js";
 import { ScratchLease } from "../src/scratch.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
-import { setZstdBackend, wasmZstdBackend } from "../src/codecs/blosc/zstd.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
+import { setZstdBackend, wasmZstdBackend } from "../src/codecs/zstd.js";
 import { FIXTURES } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 

@@ -1,5 +1,5 @@
 /**
- * Our own inflate (src/codecs/blosc/inflate.c, in the WASM kernels' module), the zlib and gzip
+ * Our own inflate (src/codecs/wasm/inflate.c, in the WASM kernels' module), the zlib and gzip
  * decoder where the runtime has no node:zlib (browsers). It must decode what zlib writes, byte
  * for byte, with any parameters, and judge damaged streams as zlib does (accept exactly what zlib
  * accepts), never writing outside its output. node:zlib, on every Node, is the reference.
@@ -8,10 +8,10 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import { CorruptChunkError } from "../src/errors.js";
-import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
+import { align16, wasmKernels } from "../src/codecs/wasm/wasm.js";
 import { deflateBackend, inflateAny, inflateInto, kernelDeflateBackend, nativeDeflateBackend, pakoBackend, setDeflateBackend } from "../src/codecs/deflate.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { MemoryStore, createArray, type NDArray } from "../src/index.js";
 
 const eq = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));

@@ -2,8 +2,8 @@
  * The package a user installs: built as `npm run build` builds it, laid out from the files
  * `npm pack` would ship, then used from a fresh app: `require("parzarr")` from CommonJS works (it
  * failed with ERR_PACKAGE_PATH_NOT_EXPORTED), every source map points at a file in the package,
- * LICENSE ships, and `parzarr --help` starts without loading the library (the CLI loads each
- * command on first use).
+ * LICENSE ships, `parzarr bench`'s comparison (bench/compare/) is built and loads, and
+ * `parzarr --help` starts without loading the library (the CLI loads each command on first use).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -83,11 +83,15 @@ test("the packed package: require() from CommonJS, source maps that resolve, LIC
 })();`,
   );
   assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok");
+  // `parzarr bench` loads the comparison from bench/compare/, outside src/: it is built and
+  // shipped, and its imports of the library resolve in the installed layout.
+  const loadBench = `import(${JSON.stringify(join(pkg, "dist/bench/compare/compare.js"))}).then((m) => console.log(typeof m.runCompare))`;
+  assert.equal(run(process.execPath, ["-e", loadBench], app).trim(), "function");
   // --help prints every command without loading the library: it still works with the library's
   // modules gone (a static import of any of them would fail to resolve).
   const cli = join(tmp, "cli-only");
   cpSync(join(pkg, "dist"), join(cli, "dist"), { recursive: true });
-  for (const gone of ["src/index.js", "src/hierarchy", "src/codecs", "src/bench"]) rmSync(join(cli, "dist", gone), { recursive: true });
+  for (const gone of ["src/index.js", "src/hierarchy", "src/codecs", "bench"]) rmSync(join(cli, "dist", gone), { recursive: true });
   const help = run(process.execPath, [join(cli, "dist/src/cli/main.js"), "--help"], app);
   assert.match(help, /^  cp +copy, rechunk/m);
   assert.match(help, /^  bench +compare/m);

@@ -1,5 +1,5 @@
 /**
- * The WebAssembly kernels (src/codecs/blosc/kernels.c via tools/build-wasm.ts): the committed
+ * The WebAssembly kernels (src/codecs/wasm/kernels.c via tools/build-wasm.ts): the committed
  * module is the build of the committed source, and its LZ4 compressor writes exactly the bytes of
  * lz4.ts's JavaScript one, including where a block does not fit its limit.
  */
@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { describe, test } from "node:test";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
-import { KERNELS_SOURCE_SHA256 } from "../src/codecs/blosc/kernels-wasm.js";
+import { KERNELS_SOURCE_SHA256 } from "../src/codecs/wasm/kernels-wasm.js";
 import { lz4CompressBound, lz4CompressInto, lz4CompressIntoJs, lz4DecompressBlock, lz4DecompressBlockJs } from "../src/codecs/blosc/lz4.js";
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
-import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/blosc/wasm.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
-import { compileKernels, moduleText, sourceHash } from "../tools/build-wasm.js";
+import { kernelsModuleBytes, setWasmKernels, wasmKernels } from "../src/codecs/wasm/wasm.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
+import { compileKernels, KERNELS_HASHED, KERNELS_MODULE, moduleText, sourceHash } from "../tools/build-wasm.js";
 import { readFileSync } from "node:fs";
-import { KERNELS_MODULE } from "../tools/build-wasm.js";
+import { basename } from "node:path";
 
 const required = process.env.PARZARR_REQUIRE_PEERS === "1";
 
@@ -71,6 +71,20 @@ describe("WebAssembly kernels", () => {
     assert.equal(KERNELS_SOURCE_SHA256, sourceHash(), "kernels.c changed: run npx tsx tools/build-wasm.ts");
   });
 
+  test("the C sources write each helper once, in a header the source hash covers", () => {
+    const files = KERNELS_HASHED.map((f) => ({ name: basename(f), text: readFileSync(f, "utf8") }));
+    // A header left out of the hash would let the committed module go stale unnoticed.
+    for (const { name, text } of files) {
+      for (const [, header] of text.matchAll(/#include "([^"]+)"/g)) assert.ok(files.some((f) => f.name === header), `${name} includes ${header}, which the hash does not cover`);
+    }
+    const definedIn = new Map<string, string[]>();
+    for (const { name, text } of files) {
+      for (const [, fn] of text.matchAll(/^static (?:inline )?[\w ]*?\b(\w+)\(/gm)) definedIn.set(fn, [...(definedIn.get(fn) ?? []), name]);
+    }
+    const twice = [...definedIn].filter(([, where]) => where.length > 1).map(([fn, where]) => `${fn} in ${where.join(", ")}`);
+    assert.deepEqual(twice, []);
+  });
+
   test("a rebuild with clang gives the committed module byte for byte", { skip: !required && !hasClang() ? "no clang/wasm-ld here (Debian clang and lld)" : false }, () => {
     const rebuilt = compileKernels();
     assert.ok(eq(rebuilt, kernelsModuleBytes()), "the rebuilt module differs from kernels-wasm.ts");
@@ -84,7 +98,7 @@ describe("WebAssembly kernels", () => {
       const W = globalThis.WebAssembly;
       const Sync = W.Module;
       W.Module = function (bytes) { if (bytes.length > 4096) throw new RangeError("sync compile of more than 4 KiB"); return new Sync(bytes); };
-      const { wasmKernels, kernelsModuleBytes } = await import(${JSON.stringify(new URL("../src/codecs/blosc/wasm.ts", import.meta.url).href)});
+      const { wasmKernels, kernelsModuleBytes } = await import(${JSON.stringify(new URL("../src/codecs/wasm/wasm.ts", import.meta.url).href)});
       const { lz4CompressInto, lz4CompressIntoJs } = await import(${JSON.stringify(new URL("../src/codecs/blosc/lz4.ts", import.meta.url).href)});
       const first = wasmKernels();
       const src = new Uint8Array(5000).map((_, i) => (i * 7) % 13);

@@ -20,10 +20,10 @@ import {
   zstdDecompressInto,
   zstdFrameContentSize,
   type ZstdBackend,
-} from "../src/codecs/blosc/zstd.js";
+} from "../src/codecs/zstd.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { ScratchLease } from "../src/scratch.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { createArray, openArray, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
@@ -64,7 +64,7 @@ describe("zstd backends", () => {
 
   test("importing parzarr does not load numcodecs.js (its WASM loads on first use, where needed)", () => {
     const script = `
-      const z = await import("./src/codecs/blosc/zstd.ts");
+      const z = await import("./src/codecs/zstd.ts");
       await import("./src/index.ts");
       const before = z.wasmZstdLoaded();
       const { createArray } = await import("./src/index.ts");

@@ -1,5 +1,5 @@
 /**
- * Our own zstd decoder (src/codecs/blosc/zstd-decode.c, in the WASM kernels' module), the
+ * Our own zstd decoder (src/codecs/wasm/zstd-decode.c, in the WASM kernels' module), the
  * decoding backend where the runtime has no native zstd. It must decode what libzstd writes,
  * byte for byte: frames the zstd command wrote (committed, so this runs on Node 20 too), frames
  * from zarr-python's numcodecs (zstd-backends.test.ts), and, where node:zlib has zstd, frames
@@ -20,10 +20,10 @@ import {
   zstdCompress,
   zstdDecompress,
   zstdDecompressInto,
-} from "../src/codecs/blosc/zstd.js";
-import { align16, wasmKernels } from "../src/codecs/blosc/wasm.js";
+} from "../src/codecs/zstd.js";
+import { align16, wasmKernels } from "../src/codecs/wasm/wasm.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
-import { bytesOf, randomWalkFloat32, seededRandom } from "../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { ZSTD_INPUTS } from "./helpers/zstd-inputs.js";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";

@@ -1,7 +1,8 @@
 /**
- * Compiles src/codecs/blosc/kernels.c, zstd-decode.c and inflate.c to WebAssembly with Debian's clang and wasm-ld (packages
- * clang and lld) and writes the module, base64-encoded, into src/codecs/blosc/kernels-wasm.ts
- * beside the SHA-256 of the C sources it came from. The generated file is committed, so neither
+ * Compiles src/codecs/wasm/kernels.c, zstd-decode.c and inflate.c (which share common.h) to
+ * WebAssembly with Debian's clang and wasm-ld (packages clang and lld) and writes the module,
+ * base64-encoded, into src/codecs/wasm/kernels-wasm.ts beside the SHA-256 of the C sources and
+ * the header it came from. The generated file is committed, so neither
  * the package build nor its users need a C toolchain; test/wasm-kernels.test.ts checks that the
  * hash matches the source (always) and that a rebuild gives the same bytes (where clang is).
  *
@@ -16,10 +17,14 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const KERNELS_SOURCE = join(ROOT, "src/codecs/blosc/kernels.c");
+export const KERNELS_SOURCE = join(ROOT, "src/codecs/wasm/kernels.c");
 /** The C files of the module: the blosc kernels, the zstd decoder and inflate. */
-export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/blosc/zstd-decode.c"), join(ROOT, "src/codecs/blosc/inflate.c")];
-export const KERNELS_MODULE = join(ROOT, "src/codecs/blosc/kernels-wasm.ts");
+export const KERNELS_SOURCES = [KERNELS_SOURCE, join(ROOT, "src/codecs/wasm/zstd-decode.c"), join(ROOT, "src/codecs/wasm/inflate.c")];
+export const KERNELS_MODULE = join(ROOT, "src/codecs/wasm/kernels-wasm.ts");
+/** The header each source includes: the helpers they share, written once. */
+export const KERNELS_HEADER = join(ROOT, "src/codecs/wasm/common.h");
+/** Every file the module is built from: the hash covers them all. */
+export const KERNELS_HASHED = [...KERNELS_SOURCES, KERNELS_HEADER];
 
 /**
  * -O2: as fast as -O3 here, in a smaller module. No libc: the code uses only compiler builtins
@@ -44,11 +49,14 @@ const CLANG_FLAGS = [
 /** SHA-256 over the sources, each preceded by its file name, so a rename counts as a change too. */
 export function sourceHash(): string {
   const h = createHash("sha256");
-  for (const f of KERNELS_SOURCES) h.update(`${f.slice(ROOT.length + 1)}\n`).update(readFileSync(f));
+  for (const f of KERNELS_HASHED) h.update(`${f.slice(ROOT.length + 1)}\n`).update(readFileSync(f));
   return h.digest("hex");
 }
 
-/** Compiles kernels.c; returns the module's bytes. Throws when clang or wasm-ld is missing. */
+/**
+ * Compiles the C sources (each includes common.h itself); returns the module's bytes. Throws when
+ * clang or wasm-ld is missing.
+ */
 export function compileKernels(): Uint8Array {
   const dir = mkdtempSync(join(tmpdir(), "parzarr-wasm-"));
   try {

@@ -1,6 +1,7 @@
 /**
  * Thin commands over one library call each: `consolidate` (consolidated metadata), `zom` (ZEP 6
- * models) and `bench` (the worker-pool comparison in src/bench/compare.ts).
+ * models) and `bench` (the worker-pool comparison in bench/compare/compare.ts, which the package
+ * builds and ships for it).
  */
 import { flag, intOpt, parse, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { writeFile } from "node:fs/promises";
@@ -105,7 +106,7 @@ export const benchCommand: Command = {
     // The table streams line by line as measurements finish (a full run takes minutes); with
     // --json only the final result is printed.
     // The benchmark code (and zarrita's comparison) loads only when asked for.
-    const { runCompare } = await import("../bench/compare.js");
+    const { runCompare } = await import("../../bench/compare/compare.js");
     const result = await runCompare({
       rows: args.size,
       cols: args.size,

@@ -7,7 +7,7 @@ import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
-import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdWithChecksum } from "./blosc/zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdWithChecksum } from "./zstd.js";
 import { gzipCompress, inflateAny, inflateInto, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";

@@ -15,7 +15,7 @@ import * as pako from "pako";
 import { CorruptChunkError } from "../errors.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 import { runNativeStream } from "./native-stream.js";
-import { runDecoder, wasmKernels } from "./blosc/wasm.js";
+import { runDecoder, wasmKernels } from "./wasm/wasm.js";
 
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZlib {

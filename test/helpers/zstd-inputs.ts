@@ -3,7 +3,7 @@
  * test/fixtures/zstd-cli were written from them by the zstd command (tools/make-zstd-fixtures.ts),
  * and the tests compare what they decode to with these bytes.
  */
-import { bytesOf, randomWalkFloat32, seededRandom } from "../../src/bench/data.js";
+import { bytesOf, randomWalkFloat32, seededRandom } from "../../bench/compare/data.js";
 
 function text(lines: number, seed: number): Uint8Array {
   const r = seededRandom(seed);

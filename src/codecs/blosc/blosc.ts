@@ -24,9 +24,9 @@ import { inflateInto, inflateUsesWasmScratch, zlibCompress } from "../deflate.js
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
-import { align16, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "./wasm.js";
+import { align16, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "../wasm/wasm.js";
 import { snappyDecompress } from "./snappy.js";
-import { zstdCompress, zstdDecompress, zstdDecompressInto } from "./zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto } from "../zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
@@ -122,7 +122,7 @@ export function bloscSizes(src: Uint8Array): { nbytes: number; cbytes: number; b
 }
 
 // ---------------------------------------------------------------------------------------------
-// WebAssembly kernels (wasm.ts): the typesize-4 byte shuffle with WASM SIMD and LZ4 compression.
+// WebAssembly kernels (../wasm/wasm.ts): the typesize-4 byte shuffle with WASM SIMD and LZ4 compression.
 // They work in the module's memory, blocks are copied in or out once. Same bytes as shuffle.ts and
 // lz4.ts; used where the runtime has WASM SIMD.
 

@@ -4,7 +4,7 @@
  * Written from the format description in lz4's doc/lz4_Block_format.md.
  */
 import { CorruptChunkError } from "../../errors.js";
-import { runStaged } from "./wasm.js";
+import { runStaged } from "../wasm/wasm.js";
 
 /** Shortest match the format can express. */
 const MIN_MATCH = 4;
@@ -41,7 +41,7 @@ function corrupt(what: string): never {
  */
 export function lz4DecompressBlock(src: Uint8Array, dest: Uint8Array): number {
   if (dest.length >= WASM_DECODE_FROM) {
-    // The WebAssembly kernel (kernels.c) decodes about twice as fast; the two copies cost less.
+    // The WebAssembly kernel (../wasm/kernels.c) decodes about twice as fast; the two copies cost less.
     const n = runStaged(src, dest.length, dest, 0, (k, outAt) => k.lz4Decompress(0, src.length, outAt, dest.length));
     // Null: no kernels; negative: malformed, and the JavaScript decoder says what is wrong.
     if (n !== null && n >= 0) return n;
@@ -255,7 +255,7 @@ export function lz4CompressInto(
   chainDepth = 0,
 ): number {
   if (chainDepth === 0 && src.length >= WASM_FROM) {
-    // The fast mode has a WebAssembly twin (kernels.c) that writes the same bytes 2-3x faster;
+    // The fast mode has a WebAssembly twin (../wasm/kernels.c) that writes the same bytes 2-3x faster;
     // staging the input in its memory and copying the block out cost far less than that.
     const room = Math.max(0, Math.min(dst.length, dstStart + maxOut) - dstStart);
     const accel = Math.max(1, Math.floor(acceleration)) | 0;

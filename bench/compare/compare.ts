@@ -9,22 +9,23 @@
  * and the median of `repeats`. Used by `npm run bench:compare` and `parzarr bench`.
  */
 // The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
-import "../platform/node.js";
-import { spawn, spawnSync } from "node:child_process";
+import "../../src/platform/node.js";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createArray, openArray } from "../hierarchy/open.js";
-import type { NDArray } from "../indexing/ndarray.js";
-import type { JsonObject } from "../metadata/json.js";
-import type { OperationOptions } from "../parallel/options.js";
+import { createArray, openArray } from "../../src/hierarchy/open.js";
+import type { NDArray } from "../../src/indexing/ndarray.js";
+import type { JsonObject } from "../../src/metadata/json.js";
+import type { OperationOptions } from "../../src/parallel/options.js";
 import { fillRandomWalks } from "./data.js";
 import type { PeakMemoryReport } from "./peak-memory.js";
 import { ZARR_PYTHON_BENCH } from "./zarr-python-script.js";
 import type { HugePageReport } from "./hugepage-reads.js";
-import { hugeTlbEnv } from "../cli/hugepages.js";
+import { hugeTlbEnv } from "../../src/cli/hugepages.js";
 import { ETL_MEMORY, ETL_RSS_ALLOWANCE, runEtl, summarize, type EtlResult } from "./etl.js";
 import { runVolumes, type VolumeResult } from "./volume.js";
+import { checksum, loadZarrita, median, runJsonChild, timeRuns } from "./measure.js";
 
 export type CompareCodec = "blosc-lz4" | "blosc-zstd" | "zlib" | "raw";
 export type ThreadSetting = number | "default";
@@ -129,21 +130,6 @@ export const COMPARE_CODECS: CodecSpec[] = [
 const DATA_VERSION = 1;
 const PYTHON = process.env.PARZARR_PYTHON ?? "/usr/bin/python3";
 
-export const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
-const now = (): number => performance.now() / 1000;
-
-/** The sum of every 97th row's every 89th value, in float64: a cheap "same data?" check. */
-export function checksum(data: ArrayLike<number>, cols: number, rows: number): number {
-  let s = 0;
-  for (let r = 0; r < rows; r += 97) for (let c = 0; c < cols; c += 89) s += data[r * cols + c];
-  return s;
-}
-
 const sameSum = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
 
 function threadOptions(t: ThreadSetting): OperationOptions {
@@ -184,39 +170,6 @@ async function ensureDataset(root: string, rows: number, cols: number, chunk: nu
   return paths;
 }
 
-export async function timeRuns(repeats: number, warmup: boolean, run: () => Promise<void>, before?: () => void): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < repeats + (warmup ? 1 : 0); i++) {
-    before?.();
-    const t = now();
-    await run();
-    const dt = now() - t;
-    if (!warmup || i > 0) samples.push(dt);
-  }
-  return samples;
-}
-
-export interface ZarritaModule {
-  open(loc: unknown, opts: { kind: "array" }): Promise<unknown>;
-  root(store: unknown): { resolve(path: string): unknown };
-  get(arr: unknown): Promise<{ data: ArrayLike<number>; shape: number[]; stride: number[] }>;
-  set(arr: unknown, sel: null, value: { data: Float32Array; shape: number[]; stride: number[] }): Promise<void>;
-  create(loc: unknown, opts: { shape: number[]; chunkShape: number[]; dtype: "float32"; codecs: JsonObject[]; fillValue: number }): Promise<unknown>;
-}
-
-export async function loadZarrita(): Promise<{ zarrita: ZarritaModule; Store: new (root: string) => unknown } | string> {
-  try {
-    // Dynamic and by variable name: zarrita is a devDependency, absent from installed packages.
-    const zid = "zarrita";
-    const sid = "@zarrita/storage/fs";
-    const zarrita = (await import(zid)) as ZarritaModule;
-    const storage = (await import(sid)) as { default: new (root: string) => unknown };
-    return { zarrita, Store: storage.default };
-  } catch (err) {
-    return `zarrita.js is not installed (${err instanceof Error ? err.message.split("\n")[0] : String(err)}): skipped`;
-  }
-}
-
 interface PythonResult {
   zarr: string;
   numcodecs: string;
@@ -229,22 +182,6 @@ function pythonSkipReason(): string | null {
   if (r.error) return `zarr-python: ${PYTHON} cannot be run (${r.error.message}): skipped`;
   if (r.status !== 0) return `zarr-python 2 is not importable by ${PYTHON} (apt-get install python3-zarr): skipped`;
   return null;
-}
-
-/** Runs a child process and parses the JSON on its last line of output; fails with its last stderr lines. */
-export function runJsonChild<T>(what: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`${what} failed (exit ${code}): ${err.trim().split("\n").slice(-3).join(" | ")}`));
-      else resolvePromise(JSON.parse(out.trim().split("\n").pop()!) as T);
-    });
-  });
 }
 
 function runPythonBench(cases: { codec: CompareCodec; path: string; writePath: string }[], repeats: number): Promise<PythonResult> {

@@ -11,16 +11,7 @@
  * Every read and write is bounds-checked; damaged input gives a negative IERR_* code. The output
  * needs 32 bytes of room after its capacity: matches move as 16-byte vectors.
  */
-#include <stdint.h>
-#include <wasm_simd128.h>
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef int32_t s32;
-typedef uint32_t u32;
-typedef uint64_t u64;
-
-#define EXPORT(name) __attribute__((export_name(name)))
+#include "common.h"
 
 /* Error codes returned (negated) to JavaScript; deflate.ts names them. */
 enum {
@@ -35,17 +26,6 @@ enum {
   IERR_STORED = 9,     /* a stored block's length does not match its complement */
 };
 
-static inline u32 rd16le(const u8 *p) { return (u32)p[0] | ((u32)p[1] << 8); }
-static inline u32 rd32le(const u8 *p) {
-  u32 v;
-  __builtin_memcpy(&v, p, 4);
-  return v;
-}
-static inline u64 rd64le(const u8 *p) {
-  u64 v;
-  __builtin_memcpy(&v, p, 8);
-  return v;
-}
 
 /* ---- Checksums ---- */
 
@@ -68,7 +48,7 @@ static u32 crc32(u32 crc, const u8 *p, u32 n) {
   if (!crcReady) crc_init();
   crc = ~crc;
   for (; n >= 8; n -= 8, p += 8) {
-    u32 a = rd32le(p) ^ crc, b = rd32le(p + 4);
+    u32 a = rd32(p) ^ crc, b = rd32(p + 4);
     crc = crcTable[7][a & 255] ^ crcTable[6][(a >> 8) & 255] ^ crcTable[5][(a >> 16) & 255] ^ crcTable[4][a >> 24] ^
           crcTable[3][b & 255] ^ crcTable[2][(b >> 8) & 255] ^ crcTable[1][(b >> 16) & 255] ^ crcTable[0][b >> 24];
   }
@@ -171,7 +151,7 @@ typedef struct {
 
 static inline void refill(Bits *b) {
   if (b->end - b->ip >= 8) {
-    b->hold |= rd64le(b->ip) << b->bits;
+    b->hold |= rd64(b->ip) << b->bits;
     b->ip += (63 - b->bits) >> 3;
     b->bits |= 56;
     return;
@@ -223,30 +203,6 @@ static const u8 CODE_LENGTH_ORDER[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4
    stream of many tiny fixed blocks must not rebuild them per block). */
 static Huffman litlen, dist, lencode, fixedLit, fixedDist;
 static int fixedReady;
-
-/* Copies n bytes in 16-byte steps; may write up to 15 bytes past dst + n and read past src + n. */
-static inline void copy16(u8 *dst, const u8 *src, u32 n) {
-  u8 *end = dst + n;
-  do {
-    wasm_v128_store(dst, wasm_v128_load(src));
-    dst += 16;
-    src += 16;
-  } while (dst < end);
-}
-
-/* A match of n bytes from `d` back: a short distance repeats its pattern, as in zstd-decode.c. */
-static inline void copy_match(u8 *op, u32 d, u32 n) {
-  const u8 *m = op - d;
-  if (d >= 16) {
-    copy16(op, m, n);
-    return;
-  }
-  u32 step = d;
-  while (step < 16) step += d;
-  u32 i = 0;
-  for (; i < step && i < n; i++) op[i] = m[i];
-  if (i < n) copy16(op + i, op + i - step, n - i);
-}
 
 /*
  * The literal/length and distance codes of one block, applied until its end-of-block symbol.
@@ -365,7 +321,7 @@ static s32 inflate_raw(Bits *b, u8 **opp, u8 *start, u8 *oend) {
       b->bits = 0;
       b->overread = 0;
       if (b->end - b->ip < 4) return -IERR_TRUNCATED;
-      u32 len = rd16le(b->ip), nlen = rd16le(b->ip + 2);
+      u32 len = rd16(b->ip), nlen = rd16(b->ip + 2);
       if ((len ^ 0xFFFF) != nlen) return -IERR_STORED;
       b->ip += 4;
       if ((u32)(b->end - b->ip) < len) return -IERR_TRUNCATED;
@@ -437,7 +393,7 @@ s32 inflate(const u8 *src, u32 n, u8 *dst, u32 cap, u32 format) {
     u32 at = 10;
     if (flags & 4) {
       if (left < at + 2) return -IERR_TRUNCATED;
-      at += 2 + rd16le(h + at);
+      at += 2 + rd16(h + at);
     }
     for (u32 f = 8; f <= 16; f <<= 1) {
       if (!(flags & f)) continue;
@@ -446,7 +402,7 @@ s32 inflate(const u8 *src, u32 n, u8 *dst, u32 cap, u32 format) {
     }
     if (flags & 2) {
       if (left < at + 2) return -IERR_TRUNCATED;
-      if ((crc32(0, h, at) & 0xFFFF) != rd16le(h + at)) return -IERR_CHECKSUM;
+      if ((crc32(0, h, at) & 0xFFFF) != rd16(h + at)) return -IERR_CHECKSUM;
       at += 2;
     }
     if (at > left) return -IERR_TRUNCATED;
@@ -457,8 +413,8 @@ s32 inflate(const u8 *src, u32 n, u8 *dst, u32 cap, u32 format) {
     if (r < 0) return r;
     if (b.end - b.ip < 8) return -IERR_TRUNCATED;
     u32 size = (u32)(op - memberStart);
-    if (crc32(0, memberStart, size) != rd32le(b.ip)) return -IERR_CHECKSUM;
-    if (size != rd32le(b.ip + 4)) return -IERR_CHECKSUM;
+    if (crc32(0, memberStart, size) != rd32(b.ip)) return -IERR_CHECKSUM;
+    if (size != rd32(b.ip + 4)) return -IERR_CHECKSUM;
     b.ip += 8;
     /* zlib and pako stop at a zero byte after a member (padding some writers leave), and ignore
        what follows; anything else must be another member. */

@@ -11,12 +11,7 @@
  * are copied in whole 16-byte vectors (the excess is overwritten by what follows, or lies past
  * the returned length).
  */
-#include <stdint.h>
-#include <wasm_simd128.h>
-
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+#include "common.h"
 
 #define MIN_MATCH 4
 #define LAST_LITERALS 5
@@ -24,34 +19,10 @@ typedef uint64_t u64;
 #define MAX_OFFSET 65535
 #define HASH_LOG 12
 
-#define EXPORT(name) __attribute__((export_name(name)))
-
 static int32_t table[1 << HASH_LOG];
-
-static inline u32 rd32(const u8 *p) {
-  u32 v;
-  __builtin_memcpy(&v, p, 4);
-  return v;
-}
-
-static inline u64 rd64(const u8 *p) {
-  u64 v;
-  __builtin_memcpy(&v, p, 8);
-  return v;
-}
 
 /* Knuth's multiplicative hash, as Math.imul(v, -1640531535) >>> 20 in lz4.ts. */
 static inline u32 hash4(u32 v) { return (v * 2654435761u) >> (32 - HASH_LOG); }
-
-/* Copies n bytes in 16-byte steps; may write up to 15 bytes past dst + n and read past src + n. */
-static inline void wildcopy16(u8 *dst, const u8 *src, u32 n) {
-  u8 *end = dst + n;
-  do {
-    wasm_v128_store(dst, wasm_v128_load(src));
-    dst += 16;
-    src += 16;
-  } while (dst < end);
-}
 
 /* Length-field bytes of a length >= 15 (the token holds 15): 255 each, then the rest. */
 static inline u8 *write_length(u8 *op, u32 len) {
@@ -78,7 +49,7 @@ static inline u8 *write_sequence(const u8 *src, u32 anchor, u32 ip, u32 offset, 
   } else {
     token = lit_len << 4;
   }
-  if (lit_len > 0) wildcopy16(op, src + anchor, lit_len);
+  if (lit_len > 0) copy16(op, src + anchor, lit_len);
   op += lit_len;
   *op++ = (u8)(offset & 255);
   *op++ = (u8)(offset >> 8);
@@ -194,7 +165,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     }
     if ((u32)(iend - ip) < lit) return -3;
     if ((u32)(oend - op) < lit) return -4;
-    if (lit > 0) wildcopy16(op, ip, lit);
+    if (lit > 0) copy16(op, ip, lit);
     ip += lit;
     op += lit;
     if (ip == iend) return (int32_t)(op - dst);
@@ -217,7 +188,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     u8 *const end = op + ml;
     if (offset >= 16) {
       /* Each vector reads bytes already written: m + 16 <= op. */
-      wildcopy16(op, m, ml);
+      copy16(op, m, ml);
     } else if (offset >= 8) {
       do {
         u64 w = rd64(m);

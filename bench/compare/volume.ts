@@ -7,11 +7,11 @@
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createArray, openArray } from "../hierarchy/open.js";
-import type { NDArray } from "../indexing/ndarray.js";
-import type { JsonObject } from "../metadata/json.js";
-import type { CodecConfig } from "../metadata/array-metadata.js";
-import { loadZarrita, median, timeRuns } from "./compare.js";
+import { createArray, openArray } from "../../src/hierarchy/open.js";
+import type { NDArray } from "../../src/indexing/ndarray.js";
+import type { JsonObject } from "../../src/metadata/json.js";
+import type { CodecConfig } from "../../src/metadata/array-metadata.js";
+import { loadZarrita, median, timeRuns } from "./measure.js";
 
 export type VolumeLayout = "plain" | "sharded";
 

@@ -11,13 +11,13 @@
  * read's memory. arrayBuffers is sampled every millisecond while the read runs.
  */
 // The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
-import "../platform/node.js";
+import "../../src/platform/node.js";
 import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { openArray } from "../hierarchy/open.js";
-import type { NDArray } from "../indexing/ndarray.js";
-import type { TypedArray } from "../metadata/dtype.js";
-import type { OperationOptions } from "../parallel/options.js";
+import { openArray } from "../../src/hierarchy/open.js";
+import type { NDArray } from "../../src/indexing/ndarray.js";
+import type { TypedArray } from "../../src/metadata/dtype.js";
+import type { OperationOptions } from "../../src/parallel/options.js";
 
 export interface PeakMemoryReport {
   outputBytes: number;

@@ -13,10 +13,10 @@
  * a zstd stream is written on a runtime without native zstd, or when a test asks for it.
  * Errors from any of them become CorruptChunkError.
  */
-import { runNativeStream } from "../native-stream.js";
-import { runDecoder, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm.js";
-import { CorruptChunkError } from "../../errors.js";
-import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
+import { runNativeStream } from "./native-stream.js";
+import { runDecoder, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm/wasm.js";
+import { CorruptChunkError } from "../errors.js";
+import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 
 export type ZstdBackendName = "node:zlib" | "wasm-kernel" | "numcodecs-wasm";
 

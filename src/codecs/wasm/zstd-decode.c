@@ -18,17 +18,7 @@
  * input gives a negative ZERR_* code, never a read or write out of bounds. The output needs
  * ZSTD_OUT_SLACK bytes of room after its capacity: copies move whole 16-byte vectors.
  */
-#include <stdint.h>
-#include <wasm_simd128.h>
-
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef int16_t s16;
-typedef uint32_t u32;
-typedef int32_t s32;
-typedef uint64_t u64;
-
-#define EXPORT(name) __attribute__((export_name(name)))
+#include "common.h"
 
 /* Error codes returned (negated) to JavaScript; zstd.ts names them. */
 enum {
@@ -55,18 +45,7 @@ enum {
 #define ML_MAX_SYMBOL 52
 #define OF_MAX_SYMBOL 31
 
-static inline u32 rd16(const u8 *p) { return (u32)p[0] | ((u32)p[1] << 8); }
 static inline u32 rd24(const u8 *p) { return rd16(p) | ((u32)p[2] << 16); }
-static inline u32 rd32le(const u8 *p) {
-  u32 v;
-  __builtin_memcpy(&v, p, 4);
-  return v;
-}
-static inline u64 rd64le(const u8 *p) {
-  u64 v;
-  __builtin_memcpy(&v, p, 8);
-  return v;
-}
 static inline u32 highbit(u32 v) { return 31 - (u32)__builtin_clz(v); } /* v > 0 */
 
 /* ---- Backward bit stream (FSE and Huffman streams are read from their last byte down) ---- */
@@ -85,7 +64,7 @@ static int bit_init(BitIn *b, const u8 *src, u32 n) {
   u32 marker = 8 - highbit(src[n - 1]);
   if (n >= 8) {
     b->ptr = src + n - 8;
-    b->bits = rd64le(b->ptr);
+    b->bits = rd64(b->ptr);
     b->consumed = marker;
   } else {
     b->ptr = src;
@@ -135,7 +114,7 @@ static inline int bit_reload(BitIn *b) {
   if (b->ptr >= b->start + 8) {
     b->ptr -= b->consumed >> 3;
     b->consumed &= 7;
-    b->bits = rd64le(b->ptr);
+    b->bits = rd64(b->ptr);
     return 0;
   }
   if (b->ptr == b->start) return 1;
@@ -147,7 +126,7 @@ static inline int bit_reload(BitIn *b) {
   }
   b->ptr -= nb;
   b->consumed -= nb * 8;
-  b->bits = rd64le(b->ptr);
+  b->bits = rd64(b->ptr);
   return end;
 }
 
@@ -335,10 +314,10 @@ static u64 xxh64(const u8 *p, u32 len) {
     u64 v1 = P64_1 + P64_2, v2 = P64_2, v3 = 0, v4 = 0 - P64_1;
     const u8 *limit = end - 32;
     do {
-      v1 = xxh_round(v1, rd64le(p));
-      v2 = xxh_round(v2, rd64le(p + 8));
-      v3 = xxh_round(v3, rd64le(p + 16));
-      v4 = xxh_round(v4, rd64le(p + 24));
+      v1 = xxh_round(v1, rd64(p));
+      v2 = xxh_round(v2, rd64(p + 8));
+      v3 = xxh_round(v3, rd64(p + 16));
+      v4 = xxh_round(v4, rd64(p + 24));
       p += 32;
     } while (p <= limit);
     h = rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18);
@@ -350,9 +329,9 @@ static u64 xxh64(const u8 *p, u32 len) {
     h = P64_5;
   }
   h += len;
-  for (; p + 8 <= end; p += 8) h = rotl64(h ^ xxh_round(0, rd64le(p)), 27) * P64_1 + P64_4;
+  for (; p + 8 <= end; p += 8) h = rotl64(h ^ xxh_round(0, rd64(p)), 27) * P64_1 + P64_4;
   if (p + 4 <= end) {
-    h = rotl64(h ^ ((u64)rd32le(p) * P64_1), 23) * P64_2 + P64_3;
+    h = rotl64(h ^ ((u64)rd32(p) * P64_1), 23) * P64_2 + P64_3;
     p += 4;
   }
   for (; p < end; p++) h = rotl64(h ^ (*p * P64_5), 11) * P64_1;
@@ -523,15 +502,15 @@ static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
     if (b[i].ptr < b[i].start + 8) return;
   const HufEntry *t = st.huf;
   const u32 shift = 64 - st.hufLog;
-  u64 c0 = (rd64le(b[0].ptr) | 1) << b[0].consumed, c1 = (rd64le(b[1].ptr) | 1) << b[1].consumed;
-  u64 c2 = (rd64le(b[2].ptr) | 1) << b[2].consumed, c3 = (rd64le(b[3].ptr) | 1) << b[3].consumed;
+  u64 c0 = (rd64(b[0].ptr) | 1) << b[0].consumed, c1 = (rd64(b[1].ptr) | 1) << b[1].consumed;
+  u64 c2 = (rd64(b[2].ptr) | 1) << b[2].consumed, c3 = (rd64(b[3].ptr) | 1) << b[3].consumed;
   const u8 *p0 = b[0].ptr, *p1 = b[1].ptr, *p2 = b[2].ptr, *p3 = b[3].ptr;
   u8 *o0 = op[0], *o1 = op[1], *o2 = op[2], *o3 = op[3];
 #define FAST_REFILL(c, p, k)                     \
   {                                              \
     u32 n = (u32)__builtin_ctzll(c);             \
     p -= n >> 3;                                 \
-    c = (rd64le(p) | 1) << (n & 7);              \
+    c = (rd64(p) | 1) << (n & 7);                \
   }
 #define FAST_SYMBOL(c, o, k)                     \
   {                                              \
@@ -565,16 +544,16 @@ static void huf_4streams_fast(BitIn *b, u8 **op, u8 *const *end) {
 #undef FAST_SYMBOL
   /* Back to the careful reader's state: the container at ptr, and the bits used of it. */
   b[0].ptr = p0;
-  b[0].bits = rd64le(p0);
+  b[0].bits = rd64(p0);
   b[0].consumed = (u32)__builtin_ctzll(c0);
   b[1].ptr = p1;
-  b[1].bits = rd64le(p1);
+  b[1].bits = rd64(p1);
   b[1].consumed = (u32)__builtin_ctzll(c1);
   b[2].ptr = p2;
-  b[2].bits = rd64le(p2);
+  b[2].bits = rd64(p2);
   b[2].consumed = (u32)__builtin_ctzll(c2);
   b[3].ptr = p3;
-  b[3].bits = rd64le(p3);
+  b[3].bits = rd64(p3);
   b[3].consumed = (u32)__builtin_ctzll(c3);
   op[0] = o0;
   op[1] = o1;
@@ -670,13 +649,13 @@ static u32 decode_literals(const u8 *src, u32 n, const u8 **lits, u32 *count) {
     hl = 3;
   } else if (format == 2) {
     if (n < 4) return 0;
-    u32 h = rd32le(src);
+    u32 h = rd32(src);
     regen = (h >> 4) & 16383;
     comp = h >> 18;
     hl = 4;
   } else {
     if (n < 5) return 0;
-    u64 h = rd32le(src) | ((u64)src[4] << 32);
+    u64 h = rd32(src) | ((u64)src[4] << 32);
     regen = (u32)(h >> 4) & 262143;
     comp = (u32)(h >> 22) & 262143;
     hl = 5;
@@ -782,35 +761,6 @@ static s32 seq_table(u32 kind, u32 mode, const u8 *src, u32 n) {
     return (s32)used;
   }
   return st.haveSeqTables ? 0 : -1;
-}
-
-/* Copies n bytes in 16-byte steps; may write up to 15 bytes past dst + n and read past src + n. */
-static inline void copy16(u8 *dst, const u8 *src, u32 n) {
-  u8 *end = dst + n;
-  do {
-    wasm_v128_store(dst, wasm_v128_load(src));
-    dst += 16;
-    src += 16;
-  } while (dst < end);
-}
-
-/*
- * A match of n bytes from `offset` back; the regions overlap when offset < n. A short offset
- * repeats a pattern: once its first d bytes are written (d the first multiple of offset from 16
- * up), every byte equals the one d back, so the rest moves as 16-byte vectors from d back. Runs
- * of one byte (offset 1), common in shuffled data, go 16 bytes a step instead of one.
- */
-static inline void copy_match(u8 *op, u32 offset, u32 n) {
-  const u8 *m = op - offset;
-  if (offset >= 16) {
-    copy16(op, m, n);
-    return;
-  }
-  u32 d = offset;
-  while (d < 16) d += offset;
-  u32 i = 0;
-  for (; i < d && i < n; i++) op[i] = m[i];
-  if (i < n) copy16(op + i, op + i - d, n - i);
 }
 
 /*
@@ -931,10 +881,10 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
   while (ip < iend) {
     u32 left = (u32)(iend - ip);
     if (left < 4) return -ZERR_TRUNCATED;
-    u32 magic = rd32le(ip);
+    u32 magic = rd32(ip);
     if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
       if (left < 8) return -ZERR_TRUNCATED;
-      u32 size = rd32le(ip + 4);
+      u32 size = rd32(ip + 4);
       if (size > left - 8) return -ZERR_TRUNCATED;
       ip += 8 + size;
       continue;
@@ -949,10 +899,10 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     u32 hsize = 5 + (single ? 0 : 1) + didSize + fcsSize;
     if (left < hsize) return -ZERR_TRUNCATED;
     const u8 *h = ip + 5 + (single ? 0 : 1);
-    u32 did = didSize == 1 ? h[0] : didSize == 2 ? rd16(h) : didSize == 4 ? rd32le(h) : 0;
+    u32 did = didSize == 1 ? h[0] : didSize == 2 ? rd16(h) : didSize == 4 ? rd32(h) : 0;
     if (did != 0) return -ZERR_DICTIONARY;
     h += didSize;
-    u64 fcs = fcsSize == 1 ? h[0] : fcsSize == 2 ? rd16(h) + 256 : fcsSize == 4 ? rd32le(h) : fcsSize == 8 ? rd64le(h) : ~0ull;
+    u64 fcs = fcsSize == 1 ? h[0] : fcsSize == 2 ? rd16(h) + 256 : fcsSize == 4 ? rd32(h) : fcsSize == 8 ? rd64(h) : ~0ull;
     if (fcsSize && fcs > (u64)(oend - op)) return -ZERR_OUTPUT;
     /* No block may decode to more than the window (the content size in a single-segment frame)
        or 128 KiB. We keep no window, but libzstd refuses such blocks, and so do we. */
@@ -1008,7 +958,7 @@ s32 zstd_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     if (fcsSize && fcs != produced) return -ZERR_SIZE;
     if (fhd & 4) {
       if (iend - ip < 4) return -ZERR_TRUNCATED;
-      if ((u32)xxh64(frameStart, produced) != rd32le(ip)) return -ZERR_CHECKSUM;
+      if ((u32)xxh64(frameStart, produced) != rd32(ip)) return -ZERR_CHECKSUM;
       ip += 4;
     }
   }

@@ -9,7 +9,7 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median, runJsonChild } from "./compare.js";
+import { median, runJsonChild } from "./measure.js";
 
 /** The budget `cp` gets; the target is a peak RSS within it plus 200 MiB. */
 export const ETL_MEMORY = 256 * 2 ** 20;
@@ -81,9 +81,9 @@ export function parzarrCommand(): { argv: string[]; what: string } {
     } catch {
       // No build: the sources through tsx, below.
     }
-    return { argv: [process.execPath, ...process.execArgv, join(dirname(here), "..", "cli", "main.ts")], what: "the TypeScript CLI through tsx (run `npm run build` first to time the compiled one)" };
+    return { argv: [process.execPath, ...process.execArgv, join(root, "src", "cli", "main.ts")], what: "the TypeScript CLI through tsx (run `npm run build` first to time the compiled one)" };
   }
-  return { argv: [process.execPath, ...process.execArgv, join(dirname(here), "..", "cli", "main.js")], what: "the compiled CLI" };
+  return { argv: [process.execPath, ...process.execArgv, join(root, "src", "cli", "main.js")], what: "the compiled CLI" };
 }
 
 export async function runEtl(opts: { source: string; sourceChunk: number; workDir: string; repeats: number; python: string; log: (s: string) => void }): Promise<EtlResult> {

@@ -8,10 +8,11 @@
  * Prints one JSON line: HugePageReport.
  */
 // The Node platform (folder stores, worker_threads): the benchmark opens arrays by path.
-import "../platform/node.js";
-import { openArray } from "../hierarchy/open.js";
-import type { NDArray } from "../indexing/ndarray.js";
-import { checksum, loadZarrita, timeRuns, type CompareCodec } from "./compare.js";
+import "../../src/platform/node.js";
+import { openArray } from "../../src/hierarchy/open.js";
+import type { NDArray } from "../../src/indexing/ndarray.js";
+import type { CompareCodec } from "./compare.js";
+import { checksum, loadZarrita, timeRuns } from "./measure.js";
 
 export interface HugePageReport {
   tunables: string | null;
