@@ -45,7 +45,7 @@ import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
+import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
 import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
@@ -216,7 +216,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   private writableStore() {
     if (this.options.readOnly || !isWritable(this.store)) {
-      throw new ReadOnlyError(`array ${describePath(this.path)} is open read-only`);
+      throw new ReadOnlyError(`array ${nodeLocation(this.store, this.path)} is open read-only`);
     }
     return this.store;
   }
@@ -251,7 +251,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       return;
     }
     const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
-    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${describePath(this.path)} is no longer stored (found when revalidating its metadata)`);
+    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
     const { nodeType: _n, ...meta } = stored;
     if (this.options.assumed === "cached") checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
     // A v2 separator given at open for old metadata without one stays in force.
@@ -627,7 +627,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const stored = await readNode(store, this.path, this.meta.zarrFormat);
     if (stored?.nodeType !== "array") {
-      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${describePath(this.path)} (the handle assumed it)`);
+      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${nodeLocation(this.store, this.path)} (the handle assumed it)`);
       return this.meta;
     }
     const { nodeType: _n, ...base } = stored;
