@@ -47,7 +47,7 @@ import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
 import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
-import type { ArrayOf, GetResult } from "./array-types.js";
+import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
 
@@ -90,6 +90,7 @@ const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEY
 
 /** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
 export interface SelectionAccess {
+  get<O extends ReadOutput>(selection: Selection, options: GetOptions & { out: O }): Promise<OutResult<O>>;
   get(selection: Selection, options?: GetOptions): Promise<NDArray | Scalar>;
   set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
 }
@@ -330,7 +331,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
    * handle's data type when known (an `ArrayOf<"float32">` gives a Float32Array).
    */
-  async get(selection: Selection, options: GetOptions & ({ field: string } | { out: unknown })): Promise<NDArray | Scalar>;
+  async get<O extends ReadOutput>(selection: Selection, options: GetOptions & { out: O }): Promise<OutResult<O>>;
+  async get(selection: Selection, options: GetOptions & { field: string }): Promise<NDArray | Scalar>;
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
@@ -361,12 +363,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
     return {
-      get: async (selection, options = {}) => {
+      // The overloads only narrow the result's type (an `out` is always filled as an NDArray).
+      get: (async (selection: Selection, options: GetOptions = {}) => {
         checkOptionNames(options, GET_OPTION_NAMES, "get");
         if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.readPlan(resolve(selection), options);
-      },
+      }) as SelectionAccess["get"],
       set: async (selection, value, options = {}) => {
         checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
