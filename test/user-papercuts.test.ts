@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   FileSystemStore,
@@ -22,7 +23,8 @@ import { hugeTlbEnv } from "../src/cli/hugepages.js";
 import { cliInProcess } from "./helpers/cli-in-process.js";
 import { scratchDir } from "./helpers/paths.js";
 
-const MAIN = join(import.meta.dirname, "..", "src", "cli", "main.ts");
+const SRC = join(import.meta.dirname, "..", "src");
+const MAIN = join(SRC, "cli", "main.ts");
 
 test("not-found and read-only errors name the store's folder, not 'the store root'", async () => {
   const dir = scratchDir();
@@ -95,4 +97,43 @@ test("spawned --help and info start no second process", { skip: reruns ? false :
     // The re-run announces itself under PARZARR_DEBUG=1 (hugepages.ts), once per re-run.
     assert.doesNotMatch(r.stderr, /running again/, `${args[0]} ran itself again`);
   }
+});
+
+test("fetchOnCaller reads over HTTP print no MaxListenersExceededWarning", async () => {
+  const dir = scratchDir();
+  // A child of its own, so that its warnings are the read's: 256 chunks, two threads, with and
+  // without the caller's signal.
+  const script = join(dir, "read.mts");
+  writeFileSync(
+    script,
+    `
+import { WorkerPool, createArray, openArray, type NDArray } from ${JSON.stringify(join(SRC, "index.ts"))};
+import { startStaticServer } from ${JSON.stringify(join(SRC, "cli", "static-server.ts"))};
+const warnings: string[] = [];
+process.on("warning", (w) => warnings.push(w.name + ": " + w.message));
+const a = await createArray(${JSON.stringify(join(dir, "a.zarr"))}, { shape: [64, 64], chunks: [4, 4], dtype: "float32" });
+await a.set(null, 2);
+const server = await startStaticServer({ mounts: { "/": ${JSON.stringify(dir)} } });
+const pool = new WorkerPool({ threads: 2, fetchOnCaller: true });
+const sums: number[] = [];
+try {
+  const r = await openArray(server.origin + "/a.zarr", { mode: "r" });
+  for (const signal of [undefined, new AbortController().signal]) {
+    const got = (await r.get(null, { pool, threads: 2, signal })) as NDArray<Float32Array>;
+    sums.push(got.data.reduce((x, y) => x + y, 0));
+  }
+} finally {
+  await pool.close();
+  await server.close();
+}
+// Warnings are emitted on the next tick.
+await new Promise((r) => setTimeout(r, 50));
+console.log(JSON.stringify({ warnings, sums }));
+`,
+  );
+  const r = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const { warnings, sums } = JSON.parse(r.stdout.trim().split("\n").pop()!) as { warnings: string[]; sums: number[] };
+  assert.deepEqual(sums, [8192, 8192]);
+  assert.deepEqual(warnings, []);
 });
