@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   FileSystemStore,
@@ -20,6 +20,7 @@ import {
   type Mode,
 } from "../src/index.js";
 import { hugeTlbEnv } from "../src/cli/hugepages.js";
+import { planSlabs } from "../src/copy/slabs.js";
 import { cliInProcess } from "./helpers/cli-in-process.js";
 import { scratchDir } from "./helpers/paths.js";
 
@@ -136,4 +137,35 @@ console.log(JSON.stringify({ warnings, sums }));
   const { warnings, sums } = JSON.parse(r.stdout.trim().split("\n").pop()!) as { warnings: string[]; sums: number[] };
   assert.deepEqual(sums, [8192, 8192]);
   assert.deepEqual(warnings, []);
+});
+
+test("a slab's in-flight chunks are those it can touch: a rechunk of 64 MiB chunks to small ones fits 512 MiB", () => {
+  const MiB = 2 ** 20;
+  const input = { shape: [8192, 8192], sourceChunk: [4096, 4096], destUnit: [512, 512], itemBytes: 4, inFlight: 8, memory: 512 * MiB };
+  // Eight 64 MiB source chunks and their compressed bytes (1 GiB) were counted in flight, though
+  // a slab inside one source chunk decodes only that one.
+  const plan = planSlabs(input);
+  assert.ok(plan.plannedPeak <= input.memory, `planned ${plan.plannedPeak}`);
+  assert.equal(plan.readAmplification, 1);
+  // A destination chunk as large as the source's: two in flight at most per slab of two.
+  const shards = planSlabs({ ...input, sourceChunk: [512, 512], destUnit: [4096, 4096] });
+  assert.ok(shards.plannedPeak <= input.memory, `planned ${shards.plannedPeak}`);
+});
+
+test("cp: --dry-run reports a plan over the budget without refusing; the real run fails with TOO_LARGE, not a usage error", async () => {
+  const dir = scratchDir();
+  const src = join(dir, "src.zarr");
+  // Nothing stored but the metadata: planning reads one value.
+  await createArray(src, { shape: [8192, 8192], chunks: [4096, 4096], dtype: "float32" });
+  const dst = join(dir, "dst.zarr");
+  const modest = await cliInProcess(["cp", src, dst, "--chunks", "512,512", "--dry-run"]);
+  assert.equal(modest.code, 0, modest.stderr);
+  assert.match(modest.stdout, /slab\(s\) of \(/);
+  const small = await cliInProcess(["cp", src, dst, "--chunks", "512,512", "--memory", "1MiB", "--dry-run"]);
+  assert.equal(small.code, 0, small.stderr);
+  assert.match(small.stdout, /needs .* more than --memory 1\.0 MiB/);
+  const real = await cliInProcess(["cp", src, dst, "--chunks", "512,512", "--memory", "1MiB", "-q"]);
+  assert.equal(real.code, 1, real.stderr);
+  assert.match(real.stderr, /TOO_LARGE: --memory 1\.0 MiB is too small for .*: one destination chunk and the buffers in flight need/);
+  assert.ok(!existsSync(dst));
 });
