@@ -210,10 +210,10 @@ describe("parzarr cp rechunks within the memory budget", () => {
     assert.deepEqual(back.attrs, { units: "m" });
   });
 
-  test("a budget too small for one chunk and its buffers is a usage error", async () => {
+  test("a budget too small for one chunk and its buffers is a TOO_LARGE (exit code 1), not a usage error", async () => {
     const r = await cli(["cp", src, join(tmp, "never.zarr"), "--chunks", "1024,1000", "--memory", "1MiB"]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /--memory 1\.0 MiB is too small/);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /TOO_LARGE: --memory 1\.0 MiB is too small/);
     assert.ok(!existsSync(join(tmp, "never.zarr")));
   });
 

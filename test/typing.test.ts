@@ -107,3 +107,24 @@ test("typed() checks the data type at run time; get() of a 0-d array is a 0-d ND
   assert.deepEqual([whole.shape, Array.from(whole.data as Int16Array)], [[], [7]]);
   assert.equal(await z.get([]), 7);
 });
+
+test("get with out is typed as an NDArray over out's own class, on a handle, oindex and vindex", () => {
+  const snippet = `
+import { MemoryStore, createArray, openArray, type NDArray } from "parzarr";
+const store = new MemoryStore();
+const a = await createArray(store, { shape: [4, 4], dtype: "float32" });
+const out = new Float32Array(4);
+// Integers alone would give the union without out: with it the result is always an NDArray.
+const row: Float32Array = (await a.get([1, null], { out })).data;
+const one: NDArray<Float32Array> = await a.get([1, 2], { out: new Float32Array(1) });
+const u = await openArray(store, { mode: "r" });
+const viaNd: Float64Array = (await u.get(null, { out: { data: new Float64Array(16), shape: [4, 4], stride: [4, 1] } })).data;
+const o: NDArray<Float32Array> = await a.oindex.get([[0, 1], 0], { out: new Float32Array(2) });
+const v: Int8Array = (await u.vindex.get([[0], [0]], { out: new Int8Array(1) })).data;
+// Without out, integers alone still give the union.
+// @ts-expect-error may be a scalar
+const s: NDArray = await a.get([1, 2]);
+export { row, one, viaNd, o, v, s };
+`;
+  assert.deepEqual(typeErrors({ "out.mts": snippet }), []);
+});

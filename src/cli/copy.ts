@@ -27,6 +27,7 @@ export function describePlan(plan: CopyPlan, s: CopySettings, dest: Target): str
       `  ${p.count} slab(s) of ${tuple(p.slab)} = ${formatBytes(p.slabBytes)} + ${formatBytes(p.inFlightBytes)} in flight ` +
         `= ${formatBytes(p.plannedPeak)} of ${formatBytes(s.memory)}; source chunks decoded ${p.readAmplification.toFixed(2)}x`,
     );
+    if (p.plannedPeak > s.memory) lines.push(`  needs ${formatBytes(p.plannedPeak)}, more than --memory ${formatBytes(s.memory)}: a real run refuses it (raise --memory)`);
   }
   for (const k of plan.skipped) lines.push(`skip ${k.rel}: ${k.reason}`);
   lines.push(`to ${dest.text}${s.resume ? " (resuming)" : ""}`);

@@ -142,6 +142,7 @@ export const cpCommand: Command = {
       resume: flag(p, "resume"),
       overwrite: flag(p, "overwrite"),
       skipUnreadable: flag(p, "skip-unreadable"),
+      dryRun: flag(p, "dry-run"),
       naming: CLI_NAMING,
     };
     if (settings.resume && settings.overwrite) throw new UsageError("--resume and --overwrite contradict each other");
@@ -155,7 +156,7 @@ export const cpCommand: Command = {
     );
     const plan = await planCopy(await openNode(source, sourceStore), settings, source.text);
     for (const k of plan.skipped) io.stderr.write(`cp: skipping ${k.rel}: ${k.reason}\n`);
-    if (flag(p, "dry-run")) {
+    if (settings.dryRun) {
       write(io.stdout, describePlan(plan, settings, dest));
       return 0;
     }

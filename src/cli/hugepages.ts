@@ -1,6 +1,6 @@
 /**
- * The `parzarr` command asks glibc for transparent huge pages on every large allocation by
- * running itself once more with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`. Node does not madvise
+ * A `parzarr` command that reads large arrays (WITH_RERUN) asks glibc for transparent huge pages
+ * on every large allocation by running itself once more with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`. Node does not madvise
  * its buffers (numpy does), and on Linux a fresh 4 KiB page costs about as much to fault in as
  * decoding it: a fresh 256 MiB output took 740-800 ms to fill with 4 KiB pages and 40-95 ms with
  * huge pages on the development machine (issue 12). The tunable must be set before the process
@@ -18,17 +18,20 @@ export interface ReexecFacts {
   /** glibc's version at run time ("2.36"), undefined on other C libraries (musl). */
   glibc: string | undefined;
   env: Readonly<Record<string, string | undefined>>;
-  /** The subcommand (`process.argv[2]`), when known. */
+  /** The subcommand (`process.argv[2]`, "" when none): only those in WITH_RERUN re-run. Undefined: not a command (the benchmark's child). */
   command?: string;
 }
 
 /**
- * Commands that gain nothing from the re-run: `cp` reads every slab into one reused buffer, so it
- * faults its pages in once, while huge pages would round every thread's heap up to 2 MiB pages
- * (about 60 MiB more peak RSS for the 256 MiB ETL copy of issue 12, against a --memory budget)
- * and a second start-up costs a few hundred milliseconds.
+ * The commands that read large arrays into fresh memory, the ones huge pages speed up: `get`, and
+ * `bench`, whose reads are measured. The others gain nothing and would pay a second start-up (a
+ * few hundred milliseconds, doubling `--help`'s): `info`, `tree`, `zom`, `consolidate` and `refs`
+ * read metadata; `view` serves files to a browser that does the reads; `cp` and `worker` read
+ * every slab into one reused buffer, so they fault its pages in once, while huge pages would round
+ * every thread's heap up to 2 MiB pages (about 60 MiB more peak RSS for the 256 MiB ETL copy of
+ * issue 12, against a --memory budget).
  */
-const WITHOUT_RERUN = new Set(["cp"]);
+const WITH_RERUN = new Set(["get", "bench"]);
 
 /**
  * The environment to run the command again with, or null to go on as it is: not Linux with a
@@ -37,7 +40,7 @@ const WITHOUT_RERUN = new Set(["cp"]);
  */
 export function hugeTlbEnv(f: ReexecFacts): Record<string, string | undefined> | null {
   if (f.platform !== "linux" || f.glibc === undefined || f.env.PARZARR_HUGETLB === "0") return null;
-  if (f.command !== undefined && WITHOUT_RERUN.has(f.command)) return null;
+  if (f.command !== undefined && !WITH_RERUN.has(f.command)) return null;
   const [major, minor] = f.glibc.split(".").map(Number);
   if (!(major > MIN_GLIBC[0] || (major === MIN_GLIBC[0] && minor >= MIN_GLIBC[1]))) return null;
   const current = f.env.GLIBC_TUNABLES ?? "";
@@ -82,7 +85,7 @@ export type RerunEnd = { code: number; signal: null } | { code: null; signal: No
  */
 export async function reexecWithHugePages(debug: (line: string) => void): Promise<RerunEnd | null> {
   if (process.platform !== "linux") return null;
-  const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env, command: process.argv[2] });
+  const env = hugeTlbEnv({ platform: process.platform, glibc: glibcVersion(), env: process.env, command: process.argv[2] ?? "" });
   if (env === null) return null;
   debug(`parzarr: running again with GLIBC_TUNABLES=${env.GLIBC_TUNABLES} (set PARZARR_HUGETLB=0 to skip)`);
   // An IPC channel beside the inherited stdio: the kernel closes it when this process dies, even

@@ -50,7 +50,11 @@ export const treeCommand: Command = {
   },
 };
 
-/** The type as each format's own tools print it: numpy's string for v2 (`|S7`, `<M8[ns]`), the v3 name otherwise. */
+/**
+ * The type as each format's own tools print it: the v3 name, and for v2 what numpy's str() gives,
+ * which is the same name for a plain number or bool in native (little-endian) order (`float32`
+ * for `<f4`, as `arr.dtype` says) and the type string otherwise (`>f4`, `|S7`, `<M8[ns]`).
+ */
 function typeName(a: ZarrArray): string {
-  return a.zarrFormat === 2 ? a.numpyDtype : a.dtype;
+  return a.zarrFormat === 2 && !/^[<|][biufc]\d+$/.test(a.numpyDtype) ? a.numpyDtype : a.dtype;
 }

@@ -197,6 +197,7 @@ async function copyRoots(roots: Root[], destInput: CopyDestination, options: Cop
     threads: options.threads,
     memory: options.memory ?? DEFAULT_MEMORY,
     skipUnreadable: false,
+    dryRun,
   };
   const actions: Action[] = [];
   const report: CopyReport = { copied: 0, skipped: 0, bytesCopied: 0, entries: [] };

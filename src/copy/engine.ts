@@ -5,7 +5,7 @@
  * destination chunk is written once, whole. `runCopy` is cp's whole-destination mode, with a resume
  * journal (journal.ts). It takes store objects and nodes, never paths, so it runs in browsers too.
  */
-import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, ZarrError } from "../errors.js";
+import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, TooLargeError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
 import type { CreateArrayOptions } from "../hierarchy/create-options.js";
 import type { Group } from "../hierarchy/group.js";
@@ -24,7 +24,7 @@ import { formatBytes, tuple } from "../cli/format.js";
 import { describeSpec, specOfChain, v2CompressorOf, v3CodecsOf, type CodecSpec } from "./codec-spec.js";
 import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { assertNoOverlap, type CopyEnd } from "./overlap.js";
-import { BudgetError, planSlabs, slabBox, unitsIn, type SlabPlan } from "./slabs.js";
+import { planSlabs, slabBox, unitsIn, type SlabPlan } from "./slabs.js";
 import { SlabBuffer } from "./slab-buffer.js";
 
 export { assertNoOverlap, type CopyEnd } from "./overlap.js";
@@ -54,6 +54,8 @@ export interface PlanSettings {
   memory: number;
   /** Leave out arrays parzarr cannot read (reported) instead of failing. */
   skipUnreadable: boolean;
+  /** Plan arrays that do not fit the memory budget too (a dry run reports what they need) instead of refusing them. */
+  dryRun?: boolean;
   naming?: OptionNaming;
 }
 
@@ -232,7 +234,7 @@ async function probeWrite(options: CreateArrayOptions, unit: number[], value: Sc
  * cannot finish fails before anything is written.
  */
 export async function planCopy(root: ZarrArray | Group, s: PlanSettings, text: string): Promise<CopyPlan> {
-  const { option, invalid } = s.naming ?? LIBRARY_NAMING;
+  const { option } = s.naming ?? LIBRARY_NAMING;
   const jobs: ArrayJob[] = [];
   const groups: CopyPlan["groups"] = [];
   const skipped: CopyPlan["skipped"] = [];
@@ -263,21 +265,13 @@ export async function planCopy(root: ZarrArray | Group, s: PlanSettings, text: s
     }
     const { options, unit, codecText } = dest;
     const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
-    let plan: SlabPlan;
-    try {
-      plan = planSlabs({
-        shape: arr.shape,
-        sourceChunk: arr.chunks,
-        destUnit: unit,
-        itemBytes: memoryItemBytes(arr),
-        inFlight,
-        memory: s.memory,
-      });
-    } catch (err) {
-      if (err instanceof BudgetError) {
-        throw invalid(`${option("memory")} ${formatBytes(s.memory)} is too small for ${where}: ${err.message} (${formatBytes(err.needed)})`);
-      }
-      throw err;
+    const plan = planSlabs({ shape: arr.shape, sourceChunk: arr.chunks, destUnit: unit, itemBytes: memoryItemBytes(arr), inFlight, memory: s.memory });
+    if (plan.plannedPeak > s.memory && !s.dryRun) {
+      // Not a usage error: the options are well formed, the data does not fit them.
+      throw new TooLargeError(
+        `${option("memory")} ${formatBytes(s.memory)} is too small for ${where}: one destination ${unit.length ? "chunk" : "element"} and the buffers in flight need ` +
+          `${plan.plannedPeak} bytes (${formatBytes(plan.plannedPeak)})`,
+      );
     }
     jobs.push({ rel, source: arr, options, plan, unit, codecText });
   };

@@ -10,7 +10,9 @@
  *   writes in flight gathered destination chunks plus their encoded bytes, `inFlight` of them
  *
  * Reads and writes of one slab do not overlap in time, so the slab is counted with the larger of
- * the two in-flight terms.
+ * the two in-flight terms. A slab's read decodes only the source chunks it touches and its write
+ * gathers only its own units, so each term counts no more chunks than that: a slab of small
+ * destination chunks inside one large source chunk holds that one chunk, not `inFlight` of them.
  */
 export interface SlabPlanInput {
   shape: readonly number[];
@@ -66,55 +68,64 @@ function decodesAlong(n: number, slab: number, c: number): number {
   return total;
 }
 
-export function inFlightBytes(input: SlabPlanInput): number {
-  const read = 2 * prod(input.sourceChunk.map((c, d) => Math.min(c, Math.max(1, input.shape[d]))));
-  const write = 2 * prod(input.destUnit.map((c, d) => Math.min(c, Math.max(1, input.shape[d]))));
-  return input.inFlight * input.itemBytes * Math.max(read, write);
+/**
+ * Chunks of size `c` that a run of `len` touches at most, over the runs of a slab grid along a
+ * dimension of `n` (starting at multiples of `len`, so at multiples of gcd(len, c) within a chunk).
+ */
+function touchedAtMost(len: number, c: number, n: number): number {
+  const along = Math.ceil(n / c);
+  if (len >= n) return along;
+  const worstOffset = c - gcd(len, c);
+  return Math.min(along, Math.floor((worstOffset + len - 1) / c) + 1);
 }
 
-export class BudgetError extends Error {
-  constructor(
-    message: string,
-    readonly needed: number,
-  ) {
-    super(message);
-  }
+/** The buffers in flight while `slab` is read or written (see the module comment). */
+export function inFlightBytes(input: SlabPlanInput, slab: readonly number[]): number {
+  const { shape, sourceChunk, destUnit, inFlight } = input;
+  const clipped = (chunk: readonly number[]) => prod(chunk.map((c, d) => Math.min(c, Math.max(1, shape[d]))));
+  const reads = Math.min(inFlight, prod(slab.map((len, d) => touchedAtMost(len, sourceChunk[d], shape[d]))));
+  const writes = Math.min(inFlight, prod(slab.map((len, d) => Math.ceil(Math.min(len, shape[d]) / destUnit[d]))));
+  return input.itemBytes * 2 * Math.max(reads * clipped(sourceChunk), writes * clipped(destUnit));
 }
 
 /**
- * The largest slab that fits the budget (up to `slabTarget`), grown one dimension at a time from the last (so slabs
- * are runs of whole rows first). Along each dimension a slab stays a multiple of the destination
- * unit and, where it can, of lcm(source chunk, destination unit), so source chunks are not split
- * between slabs and decoded twice.
+ * The largest slab that fits the budget (up to `slabTarget`), grown one dimension at a time from
+ * the last (so slabs are runs of whole rows first). Along each dimension a slab stays a multiple
+ * of the destination unit and, where it can, of lcm(source chunk, destination unit), so source
+ * chunks are not split between slabs and decoded twice. When even one destination unit does not
+ * fit, the plan is that one unit with a `plannedPeak` over the budget: the caller refuses it or,
+ * in a dry run, reports what it needs.
  */
 export function planSlabs(input: SlabPlanInput): SlabPlan {
   const { shape, destUnit, sourceChunk, itemBytes } = input;
   const ndim = shape.length;
-  const overhead = inFlightBytes(input);
   // A band along the first axis as tall as lcm(source chunk, destination unit), whole along the
   // others: the smallest slab that decodes no source chunk twice.
   const band = ndim === 0 ? itemBytes : Math.min(shape[0], (destUnit[0] / gcd(destUnit[0], sourceChunk[0])) * sourceChunk[0]) * (prod(shape) / Math.max(1, shape[0])) * itemBytes;
-  const cap = overhead + Math.max(input.slabTarget ?? DEFAULT_SLAB_TARGET, band);
-  const memory = Math.min(input.memory, cap);
-  const fits = (slab: number[]) => prod(slab) * itemBytes + overhead <= input.memory;
+  const target = Math.max(input.slabTarget ?? DEFAULT_SLAB_TARGET, band);
+  const peak = (slab: number[]) => prod(slab) * itemBytes + inFlightBytes(input, slab);
+  const fits = (slab: number[]) => prod(slab) * itemBytes <= target && peak(slab) <= input.memory;
   const slab = shape.map((n, d) => Math.max(1, Math.min(destUnit[d], n)));
-  if (!fits(slab)) {
-    const needed = prod(slab) * itemBytes + overhead;
-    throw new BudgetError(`one destination ${ndim ? "chunk" : "element"} and the buffers in flight need ${needed} bytes`, needed);
-  }
-  for (let d = ndim - 1; d >= 0; d--) {
+  for (let d = ndim - 1; d >= 0 && peak(slab) <= input.memory; d--) {
     const n = shape[d];
     const u = destUnit[d];
     if (slab[d] >= n) continue;
-    // The most whole units along d that still fit, given the other dimensions as they are.
-    const rest = prod(slab) / slab[d];
-    const maxElems = Math.floor((memory - overhead) / itemBytes / rest);
-    const units = Math.floor(Math.min(maxElems, n + u - 1) / u);
-    let extent = Math.min(n, units * u);
-    if (extent < n) {
-      const lcm = (u / gcd(u, sourceChunk[d])) * sourceChunk[d];
-      if (extent >= lcm) extent = Math.floor(extent / lcm) * lcm;
-    }
+    // The longest run along d that fits, the other dimensions as they are: a binary search over
+    // multiples of `step`, from `k` of them (known to fit) to the whole dimension.
+    const longest = (step: number, k: number) => {
+      let hi = Math.ceil(n / step);
+      while (k < hi) {
+        const mid = Math.ceil((k + hi) / 2);
+        if (fits(slab.map((s, i) => (i === d ? Math.min(n, mid * step) : s)))) k = mid;
+        else hi = mid - 1;
+      }
+      return Math.min(n, k * step);
+    };
+    // Whole source chunks first, lcm(source chunk, unit) at a time: the chunks a run touches then
+    // grow with it, so the search is exact. Below one lcm, whole units: any run found fits, though
+    // a longer one that falls better on the source chunks might too.
+    const lcm = (u / gcd(u, sourceChunk[d])) * sourceChunk[d];
+    const extent = longest(lcm, 0) || longest(u, Math.ceil(slab[d] / u));
     slab[d] = Math.max(slab[d], extent);
     if (slab[d] < n) break; // a partial dimension: growing earlier ones would need it whole first
   }
@@ -122,6 +133,7 @@ export function planSlabs(input: SlabPlanInput): SlabPlan {
   const sourceTotal = prod(shape.map((n, d) => Math.ceil(n / sourceChunk[d])));
   const decoded = prod(shape.map((n, d) => decodesAlong(n, slab[d], sourceChunk[d])));
   const slabBytes = prod(slab) * itemBytes;
+  const overhead = inFlightBytes(input, slab);
   return {
     slab,
     grid,

@@ -117,5 +117,8 @@ export type KeepsDimension<S> = S extends null | undefined
 /** What `get(selection)` returns on an array whose NDArray data is A and whose elements are V. */
 export type GetResult<A extends ElementArray, V extends Scalar, S> = KeepsDimension<S> extends true ? NDArray<A> : NDArray<A> | V;
 
+/** What `get(selection, { out })` returns whatever the selection: an NDArray over `out`'s memory, of its class. */
+export type OutResult<O> = NDArray<O extends NDArray<infer T> ? T : O extends TypedArray ? O : never>;
+
 /** The handle on an array of data type D (a v3 name or a numpy type string). */
 export type ArrayOf<D extends string> = ZarrArray<DataOf<D>, ScalarOf<D>>;

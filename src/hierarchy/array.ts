@@ -45,9 +45,9 @@ import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, readNode, writeArrayMetadata } from "./node-io.js";
+import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
 import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
-import type { ArrayOf, GetResult } from "./array-types.js";
+import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
 
@@ -90,6 +90,7 @@ const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEY
 
 /** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
 export interface SelectionAccess {
+  get<O extends ReadOutput>(selection: Selection, options: GetOptions & { out: O }): Promise<OutResult<O>>;
   get(selection: Selection, options?: GetOptions): Promise<NDArray | Scalar>;
   set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
 }
@@ -216,7 +217,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   private writableStore() {
     if (this.options.readOnly || !isWritable(this.store)) {
-      throw new ReadOnlyError(`array ${describePath(this.path)} is open read-only`);
+      throw new ReadOnlyError(`array ${nodeLocation(this.store, this.path)} is open read-only`);
     }
     return this.store;
   }
@@ -251,7 +252,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       return;
     }
     const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
-    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${describePath(this.path)} is no longer stored (found when revalidating its metadata)`);
+    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
     const { nodeType: _n, ...meta } = stored;
     if (this.options.assumed === "cached") checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
     // A v2 separator given at open for old metadata without one stays in force.
@@ -330,7 +331,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * surely keeps a dimension (none, a slice, `null`, a string with `:`), its `data` typed by the
    * handle's data type when known (an `ArrayOf<"float32">` gives a Float32Array).
    */
-  async get(selection: Selection, options: GetOptions & ({ field: string } | { out: unknown })): Promise<NDArray | Scalar>;
+  async get<O extends ReadOutput>(selection: Selection, options: GetOptions & { out: O }): Promise<OutResult<O>>;
+  async get(selection: Selection, options: GetOptions & { field: string }): Promise<NDArray | Scalar>;
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
@@ -361,12 +363,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
     return {
-      get: async (selection, options = {}) => {
+      // The overloads only narrow the result's type (an `out` is always filled as an NDArray).
+      get: (async (selection: Selection, options: GetOptions = {}) => {
         checkOptionNames(options, GET_OPTION_NAMES, "get");
         if (this.metadataIsStale()) await this.revalidateMetadata();
         pipelineFor(this.meta);
         return this.readPlan(resolve(selection), options);
-      },
+      }) as SelectionAccess["get"],
       set: async (selection, value, options = {}) => {
         checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
@@ -627,7 +630,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const stored = await readNode(store, this.path, this.meta.zarrFormat);
     if (stored?.nodeType !== "array") {
-      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${describePath(this.path)} (the handle assumed it)`);
+      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${nodeLocation(this.store, this.path)} (the handle assumed it)`);
       return this.meta;
     }
     const { nodeType: _n, ...base } = stored;

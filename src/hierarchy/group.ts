@@ -5,7 +5,7 @@ import { isWritable, type Store } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
 import type { NodeMetadata, NodeType } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { deleteNode, describePath, normalisePath, parentPaths, readNode, readNodeType, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, nodeLocation, normalisePath, parentPaths, readNode, readNodeType, writeGroupMetadata } from "./node-io.js";
 import { parseDataType } from "../metadata/dtype.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
@@ -51,7 +51,7 @@ export class Group {
 
   private writableStore() {
     if (this.options.readOnly || !isWritable(this.store)) {
-      throw new ReadOnlyError(`group ${describePath(this.path)} is open read-only`);
+      throw new ReadOnlyError(`group ${nodeLocation(this.store, this.path)} is open read-only`);
     }
     // Metadata is about to change under the consolidated document: stop trusting it.
     if (this.options.consolidated) this.options.consolidated.stale = true;

@@ -22,7 +22,7 @@ import {
 import { nodeKey } from "../metadata/chunk-key.js";
 import { parseJsonBytes, type JsonObject } from "../metadata/json.js";
 import { validateKey } from "../stores/keys.js";
-import type { ReadableStore, WritableStore } from "../stores/types.js";
+import type { ReadableStore, Store, WritableStore } from "../stores/types.js";
 
 /** A node path inside a store: "" for the root, else `a/b` with validated segments. */
 export function normalisePath(path: string | undefined): string {
@@ -37,6 +37,18 @@ export function normalisePath(path: string | undefined): string {
 
 export function describePath(path: string): string {
   return path === "" ? "the store root" : `"${path}"`;
+}
+
+/**
+ * Where a node is, for messages a user reads first (not found, read-only, already there): the
+ * store's folder, archive or URL and the path inside, since "the store root" alone hides which
+ * store was meant.
+ */
+export function nodeLocation(store: Store, path: string): string {
+  const d = store.descriptor();
+  const where =
+    "root" in d ? d.root : "path" in d ? d.path : "url" in d ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : `a ${d.kind} store`;
+  return path === "" ? `the root of ${where}` : `"${path}" in ${where}`;
 }
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {

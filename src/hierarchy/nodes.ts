@@ -10,7 +10,7 @@ import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
 import { Group } from "./group.js";
-import { deleteNode, describePath, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, nodeLocation, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
 
 export interface NodeOpenOptions {
   readOnly: boolean;
@@ -51,16 +51,8 @@ export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata,
 }
 
 export function requireWritable(store: Store, path: string): WritableStore {
-  if (!isWritable(store)) throw new ReadOnlyError(`cannot create ${describePath(path)}: the store is read-only`);
+  if (!isWritable(store)) throw new ReadOnlyError(`cannot create ${nodeLocation(store, path)}: the store is read-only`);
   return store;
-}
-
-/** Where a node is, for messages: the store's folder, archive or URL, and the path inside. */
-function nodeLocation(store: Store, path: string): string {
-  const d = store.descriptor();
-  const where =
-    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : "a memory store";
-  return path === "" ? `the root of ${where}` : `"${path}" in ${where}`;
 }
 
 /** Refuses to create over an existing node, saying what is there and how to replace it. */

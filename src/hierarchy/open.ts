@@ -2,7 +2,7 @@
  * The entry points: open and create arrays and groups in a store given as an object, a path
  * (a FileSystemStore) or an http(s) URL (a FetchStore), with zarr-python's modes.
  */
-import { BadSelectionError, InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
+import { InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
@@ -15,7 +15,7 @@ import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js
 import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
-import { describePath, normalisePath, readNode } from "./node-io.js";
+import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
 import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
 
 /**
@@ -107,15 +107,15 @@ const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
 
 function setup(input: StoreInput, options: OpenOptions) {
   const mode = options.mode ?? "a";
-  if (!MODES.includes(mode)) throw new BadSelectionError(`mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
+  if (!MODES.includes(mode)) throw new InvalidArgumentError(`mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   const store = resolveStore(input, { readOnly: mode === "r" });
   const path = normalisePath(options.path);
   // "a" on a store that cannot be written (HTTP) quietly means "r", as for zarr-python's fsspec.
   const readOnly = mode === "r" || (mode === "a" && store.readOnly);
-  if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store`);
+  if (!readOnly && store.readOnly) throw new ReadOnlyError(`mode "${mode}" needs a writable store: ${nodeLocation(store, path)} is read-only`);
   const { synchronizer } = options;
   if (synchronizer !== undefined && typeof (synchronizer as Partial<Synchronizer> | null)?.descriptor !== "function") {
-    throw new BadSelectionError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
+    throw new InvalidArgumentError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
   }
   const conditionalWrites = conditionalWritePolicy(options.conditionalWrites);
   if (conditionalWrites && synchronizer !== undefined) {
@@ -176,7 +176,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
       if (options.expect !== undefined) checkExpected(buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
       return createArrayAt(store, path, options as CreateArrayOptions, handle);
     }
-    throw new NotFoundError(`no array at ${describePath(path)}`);
+    throw new NotFoundError(`no array at ${nodeLocation(store, path)}`);
   }
   if (meta.nodeType !== "array") throw new NodeTypeError(`expected an array at ${describePath(path)} but found a group`);
   if (options.dimensionSeparator && meta.v2 && meta.v2.dimensionSeparator === null) {
@@ -229,7 +229,7 @@ export async function openGroup(input: StoreInput, options: GroupOptions = {}): 
   const { meta, view } = await readNodeConsolidated(store, path, options.zarrFormat, options.consolidated);
   if (!meta) {
     if (mode === "a") return createGroupAt(store, path, options, handle);
-    throw new NotFoundError(`no group at ${describePath(path)}`);
+    throw new NotFoundError(`no group at ${nodeLocation(store, path)}`);
   }
   if (meta.nodeType !== "group") throw new NodeTypeError(`expected a group at ${describePath(path)} but found an array`);
   return nodeFromMetadata(store, path, meta, { ...handle, consolidated: view }) as Group;
@@ -257,7 +257,7 @@ export async function open(
   const { meta, view } = await readNodeConsolidated(store, path, options.zarrFormat, options.consolidated);
   if (meta) return nodeFromMetadata(store, path, meta, { ...handle, consolidated: view });
   if (mode === "a") return create();
-  throw new NotFoundError(`no array or group at ${describePath(path)}`);
+  throw new NotFoundError(`no array or group at ${nodeLocation(store, path)}`);
 }
 
 export { Group };

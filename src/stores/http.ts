@@ -188,10 +188,15 @@ async function attempt(req: HttpRequest, policy: HttpPolicy): Promise<{ reply: H
           controller.abort();
         }, policy.timeoutMs)
       : undefined;
+  // The caller's signal is one per read, shared by its every request: a signal that depends on it
+  // (AbortSignal.any) adds no listener to it, where one listener per request went past Node's
+  // limit of 10 and printed a MaxListenersExceededWarning. Runtimes without `any`: a listener.
+  const any = typeof AbortSignal.any === "function" && req.signal !== undefined;
+  const signal = any ? AbortSignal.any([req.signal!, controller.signal]) : controller.signal;
   const onAbort = () => controller.abort();
-  req.signal?.addEventListener("abort", onAbort, { once: true });
+  if (!any) req.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const res = await req.send(controller.signal);
+    const res = await req.send(signal);
     const ok = res.status >= 200 && res.status <= 299;
     const limit = !ok ? { max: ERROR_BODY_BYTES, stop: true } : (req.bodyLimit?.(res.status) ?? { max: maxStoredBytes() });
     const body = req.method === "HEAD" ? new Uint8Array(0) : await readBody(res, limit, req);
