@@ -56,6 +56,27 @@ function reachable(start: string, graph = new Map<string, string[]>()): Set<stri
 }
 
 const rel = (f: string) => relative(root, f);
+const hierarchy = ["array.ts", "group.ts", "info.ts", "nodes.ts", "open.ts", "walk.ts", "consolidated.ts", "zom.ts"].map((f) => join(root, "src/hierarchy", f));
+
+test("no hierarchy module imports itself back at runtime", () => {
+  const graph = new Map<string, string[]>();
+  const cycles: string[] = [];
+  for (const file of hierarchy) {
+    // A module is on a cycle when one of its imports leads back to it.
+    for (const next of runtimeImports(file)) {
+      if (reachable(next, graph).has(file)) cycles.push(`${rel(file)} > ${rel(next)}`);
+    }
+  }
+  assert.deepEqual(cycles, []);
+});
+
+test("info.ts formats nodes without importing their handles at runtime", () => {
+  const deps = [...reachable(join(root, "src/hierarchy/info.ts"))].map(rel);
+  for (const handle of ["src/hierarchy/array.ts", "src/hierarchy/group.ts", "src/hierarchy/nodes.ts"]) {
+    assert.ok(!deps.includes(handle), `info.ts reaches ${handle}`);
+  }
+});
+
 test("the copy engine takes its formatting from a neutral module, not the CLI", () => {
   const deps = [...reachable(join(root, "src/copy/engine.ts"))].map(rel);
   assert.deepEqual(
