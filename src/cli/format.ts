@@ -5,17 +5,7 @@
 import type { CodecConfig, NDArray, Scalar } from "../index.js";
 import { scalarJson } from "../hierarchy/info.js";
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
-}
+export { formatBytes, tuple } from "../format.js";
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return "--:--";
@@ -24,10 +14,6 @@ export function formatDuration(seconds: number): string {
   const m = Math.floor((s % 3600) / 60);
   const pad = (x: number) => String(x).padStart(2, "0");
   return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${pad(m)}:${pad(s % 60)}`;
-}
-
-export function tuple(xs: readonly number[]): string {
-  return xs.length === 1 ? `(${xs[0]},)` : `(${xs.join(", ")})`;
 }
 
 /**

@@ -20,7 +20,7 @@ import type { JsonObject, JsonValue } from "../metadata/json.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { MemoryStore } from "../stores/memory.js";
 import { isWritable, type WritableStore } from "../stores/types.js";
-import { formatBytes, tuple } from "../cli/format.js";
+import { formatBytes, tuple } from "../format.js";
 import { describeSpec, specOfChain, v2CompressorOf, v3CodecsOf, type CodecSpec } from "./codec-spec.js";
 import { Journal, readJournal, type JournalDoc } from "./journal.js";
 import { assertNoOverlap, type CopyEnd } from "./overlap.js";

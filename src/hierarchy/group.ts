@@ -9,8 +9,10 @@ import { deleteNode, describePath, nodeLocation, normalisePath, parentPaths, rea
 import { parseDataType } from "../metadata/dtype.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
+import { tuple } from "../format.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
-import { createArrayAt, createGroupAt, nodeFromMetadata, type NodeOpenOptions } from "./nodes.js";
+// Types only: nodes.ts imports this module, and passes each Group the ChildNodes it makes children with.
+import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
 
 /**
  * A child that `members()` lists but parzarr cannot open (a codec or data type it lacks, broken
@@ -32,6 +34,7 @@ export class Group {
     private attributes: JsonObject,
     readonly zarrFormat: 2 | 3,
     private readonly options: NodeOpenOptions,
+    private readonly nodes: ChildNodes,
   ) {}
 
   get attrs(): JsonObject {
@@ -95,12 +98,12 @@ export class Group {
   /** Creates an array below this group (of this group's Zarr format unless told otherwise). */
   async createArray(name: string, options: CreateArrayOptions): Promise<ZarrArray> {
     this.writableStore();
-    return createArrayAt(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
+    return this.nodes.createArray(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
   }
 
   async createGroup(name: string, options: { attributes?: JsonObject; overwrite?: boolean } = {}): Promise<Group> {
     this.writableStore();
-    return createGroupAt(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
+    return this.nodes.createGroup(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
   }
 
   /** The array or group at a relative path such as `"a/b"`. */
@@ -108,7 +111,7 @@ export class Group {
     const path = this.childPath(name);
     const meta = await this.lookup(path);
     if (!meta) throw new NotFoundError(`no array or group at ${describePath(path)}`);
-    return nodeFromMetadata(this.store, path, meta, this.options);
+    return this.nodes.open(this.store, path, meta, this.options);
   }
 
   async contains(name: string): Promise<boolean> {
@@ -132,7 +135,7 @@ export class Group {
       const path = this.childPath(name);
       try {
         const meta = await this.lookup(path);
-        if (meta) out.push([name, nodeFromMetadata(this.store, path, meta, this.options)]);
+        if (meta) out.push([name, this.nodes.open(this.store, path, meta, this.options)]);
       } catch (err) {
         if (!(err instanceof ZarrError) || err instanceof NotFoundError) throw err;
         const nodeType = await this.nodeTypeAt(path);
@@ -175,7 +178,8 @@ export class Group {
 
   /** What zarr-python's group `.info` reports: store, direct members (`formatInfo` prints it). */
   async info(): Promise<GroupInfo> {
-    return groupInfo(this);
+    const members = await this.members();
+    return groupInfo(this, members.map(([name, n]) => [name, n instanceof UnopenableNode ? n.nodeType : n instanceof Group ? "group" : "array"]));
   }
 
   /** The names of the child arrays, sorted (zarr-python's `array_keys`), openable or not. */
@@ -199,7 +203,7 @@ export class Group {
       const members = await group.members();
       for (const [i, [name, node]] of members.entries()) {
         const last = i === members.length - 1;
-        const what = node instanceof UnopenableNode ? ` (${node.error.code})` : node instanceof Group ? "" : ` ${pythonTuple(node.shape)} ${node.dtype}`;
+        const what = node instanceof UnopenableNode ? ` (${node.error.code})` : node instanceof Group ? "" : ` ${tuple(node.shape)} ${node.dtype}`;
         lines.push(`${rails}${last ? " └── " : " ├── "}${name}${what}`);
         if (node instanceof Group) await visit(node, rails + (last ? "    " : " │  "));
       }
@@ -212,7 +216,7 @@ export class Group {
   async requireGroup(name: string, options: { attributes?: JsonObject } = {}): Promise<Group> {
     const path = this.childPath(name);
     const meta = await this.lookup(path);
-    if (meta?.nodeType === "group") return nodeFromMetadata(this.store, path, meta, this.options) as Group;
+    if (meta?.nodeType === "group") return this.nodes.open(this.store, path, meta, this.options) as Group;
     if (meta) throw new NodeTypeError(`${describePath(path)} is an array, not a group`);
     return this.createGroup(name, options);
   }
@@ -226,7 +230,7 @@ export class Group {
     const meta = await this.lookup(path);
     if (!meta) return this.createArray(name, options);
     if (meta.nodeType !== "array") throw new NodeTypeError(`${describePath(path)} is a group, not an array`);
-    const arr = nodeFromMetadata(this.store, path, meta, this.options) as ZarrArray;
+    const arr = this.nodes.open(this.store, path, meta, this.options) as ZarrArray;
     const wanted = parseDataType(options.dtype, "requireArray: dtype");
     const differences: string[] = [];
     if (arr.shape.length !== options.shape.length || arr.shape.some((n, d) => n !== options.shape[d])) {
@@ -276,9 +280,4 @@ export class Group {
   toString(): string {
     return `<Group ${this.name} v${this.zarrFormat}>`;
   }
-}
-
-/** A shape as Python prints a tuple: `(100,)`, `(3, 4)`, `()`. */
-function pythonTuple(shape: readonly number[]): string {
-  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(", ")})`;
 }

@@ -3,9 +3,12 @@
  * and as zarr-python's text (`formatInfo`). `parzarr info` builds on `arrayInfo`.
  */
 import type { Store } from "../stores/types.js";
+import type { NodeType } from "../metadata/array-metadata.js";
 import { hasNumpyForm, type Scalar } from "../metadata/dtype.js";
+import { tuple } from "../format.js";
+// Types only: the handles import this module to answer `info()`, so it must not import them back.
 import type { ZarrArray } from "./array.js";
-import { Group, UnopenableNode } from "./group.js";
+import type { Group } from "./group.js";
 
 export interface ArrayInfo {
   path: string;
@@ -105,18 +108,16 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   };
 }
 
-const kindOf = (n: ZarrArray | Group | UnopenableNode) => (n instanceof UnopenableNode ? n.nodeType : n instanceof Group ? "group" : "array");
-
-export async function groupInfo(group: Group): Promise<GroupInfo> {
-  const members = await group.members();
+/** `members`: the direct members' names and node types, openable or not (as `group.members()` lists them). */
+export function groupInfo(group: Group, members: [string, NodeType][]): GroupInfo {
   return {
     path: group.name,
     nodeType: "group",
     zarrFormat: group.zarrFormat,
     readOnly: group.readOnly,
     storeType: storeType(group.store),
-    arrays: members.filter(([, n]) => kindOf(n) === "array").map(([name]) => name),
-    groups: members.filter(([, n]) => kindOf(n) === "group").map(([name]) => name),
+    arrays: members.filter(([, kind]) => kind === "array").map(([name]) => name),
+    groups: members.filter(([, kind]) => kind === "group").map(([name]) => name),
     attributes: group.attrs,
   };
 }
@@ -133,7 +134,6 @@ function humanSize(n: number): string {
   return i === 0 ? `${n}` : `${v.toFixed(1)}${units[i]}`;
 }
 
-const tuple = (s: readonly number[]) => (s.length === 1 ? `(${s[0]},)` : `(${s.join(", ")})`);
 const bytesText = (n: number) => (n < 1024 ? `${n}` : `${n} (${humanSize(n)})`);
 
 /** "No. bytes": the logical size, or for variable-length elements how many there are. */

@@ -38,6 +38,10 @@ class ConsolidatedArray extends ZarrArray {
   }
 }
 
+/** How a group makes its children's handles: passed to each Group, as group.ts cannot import this module. */
+const childNodes = { open: nodeFromMetadata, createArray: createArrayAt, createGroup: createGroupAt };
+export type ChildNodes = typeof childNodes;
+
 export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
   if (meta.nodeType === "array") {
     const { nodeType: _n, ...arrayMeta } = meta;
@@ -47,7 +51,7 @@ export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata,
       ? new ConsolidatedArray(store, path, arrayMeta, arrayOptions, consolidated)
       : new ZarrArray(store, path, arrayMeta, arrayOptions);
   }
-  return new Group(store, path, meta.attributes, meta.zarrFormat, options);
+  return new Group(store, path, meta.attributes, meta.zarrFormat, options, childNodes);
 }
 
 export function requireWritable(store: Store, path: string): WritableStore {
@@ -112,5 +116,5 @@ export async function createGroupAt(
   const attributes = options.attributes ?? {};
   await prepareNode(writable, path, zarrFormat, options.overwrite ?? false);
   await writeGroupMetadata(writable, path, { zarrFormat, attributes });
-  return new Group(store, path, attributes, zarrFormat, handle);
+  return new Group(store, path, attributes, zarrFormat, handle, childNodes);
 }
