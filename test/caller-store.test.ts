@@ -7,8 +7,9 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { WorkerPool, createArray, openArray, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
+import { WorkerPool, createArray, openArray, resolveStore, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
 import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
+import { runTaskMessage } from "../src/parallel/worker-task.js";
 
 const pool = new WorkerPool({ threads: 2 });
 after(() => pool.close());
@@ -74,4 +75,88 @@ test("get(null, { threads: 2 }) on a plain object store reads, with keys as zarr
   // Opened again from the object: the same store.
   const again = await openArray(store, { mode: "r" });
   assert.deepEqual(Array.from(((await again.get(null, { threads: 0 })) as NDArray<Float32Array>).data), Array.from(VALUES));
+});
+
+for (const [name, layout] of Object.entries(LAYOUTS)) {
+  for (const kind of ["plain object", "store class"] as const) {
+    const make = () => (kind === "plain object" ? plainStore() : new UserStore());
+
+    test(`${name}, ${kind}: reads on the pool decode on the workers from bytes this thread fetched`, async () => {
+      const store = make();
+      const a = await createArray(store, layout);
+      await a.set([slice(0, 33), null], { data: VALUES.subarray(0, 33 * 30), shape: [33, 30] }, { threads: 0 });
+      for (const sel of [null, [slice(3, 40, 2), slice(1, 29)]] as const) {
+        ran.length = 0;
+        const got = (await a.get(sel, SETTINGS)) as NDArray<Float32Array>;
+        const want = (await a.get(sel, { threads: 0 })) as NDArray<Float32Array>;
+        assert.deepEqual(got.shape, want.shape);
+        assert.deepEqual(Array.from(got.data), Array.from(want.data));
+        assert.ok(ran.length >= 2, `tasks on the pool: ${ran.length}`);
+        for (const { message, outcome } of ran) {
+          assert.equal(message.task.kind, "read");
+          assert.equal(message.fetched?.length, message.task.items.length, "every chunk came with the task");
+          assert.equal(outcome.status, "done", JSON.stringify(outcome));
+        }
+        const chunks = ran.reduce((n, r) => n + r.outcome.chunks, 0);
+        assert.equal(chunks, ran.reduce((n, r) => n + r.message.task.items.length, 0));
+      }
+    });
+
+    test(`${name}, ${kind}: writes on the pool encode on the workers; this thread stores what they return`, async () => {
+      const [inline, onPool] = [make(), make()];
+      const arrays = await Promise.all([inline, onPool].map((s) => createArray(s, layout)));
+      const steps: [Parameters<typeof arrays[0]["set"]>[0], Parameters<typeof arrays[0]["set"]>[1]][] = [
+        // Whole chunks (and the edge chunks' in-bounds parts), then a partial region, then the
+        // fill value over whole chunks (deleted where the store can delete).
+        [null, { data: VALUES, shape: [40, 30] }],
+        [[slice(3, 17), slice(2, 29, 3)], 7.5],
+        [[slice(16, 32), slice(0, 28)], -1],
+      ];
+      for (const [sel, value] of steps) {
+        ran.length = 0;
+        await arrays[0].set(sel, value, { threads: 0 });
+        await arrays[1].set(sel, value, SETTINGS);
+        assert.ok(ran.length >= 2, `tasks on the pool: ${ran.length}`);
+        for (const { message, outcome } of ran) {
+          assert.equal(message.task.kind, "write");
+          assert.equal(outcome.status, "done", JSON.stringify(outcome));
+        }
+        assert.deepEqual([...onPool.files.keys()].sort(), [...inline.files.keys()].sort());
+        for (const [key, bytes] of inline.files) assert.deepEqual(onPool.files.get(key), bytes, key);
+        const got = (await arrays[1].get(null, { threads: 0 })) as NDArray<Float32Array>;
+        const want = (await arrays[0].get(null, { threads: 0 })) as NDArray<Float32Array>;
+        assert.deepEqual(Array.from(got.data), Array.from(want.data));
+      }
+    });
+  }
+}
+
+test("a worker never reads a user's store: a key the caller did not send is an internal fault, not missing or corrupt", async () => {
+  const a = await createArray(plainStore(), LAYOUTS["v3 zstd"]);
+  await a.set(null, 1, { threads: 0 });
+  const store = resolveStore(plainStore());
+  assert.equal(store.descriptor().kind, "caller");
+  const item = { key: "c/0/0", origin: [0, 0], chunkSel: [{ start: 0, step: 1, count: 8 }, { start: 0, step: 1, count: 7 }], outStart: [0, 0] };
+  const task = { kind: "read" as const, store: store.descriptor(), meta: a.metadata, items: [item], out: { data: new Float32Array(56), strides: [7, 1] } };
+  const outcome = await runTaskMessage({ task, cancel: new Int32Array(1) });
+  assert.equal(outcome.status, "failed");
+  assert.ok(outcome.status === "failed" && outcome.error.name === "InternalFault" && outcome.error.code === null, JSON.stringify(outcome));
+});
+
+test("an aborted partial write on the pool lets go of its chunk locks; the next write of the chunk goes through", async () => {
+  const store = new UserStore();
+  const a = await createArray(store, LAYOUTS["v3 zstd"]);
+  await a.set(null, 2, { threads: 0 });
+  const controller = new AbortController();
+  // The old chunk's read (on this thread, under the lock) waits until the operation is aborted.
+  const get = store.get.bind(store);
+  store.get = (key, opts) => (key.startsWith("/c/") && opts?.signal ? new Promise((_, reject) => opts.signal!.addEventListener("abort", () => reject(opts.signal!.reason))) : get(key, opts));
+  const write = a.set([slice(1, 3), slice(1, 3)], 9, { ...SETTINGS, signal: controller.signal });
+  setTimeout(() => controller.abort(), 50);
+  await assert.rejects(write, (e: unknown) => (e as { code?: string }).code === "ABORTED");
+  store.get = get;
+  await a.set([slice(1, 3), slice(1, 3)], 9, SETTINGS);
+  const got = (await a.get([slice(0, 4), slice(0, 4)], { threads: 0 })) as NDArray<Float32Array>;
+  assert.deepEqual(Array.from(got.data), [2, 2, 2, 2, 2, 9, 9, 2, 2, 9, 9, 2, 2, 2, 2, 2]);
+  assert.equal(pool.busy, 0);
 });
