@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { WorkerPool, createArray, openArray, resolveStore, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
 import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
 import { runTaskMessage } from "../src/parallel/worker-task.js";
+import type { WritableStore } from "../src/stores/types.js";
 
 const pool = new WorkerPool({ threads: 2 });
 after(() => pool.close());
@@ -159,4 +160,37 @@ test("an aborted partial write on the pool lets go of its chunk locks; the next 
   const got = (await a.get([slice(0, 4), slice(0, 4)], { threads: 0 })) as NDArray<Float32Array>;
   assert.deepEqual(Array.from(got.data), [2, 2, 2, 2, 2, 9, 9, 2, 2, 9, 9, 2, 2, 2, 2, 2]);
   assert.equal(pool.busy, 0);
+});
+
+test("the wrapper translates zarrita's contract: ranges, listing, missing delete, and answers that are not bytes", async () => {
+  const files = new Map<string, Uint8Array>([["/a/zarr.json", new Uint8Array([1, 2, 3, 4, 5])], ["/a/c/0", new Uint8Array([9])], ["/b", new Uint8Array([7])]]);
+  const ranges: unknown[] = [];
+  const user = {
+    get: (key: string) => files.get(key),
+    getRange: (key: string, range: { offset: number; length: number } | { suffixLength: number }) => {
+      ranges.push(range);
+      const b = files.get(key)!;
+      return "suffixLength" in range ? b.slice(-range.suffixLength) : b.slice(range.offset, range.offset + range.length);
+    },
+    list: () => files.keys(),
+  };
+  const store = resolveStore(user);
+  assert.equal(resolveStore(user), store, "one wrapper per object");
+  assert.equal(store.readOnly, true);
+  assert.deepEqual(await store.getRange("a/zarr.json", { offset: -2 }), new Uint8Array([4, 5]));
+  assert.deepEqual(await store.getRange("a/zarr.json", { offset: 1, length: 2 }), new Uint8Array([2, 3]));
+  assert.deepEqual(await store.getRange("a/zarr.json", { offset: 3 }), new Uint8Array([4, 5]));
+  assert.deepEqual(ranges, [{ suffixLength: 2 }, { offset: 1, length: 2 }]);
+  assert.equal(await store.get("missing"), undefined);
+  assert.deepEqual(await store.list("a/"), ["a/c/0", "a/zarr.json"]);
+  assert.deepEqual(await store.listDir(""), { keys: ["b"], prefixes: ["a"] });
+  await assert.rejects(store.get("/b"), (e: unknown) => (e as { code?: string }).code === "INVALID_KEY");
+  // Without delete, a key that is not there is deleted; one that is cannot be.
+  const writable = resolveStore(plainStore(new Map([["/x", new Uint8Array(1)]]))) as WritableStore;
+  await writable.delete("y");
+  await assert.rejects(writable.delete("x"), (e: unknown) => (e as { code?: string }).code === "UNSUPPORTED");
+  // A get that answers something other than bytes is the store's failure, not a corrupt chunk.
+  const odd = resolveStore({ get: async () => "not bytes" as unknown as Uint8Array });
+  await assert.rejects(odd.get("c/0"), (e: unknown) => (e as { code?: string }).code === "STORE_ERROR");
+  assert.throws(() => resolveStore({ nothing: true } as never), (e: unknown) => (e as { code?: string }).code === "INVALID_ARGUMENT");
 });

@@ -93,19 +93,20 @@ export async function writeOnCaller(
   signal: AbortSignal,
 ): Promise<TaskOutcome> {
   const whole = task.items.filter((item) => coversChunk(task.meta, item, false));
-  const parts = [whole, ...task.items.filter((item) => !whole.includes(item)).map((item) => [item])].filter((p) => p.length > 0);
+  const partial = task.items.filter((item) => !coversChunk(task.meta, item, false));
+  const parts = [whole, ...partial.map((item) => [item])].filter((p) => p.length > 0);
   const noLock = { table: null, scope: "" };
   let chunks = 0;
   for (const items of parts) {
-    const partial = items !== whole;
+    const alone = items !== whole;
     const once = async (): Promise<TaskOutcome> => {
-      const fetched = partial ? [(await store.get(items[0].key, { signal })) ?? null] : undefined;
+      const fetched = alone ? [(await store.get(items[0].key, { signal })) ?? null] : undefined;
       const outcome = await run({ ...task, items, lock: noLock }, fetched);
       // Stored whatever the status: what an inline write stored before a failing chunk stays too.
       for (const [key, bytes] of outcome.stored ?? []) await (bytes ? store.set(key, bytes) : store.delete(key));
       return outcome;
     };
-    const outcome = partial ? await withChunkLock(task.lock, items[0].key, once) : await once();
+    const outcome = alone ? await withChunkLock(task.lock, items[0].key, once) : await once();
     chunks += outcome.chunks;
     if (outcome.status !== "done") return { ...outcome, chunks };
   }

@@ -5,7 +5,7 @@
  * a CallerStore: the internal store interface, with a descriptor no worker can open ("caller"),
  * so the calling thread moves its bytes and workers only decode and encode (parallel/coordinator.ts).
  */
-import { InvalidArgumentError, UnsupportedError } from "../errors.js";
+import { InvalidArgumentError, StoreError, UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, Store, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
@@ -41,7 +41,11 @@ export function asStore(input: Store | UserStore): Store {
 
 const abs = (key: string): string => `/${key}`;
 const rel = (key: string): string => key.replace(/^\/+/, "");
-const copy = (b: Bytes): Uint8Array | undefined => (b ? new Uint8Array(b) : undefined);
+function copy(key: string, b: Bytes): Uint8Array | undefined {
+  if (b == null) return undefined;
+  if (!(b instanceof Uint8Array)) throw new StoreError(`the store's get("/${key}") answered ${typeof b}, not a Uint8Array`);
+  return new Uint8Array(b);
+}
 
 export class CallerStore implements WritableStore {
   readonly readOnly: boolean;
@@ -57,14 +61,14 @@ export class CallerStore implements WritableStore {
   // Reads hand out copies: the bytes go to workers (transferred) and decode in place, and neither
   // may touch a buffer the user's store keeps.
   async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
-    return copy(await this.user.get(abs(validateKey(key)), opts));
+    return copy(key, await this.user.get(abs(validateKey(key)), opts));
   }
 
   async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
     validateRange(range);
     // zarrita's ranges have a length or count from the end; "to the end" reads the whole value.
     const query = range.offset < 0 ? { suffixLength: -range.offset } : range.length === undefined ? null : { offset: range.offset, length: range.length };
-    if (this.user.getRange && query) return copy(await this.user.getRange(abs(validateKey(key)), query, opts));
+    if (this.user.getRange && query) return copy(key, await this.user.getRange(abs(validateKey(key)), query, opts));
     const whole = await this.get(key, opts);
     return whole && sliceRange(whole, range);
   }
