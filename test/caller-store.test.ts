@@ -156,7 +156,9 @@ test("an aborted partial write on the pool lets go of its chunk locks; the next 
   setTimeout(() => controller.abort(), 50);
   await assert.rejects(write, (e: unknown) => (e as { code?: string }).code === "ABORTED");
   store.get = get;
+  ran.length = 0;
   await a.set([slice(1, 3), slice(1, 3)], 9, SETTINGS);
+  assert.equal(ran.length, 1, "the merge ran on a worker");
   const got = (await a.get([slice(0, 4), slice(0, 4)], { threads: 0 })) as NDArray<Float32Array>;
   assert.deepEqual(Array.from(got.data), [2, 2, 2, 2, 2, 9, 9, 2, 2, 9, 9, 2, 2, 2, 2, 2]);
   assert.equal(pool.busy, 0);
