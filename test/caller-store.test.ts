@@ -196,3 +196,23 @@ test("the wrapper translates zarrita's contract: ranges, listing, missing delete
   await assert.rejects(odd.get("c/0"), (e: unknown) => (e as { code?: string }).code === "STORE_ERROR");
   assert.throws(() => resolveStore({ nothing: true } as never), (e: unknown) => (e as { code?: string }).code === "INVALID_ARGUMENT");
 });
+
+test("comlink workers, with and without shared memory: reads equal inline, and the user's buffers are not transferred away", async () => {
+  const pools = [new WorkerPool({ threads: 2, executor: "comlink" }), new WorkerPool({ threads: 2, executor: "comlink", sharedMemory: false })];
+  try {
+    const store = plainStore();
+    const a = await createArray(store, LAYOUTS["v3 sharded"]);
+    await a.set(null, { data: VALUES, shape: [40, 30] }, { threads: 0 });
+    const sizes = new Map([...store.files].map(([k, v]) => [k, v.byteLength]));
+    for (const p of pools) {
+      let peak = 0;
+      const got = (await a.get([slice(1, 39), slice(2, 30)], { pool: p, threads: 2, onProgress: () => void (peak = Math.max(peak, p.busy)) })) as NDArray<Float32Array>;
+      const want = (await a.get([slice(1, 39), slice(2, 30)], { threads: 0 })) as NDArray<Float32Array>;
+      assert.deepEqual(Array.from(got.data), Array.from(want.data));
+      assert.ok(peak > 0, "tasks ran on the pool");
+    }
+    assert.deepEqual(new Map([...store.files].map(([k, v]) => [k, v.byteLength])), sizes);
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
+});
