@@ -30,6 +30,7 @@ export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk
 export { MemoryStore } from "./stores/memory.js";
 export { FetchStore } from "./stores/fetch.js";
 export { resolveStore, workerCanOpen } from "./stores/open.js";
+export type { UserStore } from "./stores/caller.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
 export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
 export type {

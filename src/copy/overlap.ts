@@ -40,7 +40,8 @@ function locationOf(end: CopyEnd): string[] {
     case "fetch":
       return ["url", ...d.url.replace(/\/+$/, "").split("/").filter((s) => s !== ""), ...nodeSegments];
     case "memory":
-      return ["memory", d.id, ...nodeSegments];
+    case "caller":
+      return [d.kind, d.id, ...nodeSegments];
     case "opfs":
       return ["opfs", ...d.root.split("/").filter((x) => x !== ""), ...nodeSegments];
     case "s3":
@@ -58,7 +59,7 @@ function locationOf(end: CopyEnd): string[] {
 function describe(end: CopyEnd): string {
   const d = end.store.descriptor();
   const where =
-    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : d.kind === "opfs" ? `opfs:${d.root}` : d.kind === "reference" ? referenceText(d.source) : d.kind === "archive" ? d.path : `memory store ${d.id}`;
+    d.kind === "filesystem" ? d.root : d.kind === "zip" ? d.path : d.kind === "fetch" ? d.url : d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : d.kind === "opfs" ? `opfs:${d.root}` : d.kind === "reference" ? referenceText(d.source) : d.kind === "archive" ? d.path : `${d.kind} store ${d.id}`;
   return end.path === "" ? where : `${where}#${end.path}`;
 }
 

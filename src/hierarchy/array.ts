@@ -42,6 +42,7 @@ import { isFresh, type ChunkCache, type Recheck } from "../parallel/chunk-cache.
 import { readVersioned } from "../stores/types.js";
 import { cacheId, readThroughCache } from "../parallel/cached-read.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
+import { CallerStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -498,7 +499,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
         : null;
     const descriptor = this.store.descriptor();
     const taskValue = writeValue;
-    const writeEmptyChunks = this.options.writeEmptyChunks ?? false;
+    // A user's store without delete keeps chunks that become all fill value: stored, not stale.
+    const writeEmptyChunks = this.options.writeEmptyChunks ?? (this.store instanceof CallerStore && !this.store.canDelete);
     // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
     const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
     // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.

@@ -6,6 +6,7 @@ import { InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } fro
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
+import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/synchronizer.js";
 import { conditionalWritePolicy, requireConditionalWrites, type ConditionalWritesOption } from "../parallel/conditional-writes.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-cache.js";
@@ -24,7 +25,8 @@ import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
  */
 export type Mode = "r" | "r+" | "a" | "w" | "w-";
 
-export type StoreInput = string | URL | Store;
+/** A path, a URL, a store, or any object with `get` (stores/caller.ts: keys like "/zarr.json"). */
+export type StoreInput = string | URL | Store | UserStore;
 
 export interface OpenOptions {
   mode?: Mode;

@@ -237,7 +237,7 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
  * shape it knows may be stale, and another writer may have grown the array and stored values in
  * the rest of an edge chunk, which a write of the in-bounds part alone must merge with.
  */
-function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
+export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
   // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
   if (item.scatter) return false;
   return item.chunkSel.every((r, d) => {

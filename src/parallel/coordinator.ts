@@ -7,7 +7,7 @@
 import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../errors.js";
 import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
-import type { Store } from "../stores/types.js";
+import type { Store, WritableStore } from "../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "./chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
@@ -16,7 +16,7 @@ import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
 import { reviveError, type TaskMessage } from "./task-outcome.js";
 import type { WorkerPool } from "./worker-pool.js";
-import { fetchChunks, fetchesWholeChunks, type FetchedChunks } from "./fetched-chunks.js";
+import { fetchChunks, fetchesWholeChunks, writeOnCaller, type FetchedChunks } from "./fetched-chunks.js";
 
 /**
  * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
@@ -89,7 +89,9 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (pool?.closed) throw new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
   if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
   if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
-  if (!workerCanOpen(req.store.descriptor())) return { where: "inline" };
+  // A user's store (stores/caller.ts): this thread moves its bytes, workers decode and encode.
+  const callerMoves = req.store.descriptor().kind === "caller";
+  if (!callerMoves && !workerCanOpen(req.store.descriptor())) return { where: "inline" };
   const inlineBelow = req.raw ? Infinity : INLINE_BELOW_BYTES;
   if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < inlineBelow)) {
     return { where: "inline" };
@@ -101,7 +103,7 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // With every thread asked for, one extra task per worker waits in the queue so that a worker
   // finishing a task starts the next at once; fewer threads means exactly that many in flight.
   const lanes = threads === undefined || threads >= p.threads ? p.threads * (p.tasksPerWorker + 1) : threads;
-  const fetchOnCaller = req.op === "read" && p.fetchesOnCaller;
+  const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
   return { where: "pool", pool: p, lanes, shared: p.sharedMemory, fetchOnCaller };
 }
 
@@ -255,7 +257,10 @@ async function runOnPool(
           if (bytes === null) return;
           message.fetched = bytes;
         }
-        const outcome = await pool.run(message);
+        const outcome =
+          task.kind === "write" && fetchFrom
+            ? await writeOnCaller(fetchFrom as WritableStore, task, (t, f) => pool.run({ ...message, task: t, fetched: f }), fetches.signal)
+            : await pool.run(message);
         if (outcome.returned && task.kind === "read") placeReturnedChunks(task, task.out, outcome.returned);
         if (outcome.versions) onVersions?.(task, outcome.versions);
         done += outcome.chunks;

@@ -6,20 +6,23 @@
  * The task itself runs as ever, through a store that answers the fetched keys from memory and
  * every other read (a shard's ranges, metadata) from the real store.
  */
-import type { Store } from "../stores/types.js";
+import type { Store, WritableStore } from "../stores/types.js";
 import { OverlayStore } from "../stores/overlay.js";
-import { pipelineFor } from "./chunk-codec.js";
-import { prefetchedStore, type ReadTask } from "./chunk-task.js";
+import { InternalFault, pipelineFor } from "./chunk-codec.js";
+import { coversChunk, prefetchedStore, type ChunkTask, type ReadTask, type WriteTask } from "./chunk-task.js";
+import { withChunkLock } from "./lock-table.js";
+import type { TaskOutcome } from "./task-outcome.js";
 
-/** Per item of the task: its chunk's stored bytes, or null when the chunk is not stored. */
-export type FetchedChunks = (Uint8Array | null)[];
+/** Per item of the task: its chunk's stored bytes, null when the chunk is not stored, undefined: not sent. */
+export type FetchedChunks = (Uint8Array | null | undefined)[];
 
 /**
  * Whether the caller should fetch this read task's chunks: a read of whole stored chunks (not a
- * cache fill, which needs versions, nor a chain that reads parts of a chunk, as a shard does).
+ * cache fill, which needs versions, nor a chain that reads parts of a chunk, as a shard does);
+ * always for a user's store (stores/caller.ts), which only the caller can reach: whole shards then.
  */
 export function fetchesWholeChunks(task: ReadTask): boolean {
-  return task.fillCache !== true && !pipelineFor(task.meta).canDecodePartial;
+  return task.store.kind === "caller" || (task.fillCache !== true && !pipelineFor(task.meta).canDecodePartial);
 }
 
 /** The caller's side: every item's chunk, fetched at once (together, where the store can). */
@@ -41,9 +44,72 @@ export function fetchedTransferables(fetched: FetchedChunks | undefined): ArrayB
   return [...out];
 }
 
-/** The worker's side: the task's store, answering the fetched keys from the bytes that came. */
-export function withFetched(inner: Store, task: ReadTask, fetched: FetchedChunks): Store {
+/**
+ * The worker's side: the task's store, answering the keys sent from the bytes that came (of a
+ * write, the old bytes of its partial chunks). A user's store has no store here (null): any other
+ * key read is a fault of parzarr's own. What a write stores is kept for the caller (`stored`).
+ */
+export function withFetched(inner: Store | null, task: ChunkTask, fetched: FetchedChunks = []): ReturningStore {
   const bytes = new Map<string, Uint8Array | null>();
-  task.items.forEach((item, i) => bytes.set(item.key, fetched[i] ?? null));
-  return new OverlayStore(inner, bytes);
+  fetched.forEach((b, i) => b !== undefined && bytes.set(task.items[i].key, b));
+  return new ReturningStore(inner, bytes, unsent);
+}
+
+function unsent(key: string): InternalFault {
+  return new InternalFault(`"${key}" of a store only the calling thread can reach was read on a worker without being sent`);
+}
+
+/** A write's chunks for the caller to apply, in order: encoded bytes to store, or null to delete. */
+export type StoredChunks = [key: string, bytes: Uint8Array | null][];
+
+export class ReturningStore extends OverlayStore implements WritableStore {
+  override readonly readOnly = false;
+  readonly stored: StoredChunks = [];
+
+  async set(key: string, value: Uint8Array): Promise<void> {
+    // A buffer of its own, to transfer: the encoding may be a view of the shared value.
+    const own = value.buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
+    this.stored.push([key, own ? value : value.slice()]);
+  }
+
+  async delete(key: string): Promise<void> {
+    this.stored.push([key, null]);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    throw unsent(prefix);
+  }
+}
+
+/**
+ * The caller's side of a write to a user's store (stores/caller.ts), which only this thread can
+ * reach: the task's whole chunks go to a worker together, each partial one alone, under its
+ * chunk lock held here while its old bytes are fetched, the worker merges and encodes, and the
+ * result is stored here. Workers take no lock of their own (the sent tasks have none).
+ */
+export async function writeOnCaller(
+  store: WritableStore,
+  task: WriteTask,
+  run: (task: WriteTask, fetched?: FetchedChunks) => Promise<TaskOutcome>,
+  signal: AbortSignal,
+): Promise<TaskOutcome> {
+  const whole = task.items.filter((item) => coversChunk(task.meta, item, false));
+  const partial = task.items.filter((item) => !coversChunk(task.meta, item, false));
+  const parts = [whole, ...partial.map((item) => [item])].filter((p) => p.length > 0);
+  const noLock = { table: null, scope: "" };
+  let chunks = 0;
+  for (const items of parts) {
+    const alone = items !== whole;
+    const once = async (): Promise<TaskOutcome> => {
+      const fetched = alone ? [(await store.get(items[0].key, { signal })) ?? null] : undefined;
+      const outcome = await run({ ...task, items, lock: noLock }, fetched);
+      // Stored whatever the status: what an inline write stored before a failing chunk stays too.
+      for (const [key, bytes] of outcome.stored ?? []) await (bytes ? store.set(key, bytes) : store.delete(key));
+      return outcome;
+    };
+    const outcome = alone ? await withChunkLock(task.lock, items[0].key, once) : await once();
+    chunks += outcome.chunks;
+    if (outcome.status !== "done") return { ...outcome, chunks };
+  }
+  return { status: "done", chunks };
 }

@@ -127,6 +127,8 @@ export function lockScopeOf(d: StoreDescriptor): string {
       return `opfs:${d.root}`;
     case "archive":
       return `archive:${d.path}`;
+    case "caller":
+      return `caller:${d.id}`;
     // Read-only: nothing is ever locked in it.
     case "reference":
       return `reference:${d.instance}`;

@@ -35,7 +35,7 @@ import {
 } from "../errors.js";
 import type { ChunkTask, ChunkVersion } from "./chunk-task.js";
 import type { ReturnedChunk } from "./returned-chunks.js";
-import type { FetchedChunks } from "./fetched-chunks.js";
+import type { FetchedChunks, StoredChunks } from "./fetched-chunks.js";
 
 /** One message to a worker: the task, sent verbatim, and the operation's cancel flag. */
 export interface TaskMessage {
@@ -54,7 +54,7 @@ export interface TaskMessage {
   returnChunks?: boolean;
   /**
    * A read whose chunks the caller fetched (fetched-chunks.ts): per item, its stored bytes (null:
-   * not stored), transferred with the message.
+   * not stored), transferred with the message; a write to a user's store: its partial chunks' old bytes.
    */
   fetched?: FetchedChunks;
 }
@@ -88,12 +88,15 @@ export type TaskOutcome = (
   returned?: ReturnedChunk[];
   /** A cache fill's versions, as [item index, version] for the chunks read. */
   versions?: [number, ChunkVersion][];
+  /** A write to a user's store: what the caller is to store (fetched-chunks.ts, writeOnCaller). */
+  stored?: StoredChunks;
 };
 
 /** The buffers of an outcome's returned chunks, for a worker to transfer rather than copy. */
 export function outcomeTransferables(outcome: TaskOutcome): ArrayBuffer[] {
   const buffers = new Set<ArrayBuffer>();
   for (const r of outcome.returned ?? []) if (r.data.buffer instanceof ArrayBuffer) buffers.add(r.data.buffer);
+  for (const [, b] of outcome.stored ?? []) if (b?.buffer instanceof ArrayBuffer) buffers.add(b.buffer);
   return [...buffers];
 }
 

@@ -7,7 +7,7 @@
  */
 import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "./chunk-task.js";
 import type { Store } from "../stores/types.js";
-import { withFetched } from "./fetched-chunks.js";
+import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
 
@@ -45,6 +45,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   const { signal, stop } = signalOf(cancel);
   // The task's chunks are read one by one below: a store that fetches them together does it first.
   let store: Store | undefined;
+  let caller: ReturningStore | undefined;
   const runner = async (): Promise<void> => {
     while (next < task.items.length && error === null && !cancelled) {
       if (Atomics.load(cancel, 0) !== 0) {
@@ -74,10 +75,11 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
   try {
     try {
-      // Chunks the caller fetched (fetchOnCaller) are answered from the message.
-      const opened = storeFor(task.store);
-      const own = message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened;
-      store = await prefetchedStore(task, own, signal);
+      // Chunks the caller fetched (fetchOnCaller) are answered from the message. A user's store
+      // (stores/caller.ts) only the caller reaches: it sends the bytes, and stores what comes back.
+      const opened = task.store.kind === "caller" ? null : storeFor(task.store);
+      if (opened === null) store = caller = withFetched(null, task, message.fetched);
+      else store = await prefetchedStore(task, message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened, signal);
     } catch (err) {
       if (signal.aborted) cancelled = true;
       else error = serialiseError(err);
@@ -86,7 +88,8 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
   } finally {
     stop();
   }
-  const extra = { ...(returned === undefined ? {} : { returned }), ...(versions.length > 0 ? { versions } : {}) };
+  const stored = caller && task.kind === "write" ? { stored: caller.stored } : {};
+  const extra = { ...(returned === undefined ? {} : { returned }), ...(versions.length > 0 ? { versions } : {}), ...stored };
   if (error !== null) return { status: "failed", chunks, error, ...extra };
   return cancelled ? { status: "cancelled", chunks, ...extra } : { status: "done", chunks, ...extra };
 }

@@ -12,6 +12,7 @@ import { S3Store } from "./s3.js";
 import { getMemoryStore } from "./memory.js";
 import { ReferenceStore } from "./reference.js";
 import type { Store, StoreDescriptor } from "./types.js";
+import { asStore, type UserStore } from "./caller.js";
 
 type DescriptorOf<K extends StoreDescriptor["kind"]> = Extract<StoreDescriptor, { kind: K }>;
 
@@ -64,10 +65,10 @@ export function workerCanOpen(d: StoreDescriptor): boolean {
  * configured from the environment (see stores/s3.ts); on Node a path ending in `.zip`
  * gives a ZipStore (mode "r" when read-only, else "a": call `close()` to finish it), and file:
  * URLs and other strings a FileSystemStore, relative paths against the current folder; a store is
- * returned as it is.
+ * returned as it is, and any other object with `get` wrapped as a user's store (stores/caller.ts).
  */
-export function resolveStore(input: string | URL | Store, options: { readOnly?: boolean } = {}): Store {
-  if (typeof input !== "string" && !(input instanceof URL)) return input;
+export function resolveStore(input: string | URL | Store | UserStore, options: { readOnly?: boolean } = {}): Store {
+  if (typeof input !== "string" && !(input instanceof URL)) return asStore(input);
   const text = String(input);
   // A kerchunk reference document (read on first use; targets reached through the environment).
   if (/\.json$/i.test(text.replace(/[?#].*$/, ""))) return ReferenceStore.at(text);

@@ -28,7 +28,9 @@ export type StoreDescriptor =
    */
   | { kind: "zip"; path: string; id?: string; instance?: string }
   /** A NetCDF or HDF5 file read as Zarr (archival/archive-store.ts); `instance` is its size and mtime. */
-  | { kind: "archive"; path: string; instance: string };
+  | { kind: "archive"; path: string; instance: string }
+  /** A user's store object (stores/caller.ts): no worker can open it; the calling thread moves its bytes. */
+  | { kind: "caller"; id: string };
 
 export interface RangeRequest {
   /** Byte offset; a negative offset counts from the end (a suffix request). */

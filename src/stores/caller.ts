@@ -1,0 +1,112 @@
+/**
+ * The store contract users implement, after zarrita.js's: any object with `get` is a store.
+ * Keys are absolute, as zarrita gives them ("/a/zarr.json"); `getRange`, `set`, `delete`, `list`
+ * and `listDir` are optional. Such an object is wrapped once, where the API takes a store, into
+ * a CallerStore: the internal store interface, with a descriptor no worker can open ("caller"),
+ * so the calling thread moves its bytes and workers only decode and encode (parallel/coordinator.ts).
+ */
+import { InvalidArgumentError, StoreError, UnsupportedError } from "../errors.js";
+import { platform } from "../platform/current.js";
+import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
+import type { RangeRequest, Store, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
+
+type Maybe<T> = T | Promise<T>;
+type Bytes = Uint8Array | undefined | null;
+
+/** What a user's store offers (zarrita's Readable and Writable, plus optional listing). */
+export interface UserStore {
+  get(key: string, opts?: StoreReadOptions): Maybe<Bytes>;
+  getRange?(key: string, range: { offset: number; length: number } | { suffixLength: number }, opts?: StoreReadOptions): Maybe<Bytes>;
+  set?(key: string, value: Uint8Array): Maybe<void>;
+  delete?(key: string): Maybe<unknown>;
+  /** Every key under a prefix ("/" or "/a/"), with or without the leading "/". */
+  list?(prefix: string): Maybe<Iterable<string>>;
+  listDir?(prefix: string): Maybe<{ keys: string[]; prefixes: string[] }>;
+  readonly readOnly?: boolean;
+}
+
+/** One wrapper per user object, so that locks and caches (keyed by the descriptor) agree. */
+const wrappers = new WeakMap<object, CallerStore>();
+
+/** A store as the API takes it: internal stores as they are, any other object with `get` wrapped. */
+export function asStore(input: Store | UserStore): Store {
+  if (typeof (input as Partial<Store> | null)?.descriptor === "function") return input as Store;
+  if (typeof (input as Partial<UserStore> | null)?.get !== "function") {
+    throw new InvalidArgumentError("a store is a path, a URL, or an object with a get(key) method");
+  }
+  let w = wrappers.get(input);
+  if (!w) wrappers.set(input, (w = new CallerStore(input as UserStore)));
+  return w;
+}
+
+const abs = (key: string): string => `/${key}`;
+const rel = (key: string): string => key.replace(/^\/+/, "");
+function copy(key: string, b: Bytes): Uint8Array | undefined {
+  if (b == null) return undefined;
+  if (!(b instanceof Uint8Array)) throw new StoreError(`the store's get("/${key}") answered ${typeof b}, not a Uint8Array`);
+  return new Uint8Array(b);
+}
+
+export class CallerStore implements WritableStore {
+  readonly readOnly: boolean;
+  /** Whether the user's store can delete (else empty chunks are written: see ZarrArray.set). */
+  readonly canDelete: boolean;
+  private readonly id = `caller-${platform().randomUUID()}`;
+
+  constructor(private readonly user: UserStore) {
+    this.readOnly = user.readOnly ?? typeof user.set !== "function";
+    this.canDelete = typeof user.delete === "function";
+  }
+
+  // Reads hand out copies: the bytes go to workers (transferred) and decode in place, and neither
+  // may touch a buffer the user's store keeps.
+  async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    return copy(key, await this.user.get(abs(validateKey(key)), opts));
+  }
+
+  async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    validateRange(range);
+    // zarrita's ranges have a length or count from the end; "to the end" reads the whole value.
+    const query = range.offset < 0 ? { suffixLength: -range.offset } : range.length === undefined ? null : { offset: range.offset, length: range.length };
+    if (this.user.getRange && query) return copy(key, await this.user.getRange(abs(validateKey(key)), query, opts));
+    const whole = await this.get(key, opts);
+    return whole && sliceRange(whole, range);
+  }
+
+  async has(key: string): Promise<boolean> {
+    return (await this.get(key)) !== undefined;
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    validatePrefix(prefix);
+    if (!this.user.list) throw new UnsupportedError("the store cannot list its keys (it has no list method)");
+    const keys = [...(await this.user.list(abs(prefix)))].map(rel);
+    return keys.filter((k) => k.startsWith(prefix)).sort();
+  }
+
+  async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
+    validatePrefix(prefix);
+    if (!this.user.listDir) return childrenOf(await this.list(prefix), prefix);
+    const { keys, prefixes } = await this.user.listDir(abs(prefix));
+    return { keys: keys.map(rel), prefixes: prefixes.map((p) => rel(p).replace(/\/+$/, "")) };
+  }
+
+  async set(key: string, value: Uint8Array): Promise<void> {
+    if (!this.user.set) throw new UnsupportedError("the store cannot be written (it has no set method)");
+    await this.user.set(abs(validateKey(key)), value);
+  }
+
+  async delete(key: string): Promise<void> {
+    // Without delete, a value that is not there is still "deleted"; one that is cannot be.
+    if (this.user.delete) await this.user.delete(abs(validateKey(key)));
+    else if (await this.has(key)) throw new UnsupportedError(`the store cannot delete "${key}" (it has no delete method)`);
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    for (const key of await this.list(prefix)) await this.delete(key);
+  }
+
+  descriptor(): StoreDescriptor {
+    return { kind: "caller", id: this.id };
+  }
+}
