@@ -31,7 +31,9 @@ export { MemoryStore } from "./stores/memory.js";
 export { FetchStore } from "./stores/fetch.js";
 export { resolveStore, workerCanOpen } from "./stores/open.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
-export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
+export { parseDataType, toNumpyTypestr } from "./metadata/dtype-names.js";
+export { hasFloat16Array } from "./metadata/elements.js";
+export { NAT } from "./metadata/dtype.js";
 export type {
   DataType,
   Scalar,

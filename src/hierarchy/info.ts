@@ -3,7 +3,8 @@
  * and as zarr-python's text (`formatInfo`). `parzarr info` builds on `arrayInfo`.
  */
 import type { Store } from "../stores/types.js";
-import { hasNumpyForm, type Scalar } from "../metadata/dtype.js";
+import type { Scalar } from "../metadata/dtype.js";
+import { hasNumpyForm } from "../metadata/dtype-names.js";
 import type { ZarrArray } from "./array.js";
 import { Group, UnopenableNode } from "./group.js";
 
