@@ -5,7 +5,7 @@
  *   node --import tsx bench/decode-in-place.ts [RUNS=41]
  */
 import { CodecPipeline } from "../src/codecs/pipeline.js";
-import { parseDataType } from "../src/metadata/dtype.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { CodecConfig } from "../src/index.js";
 import { median, randomWalk } from "./pool-data.js";
 

@@ -11,7 +11,7 @@
  */
 import "../src/platform/node.js";
 import { openArray } from "../src/hierarchy/open.js";
-import { allocElements } from "../src/metadata/dtype.js";
+import { allocElements } from "../src/metadata/elements.js";
 
 const [path, threadsArg = "default", readsArg = "6"] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 if (path === undefined) throw new Error("usage: bench/read-loop.ts ARRAY [THREADS] [READS] [--out]");

@@ -32,7 +32,9 @@ export { FetchStore } from "./stores/fetch.js";
 export { resolveStore, workerCanOpen } from "./stores/open.js";
 export type { UserStore } from "./stores/caller.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
-export { parseDataType, toNumpyTypestr, hasFloat16Array, NAT } from "./metadata/dtype.js";
+export { parseDataType, toNumpyTypestr } from "./metadata/dtype-names.js";
+export { hasFloat16Array } from "./metadata/elements.js";
+export { NAT } from "./metadata/dtype.js";
 export type {
   DataType,
   Scalar,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createArray, slice, type NDArray } from "../src/index.js";
 import { copySlab } from "../src/copy/engine.js";
 import { SlabBuffer } from "../src/copy/slab-buffer.js";
-import { parseDataType } from "../src/metadata/dtype.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const root = scratchDir();

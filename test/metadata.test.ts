@@ -12,7 +12,8 @@ import {
   v2ArrayDocument,
   v3ArrayDocument,
 } from "../src/metadata/array-metadata.js";
-import { fillValueToJson, parseDataType, parseFillValue, toNumpyTypestr } from "../src/metadata/dtype.js";
+import { parseDataType, toNumpyTypestr } from "../src/metadata/dtype-names.js";
+import { fillValueToJson, parseFillValue } from "../src/metadata/fill-value.js";
 import { parseJsonBytes, pythonFloat, serialiseJson } from "../src/metadata/json.js";
 import { InvalidMetadataError, UnsupportedError } from "../src/errors.js";
 import { FIXTURES } from "./helpers/paths.js";

@@ -9,7 +9,8 @@ import { getCodecFactory } from "../src/codecs/registry.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, BytesToBytesCodec, ChunkSpec, ChunkView } from "../src/codecs/types.js";
 import { contiguousView } from "../src/codecs/view.js";
-import { parseDataType, type ElementArray, type TypedArray } from "../src/metadata/dtype.js";
+import type { ElementArray, TypedArray } from "../src/metadata/dtype.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 

@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { MemoryStore, WorkerPool, createArray, type NDArray } from "../src/index.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
-import { parseDataType } from "../src/metadata/dtype.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
 import { ScratchLease, scratchAllocations } from "../src/scratch.js";
 import { scratchDir } from "./helpers/paths.js";

@@ -8,7 +8,9 @@ import { formatArray, formatScalar, nestedJson, scalarJson } from "./format.js";
 import { npyHeader, rawBytes } from "./npy.js";
 import { openArrayTarget } from "./nodes.js";
 import { readPreview } from "./preview.js";
-import { allocElements, isTypedArray, scalarToComponents, type Component, type DataType } from "../metadata/dtype.js";
+import type { Component, DataType } from "../metadata/dtype.js";
+import { allocElements, isTypedArray } from "../metadata/elements.js";
+import { scalarToComponents } from "../metadata/scalars.js";
 
 /** Items printed at each end of a summarised axis, as numpy's edgeitems. */
 const EDGE = 3;

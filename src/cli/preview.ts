@@ -4,7 +4,7 @@
  * (at most 2^ndim small boxes): printing a corner of a terabyte array reads kilobytes.
  */
 import { slice, type NDArray, type ZarrArray } from "../index.js";
-import { allocTypedArray } from "../metadata/dtype.js";
+import { allocTypedArray } from "../metadata/elements.js";
 import { normaliseSelection, type DimIndexer, type Selection } from "../indexing/selection.js";
 
 export interface Preview {

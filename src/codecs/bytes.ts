@@ -5,7 +5,8 @@
  * and the sub-byte integers (one per byte, upper bits ignored, as their specifications say).
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { componentsPerElement, isObjectType, typedArrayOver, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
+import { typedArrayOver } from "../metadata/elements.js";
 import { storedConversion } from "../metadata/stored-form.js";
 import { product } from "../indexing/strided.js";
 import type { JsonObject } from "../metadata/json.js";
@@ -82,7 +83,7 @@ export const bytesCodec: CodecFactory = (conf, spec) => {
     throw new InvalidMetadataError(`codec "bytes": "endian" is required for ${spec.dtype.name}`);
   }
   const endian = enumOption(conf, "endian", "bytes", ["little", "big"] as const, "little");
-  // A struct's records are their little-endian bytes in memory (see dtype.ts): the zarr-extensions
+  // A struct's records are their little-endian bytes in memory (see dtype-names.ts): the zarr-extensions
   // spec wants the endian written when a field has more than one byte, and big is not supported.
   const multiByteRecord = spec.dtype.kind === "structured" && hasMultiByteField(spec.dtype);
   if (multiByteRecord && endian === "big") {

@@ -3,7 +3,8 @@
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { isObjectType, parseDataType, type ElementArray } from "../metadata/dtype.js";
+import { isObjectType, type ElementArray } from "../metadata/dtype.js";
+import { parseDataType } from "../metadata/dtype-names.js";
 import type { StridedRegion } from "../indexing/strided.js";
 import { checkCodecCount, type CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";

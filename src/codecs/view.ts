@@ -3,19 +3,17 @@
  * element-region kernels (fill, copy, compare) that the chunk tasks and the sharding codec share.
  */
 import {
-  allocElements,
   componentsPerElement,
   isObjectType,
-  memoryBytesPerComponent,
-  scalarToComponents,
-  typedArrayOver,
-  zeroOf,
   type Component,
   type DataType,
   type ElementArray,
   type Scalar,
   type TypedArray,
 } from "../metadata/dtype.js";
+import { allocElements, memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
+import { scalarToComponents } from "../metadata/scalars.js";
+import { zeroOf } from "../metadata/fill-value.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
 import type { ChunkView } from "./types.js";
 import type { ScratchLease } from "../scratch.js";

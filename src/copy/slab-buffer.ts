@@ -4,13 +4,8 @@
  * per 64 MiB slab) and would linger until the garbage collector runs, so that several slabs'
  * worth of memory sat in the process at once, far past the `--memory` budget.
  */
-import {
-  componentsPerElement,
-  memoryBytesPerComponent,
-  typedArrayOver,
-  type DataType,
-  type TypedArray,
-} from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { userForm } from "../indexing/values.js";
 
 export class SlabBuffer {

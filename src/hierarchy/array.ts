@@ -6,21 +6,10 @@ import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, 
 import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
-import {
-  allocElements,
-  isObjectType,
-  isTypedArray,
-  type TypedArray,
-  memoryBytesPerComponent,
-  parseDataType,
-  componentsPerElement,
-  storedToScalar,
-  toNumpyTypestr,
-  v2DtypeJson,
-  type DataType,
-  type ElementArray,
-  type Scalar,
-} from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { parseDataType, toNumpyTypestr, v2DtypeJson } from "../metadata/dtype-names.js";
+import { allocElements, isTypedArray, memoryBytesPerComponent } from "../metadata/elements.js";
+import { storedToScalar } from "../metadata/scalars.js";
 import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
 import { castScalar } from "../indexing/cast.js";

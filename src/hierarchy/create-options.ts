@@ -10,16 +10,9 @@ import {
   type V2ArrayFields,
   v2Codecs,
 } from "../metadata/array-metadata.js";
-import {
-  componentsPerElement,
-  parseDataType,
-  parseFillValue,
-  v2DtypeJson,
-  v3DataTypeJson,
-  vlenBytesType,
-  zeroOf,
-  type DataType,
-} from "../metadata/dtype.js";
+import { componentsPerElement, type DataType } from "../metadata/dtype.js";
+import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
+import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-task.js";

@@ -6,7 +6,7 @@ import type { ZarrArray } from "./array.js";
 import type { NodeMetadata, NodeType } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { deleteNode, describePath, nodeLocation, normalisePath, parentPaths, readNode, readNodeType, writeGroupMetadata } from "./node-io.js";
-import { parseDataType } from "../metadata/dtype.js";
+import { parseDataType } from "../metadata/dtype-names.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import { tuple } from "../format.js";

@@ -4,7 +4,8 @@
  */
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
-import { hasNumpyForm, type Scalar } from "../metadata/dtype.js";
+import type { Scalar } from "../metadata/dtype.js";
+import { hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 // Types only: the handles import this module to answer `info()`, so it must not import them back.
 import type { ZarrArray } from "./array.js";

@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, MetadataMismatchError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { parseDataType } from "../metadata/dtype.js";
+import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/options.js";
 import { buildArrayMetadata, CREATE_ARRAY_OPTION_NAMES, type CreateArrayOptions } from "./create-options.js";

@@ -16,7 +16,8 @@
  * the type's values.
  */
 import { InvalidArgumentError, InvalidMetadataError } from "../errors.js";
-import { integerRange, parseFillValue, typeFamily, type DataType, type Scalar } from "../metadata/dtype.js";
+import { integerRange, typeFamily, type DataType, type Scalar } from "../metadata/dtype.js";
+import { parseFillValue } from "../metadata/fill-value.js";
 
 function show(v: unknown): string {
   return typeof v === "bigint" ? `${v}` : typeof v === "number" ? String(v) : JSON.stringify(v) ?? String(v);

@@ -4,10 +4,8 @@
  */
 import { InvalidArgumentError, ShapeMismatchError } from "../errors.js";
 import {
-  allocTypedArray,
   componentsPerElement,
   integerRange,
-  scalarToComponents,
   subByteBits,
   typeFamily,
   type DataType,
@@ -15,6 +13,8 @@ import {
   type Scalar,
   type TypedArray,
 } from "../metadata/dtype.js";
+import { allocTypedArray } from "../metadata/elements.js";
+import { scalarToComponents } from "../metadata/scalars.js";
 import { contiguousStrides, product } from "./strided.js";
 import { fromUserItems, userForm } from "./values.js";
 import { integerElement } from "./cast.js";

@@ -4,7 +4,8 @@
  * nothing written.
  */
 import { InvalidArgumentError, ShapeMismatchError } from "../errors.js";
-import { allocTypedArray, componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { allocTypedArray } from "../metadata/elements.js";
 import type { NDArray } from "./ndarray.js";
 import { contiguousStrides, product } from "./strided.js";
 import { userForm } from "./values.js";

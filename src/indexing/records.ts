@@ -4,13 +4,8 @@
  * one field into an ordinary NDArray of its own type, with a sub-array field's shape appended.
  */
 import { BadSelectionError } from "../errors.js";
-import {
-  componentsPerElement,
-  typedArrayOver,
-  type ElementArray,
-  type FixedDataType,
-  type StructuredDataType,
-} from "../metadata/dtype.js";
+import { componentsPerElement, type ElementArray, type FixedDataType, type StructuredDataType } from "../metadata/dtype.js";
+import { typedArrayOver } from "../metadata/elements.js";
 import { storedConversion } from "../metadata/stored-form.js";
 import type { NDArray } from "./ndarray.js";
 import { contiguousStrides, product } from "./strided.js";

@@ -6,17 +6,9 @@
  * one JS value per element, so `data[i]` is element i whatever the type.
  */
 import { ShapeMismatchError } from "../errors.js";
-import {
-  allocElements,
-  codePointsToString,
-  componentsPerElement,
-  scalarToComponents,
-  stripNuls,
-  type DataType,
-  type ElementArray,
-  type Scalar,
-  type TypedArray,
-} from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { allocElements } from "../metadata/elements.js";
+import { codePointsToString, scalarToComponents, stripNuls } from "../metadata/scalars.js";
 
 /** How `get` returns and `set` takes a type's elements. */
 export type UserForm = "typed" | "strings" | "bytes";

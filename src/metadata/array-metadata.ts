@@ -4,17 +4,9 @@
  * everything below this layer sees one pipeline.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import {
-  type DataType,
-  type Scalar,
-  fillValueToJson,
-  parseDataType,
-  parseFillValue,
-  v2DtypeJson,
-  v3DataTypeJson,
-  vlenBytesType,
-  vlenStringType,
-} from "./dtype.js";
+import type { DataType, Scalar } from "./dtype.js";
+import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
+import { fillValueToJson, parseFillValue } from "./fill-value.js";
 import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */

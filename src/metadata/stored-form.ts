@@ -4,7 +4,8 @@
  * whose stored byte keeps the value in its low bits and whose upper bits readers ignore. The
  * `bytes` codec and record fields convert through here, on host-order components.
  */
-import { hasFloat16Array, subByteBits, type DataType, type TypedArray } from "./dtype.js";
+import { subByteBits, type DataType, type TypedArray } from "./dtype.js";
+import { hasFloat16Array } from "./elements.js";
 import { componentCodec, type NarrowFloatComponent } from "./narrow-float.js";
 
 export interface StoredConversion {

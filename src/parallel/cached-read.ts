@@ -7,7 +7,8 @@
  */
 import { AbortError, MissingChunkError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { allocElements, componentsPerElement, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, type TypedArray } from "../metadata/dtype.js";
+import { allocElements } from "../metadata/elements.js";
 import { copyElements, fillComponents, fillElements, regionAt } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import type { ChunkPlan } from "../indexing/projection.js";

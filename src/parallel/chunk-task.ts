@@ -4,15 +4,9 @@
  */
 import { CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import {
-  allocElements,
-  componentsPerElement,
-  isObjectType,
-  scalarToComponents,
-  type Component,
-  type ElementArray,
-  type Scalar,
-} from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../metadata/dtype.js";
+import { allocElements } from "../metadata/elements.js";
+import { scalarToComponents } from "../metadata/scalars.js";
 import type { ByteSource, ChunkView } from "../codecs/types.js";
 import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";

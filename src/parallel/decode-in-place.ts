@@ -6,7 +6,8 @@
 import { CorruptChunkError } from "../errors.js";
 import type { Store } from "../stores/types.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType } from "../metadata/dtype.js";
+import { isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import type { ByteScatter, ChunkView } from "../codecs/types.js";
 import { contiguousView, regionAt } from "../codecs/view.js";
 import { takeScratch } from "../scratch.js";

@@ -7,7 +7,8 @@
  */
 import type { Store } from "../stores/types.js";
 import { copyElements, regionAt } from "../codecs/view.js";
-import { allocElements, type TypedArray } from "../metadata/dtype.js";
+import type { TypedArray } from "../metadata/dtype.js";
+import { allocElements } from "../metadata/elements.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { runChunkTask, type ChunkItem, type ChunkVersion, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 

@@ -18,7 +18,8 @@
  * arrays, masks, points) are not staged: their reads keep a shared output (see `canStage`).
  */
 import type { ResolvedSelection } from "../indexing/fancy.js";
-import { componentsPerElement, memoryBytesPerComponent, typedArrayOver, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { copyElements, regionAt } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { giveSharedScratch, takeSharedScratch } from "../scratch.js";

@@ -8,7 +8,8 @@
  * Each staged item carries its own region (`ChunkItem.valueRegion`), C-contiguous, so a worker
  * encodes an interior chunk straight from it.
  */
-import { componentsPerElement, memoryBytesPerComponent, typedArrayOver, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { copyElements, regionAt } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { giveSharedScratch, takeSharedScratch } from "../scratch.js";

@@ -4,7 +4,7 @@
  */
 import { after } from "node:test";
 import { WorkerPool, type NumericTypeName, type TypedArray } from "../../src/index.js";
-import { allocTypedArray } from "../../src/metadata/dtype.js";
+import { allocTypedArray } from "../../src/metadata/elements.js";
 
 /** xorshift32: `r(n)` is an integer in [0, n). */
 export function rng(seed: number): (n: number) => number {

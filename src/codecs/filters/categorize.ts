@@ -3,7 +3,8 @@
  * 0 for strings that are no label (which decode as "", as numcodecs does).
  */
 import { InvalidMetadataError } from "../../errors.js";
-import { allocTypedArray, type TypedArray } from "../../metadata/dtype.js";
+import type { TypedArray } from "../../metadata/dtype.js";
+import { allocTypedArray } from "../../metadata/elements.js";
 import type { ArrayToArrayCodec, CodecFactory } from "../types.js";
 import { contiguousData, contiguousView } from "../view.js";
 import { numericOption, specAs } from "./elementwise.js";

@@ -3,15 +3,10 @@
  * another type the way numpy's `astype` does, and numpy's round-half-to-even.
  */
 import { InvalidMetadataError } from "../../errors.js";
-import {
-  allocTypedArray,
-  isObjectType,
-  parseDataType,
-  typeFamily,
-  zeroOf,
-  type DataType,
-  type TypedArray,
-} from "../../metadata/dtype.js";
+import { isObjectType, typeFamily, type DataType, type TypedArray } from "../../metadata/dtype.js";
+import { parseDataType } from "../../metadata/dtype-names.js";
+import { allocTypedArray } from "../../metadata/elements.js";
+import { zeroOf } from "../../metadata/fill-value.js";
 import type { JsonObject } from "../../metadata/json.js";
 import type { ChunkSpec, ChunkView } from "../types.js";
 import { contiguousData, contiguousView } from "../view.js";

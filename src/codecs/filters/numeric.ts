@@ -4,7 +4,8 @@
  * chunks equal what numcodecs writes.
  */
 import { InvalidMetadataError, UnsupportedError } from "../../errors.js";
-import { allocTypedArray, typeFamily, type DataType, type TypedArray } from "../../metadata/dtype.js";
+import { typeFamily, type DataType, type TypedArray } from "../../metadata/dtype.js";
+import { allocTypedArray } from "../../metadata/elements.js";
 import type { JsonObject } from "../../metadata/json.js";
 import type { ArrayToArrayCodec, ChunkSpec, ChunkView, CodecFactory } from "../types.js";
 import { contiguousData, contiguousView } from "../view.js";

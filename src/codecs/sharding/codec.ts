@@ -12,7 +12,8 @@
  */
 import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
-import { allocElements, componentsPerElement, isObjectType, memoryBytesPerComponent, typedArrayOver, type ElementArray } from "../../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type ElementArray } from "../../metadata/dtype.js";
+import { allocElements, memoryBytesPerComponent, typedArrayOver } from "../../metadata/elements.js";
 import { giveScratch, takeScratch } from "../../scratch.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";

@@ -4,7 +4,7 @@
  * is not stored. The index is itself an array [...chunksPerShard, 2] encoded by `index_codecs`.
  */
 import { CorruptChunkError } from "../../errors.js";
-import { parseDataType } from "../../metadata/dtype.js";
+import { parseDataType } from "../../metadata/dtype-names.js";
 import { product } from "../../indexing/strided.js";
 import type { CodecPipeline } from "../pipeline.js";
 import type { ChunkSpec } from "../types.js";

@@ -1,0 +1,274 @@
+/** Fill values: every JSON form of either Zarr version into a `Scalar`, and back as zarr-python writes it. */
+import { InvalidMetadataError } from "../errors.js";
+import { BigJsonInt, PyFloat, type Serialisable, isJsonObject } from "./json.js";
+import { float16BitsToNumber } from "./float16.js";
+import { componentCodec } from "./narrow-float.js";
+import { NAT, NUMERIC_TYPES, componentsPerElement, integerRange, type Component, type DataType } from "./dtype.js";
+import type { NarrowFloatDataType, NumericDataType, Scalar, StructuredDataType, StructuredField } from "./dtype.js";
+import { EMPTY_BYTES, allocTypedArray, typedArrayOver } from "./elements.js";
+import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
+import { BASE64, base64ToBytes, bytesToBase64 } from "./base64.js";
+
+function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
+  if (typeof v === "number") return v;
+  if (v === "NaN") return NaN;
+  if (v === "Infinity") return Infinity;
+  if (v === "-Infinity") return -Infinity;
+  if (typeof v === "string" && /^0x[0-9a-fA-F]+$/.test(v)) {
+    // v3 spells exact bit patterns (a NaN payload, say) as the big-endian hex of the float.
+    const hex = v.slice(2);
+    if (hex.length !== bits / 4) {
+      throw new InvalidMetadataError(`${where}: hex fill value ${v} has the wrong length for ${dt.name}`);
+    }
+    const n = BigInt(v);
+    if (bits === 16) return float16BitsToNumber(Number(n));
+    const view = new DataView(new ArrayBuffer(8));
+    if (bits === 32) {
+      view.setUint32(0, Number(n));
+      return view.getFloat32(0);
+    }
+    view.setBigUint64(0, n);
+    return view.getFloat64(0);
+  }
+  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+}
+
+function componentBits(dt: NumericDataType): 16 | 32 | 64 {
+  if (dt.name === "float16") return 16;
+  if (dt.name === "float32" || dt.name === "complex64" || dt.name === "complex_float32") return 32;
+  return 64;
+}
+
+/**
+ * One component of a narrow float's fill value: a number, a constant the format can hold, or
+ * the hex of its stored code ("0x7c": one byte for the 8-bit-or-smaller floats, two otherwise).
+ */
+function parseNarrowComponent(v: unknown, dt: NarrowFloatDataType, where: string): number {
+  const codec = componentCodec(dt.component);
+  if (typeof v === "string" && /^0x[0-9a-fA-F]+$/.test(v)) {
+    const code = Number.parseInt(v.slice(2), 16);
+    if (v.length - 2 !== 2 * codec.bytes || code >= 2 ** codec.bits) {
+      throw new InvalidMetadataError(`${where}: hex fill value ${v} is not a ${codec.bits}-bit code of ${dt.name}`);
+    }
+    return codec.table[code];
+  }
+  const x = parseFloatJson(v, dt, where, 64);
+  const special = codec.format?.special ?? "ieee";
+  // The specifications refuse the constants a format cannot represent.
+  if (Number.isNaN(x) && special === "finite") throw new InvalidMetadataError(`${where}: ${dt.name} has no NaN`);
+  if (Math.abs(x) === Infinity && special !== "ieee") throw new InvalidMetadataError(`${where}: ${dt.name} has no infinity`);
+  return x;
+}
+
+function parseInteger(v: unknown): bigint | undefined {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === "boolean") return v ? 1n : 0n;
+  if (typeof v === "string" && /^-?\d+$/.test(v)) return BigInt(v);
+  if (typeof v === "string" && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v);
+  return undefined;
+}
+
+/** A JSON byte-string fill value: base64, or (as zarr-python 2 leniently accepts) any other value's text. */
+function jsonBytesValue(v: unknown, where: string, dt: DataType): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === "string") return BASE64.test(v) ? base64ToBytes(v) : new TextEncoder().encode(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0 && x < 256)) {
+    return Uint8Array.from(v as number[]);
+  }
+  if (typeof v === "number" || typeof v === "boolean") return new TextEncoder().encode(String(v));
+  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+}
+
+function codePointLength(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/**
+ * Turns a fill value (a JS value or any JSON form of either version) into the JS scalar of this
+ * type. `null` (v2 only) means "no fill value"; such arrays read missing chunks as zeros.
+ */
+export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): Scalar {
+  if (v === null || v === undefined) return zeroOf(dt);
+  switch (dt.kind) {
+    case "narrow_float": {
+      const one = (x: unknown) => parseNarrowComponent(typeof x === "bigint" ? Number(x) : x, dt, where);
+      if (dt.components === 1) return one(v);
+      if (Array.isArray(v) && v.length === 2) return [one(v[0]), one(v[1])];
+      if (typeof v === "number") return [v, 0];
+      break;
+    }
+    case "datetime": {
+      if (v === "NaT") return NAT;
+      const n = parseInteger(v);
+      if (n === undefined || n < NAT || n >= 2n ** 63n) break;
+      return n;
+    }
+    case "fixed_bytes":
+    case "raw_bits":
+    case "structured": {
+      if (dt.kind === "structured" && isJsonObject(v) && !ArrayBuffer.isView(v)) return structFillFromJson(v, dt, where);
+      const b = jsonBytesValue(v === 0 && dt.kind !== "fixed_bytes" ? [] : v, where, dt);
+      if (b.length > dt.itemSize || (dt.kind !== "fixed_bytes" && b.length !== 0 && b.length !== dt.itemSize)) {
+        throw new InvalidMetadataError(`${where}: fill value has ${b.length} bytes, ${dt.name} holds ${dt.itemSize}`);
+      }
+      return dt.kind === "fixed_bytes" ? stripNuls(b) : padBytes(b, dt.itemSize);
+    }
+    case "utf32": {
+      // zarr-python 2 keeps a non-string fill value as numpy turns it into text (0 -> "0").
+      const s = typeof v === "string" ? v : String(v);
+      if (codePointLength(s) > dt.length) throw new InvalidMetadataError(`${where}: fill value ${JSON.stringify(s)} is longer than ${dt.length} characters`);
+      return s;
+    }
+    case "string":
+      // zarr-python 2 writes 0 for object arrays; it has no meaning for strings, so it reads as "".
+      return typeof v === "string" ? v : "";
+    case "bytes":
+      if (v === 0) return EMPTY_BYTES;
+      return jsonBytesValue(v, where, dt);
+    case "numeric":
+      return parseNumericFill(v, dt, where);
+  }
+  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+}
+
+function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scalar {
+  const family = NUMERIC_TYPES[dt.name].family;
+  switch (family) {
+    case "bool":
+      if (typeof v === "boolean") return v;
+      if (v === 0 || v === 1) return v === 1;
+      break;
+    case "int":
+    case "uint": {
+      const n = parseInteger(v);
+      if (n === undefined) break;
+      const [lo, hi] = integerRange(dt)!;
+      if (n < lo || n > hi) {
+        throw new InvalidMetadataError(`${where}: fill value ${n} is out of range for ${dt.name}`);
+      }
+      return dt.itemSize === 8 ? n : Number(n);
+    }
+    case "float":
+      return parseFloatJson(typeof v === "bigint" ? Number(v) : v, dt, where, componentBits(dt));
+    case "complex": {
+      if (Array.isArray(v) && v.length === 2) {
+        const bits = componentBits(dt);
+        return [parseFloatJson(v[0], dt, where, bits), parseFloatJson(v[1], dt, where, bits)];
+      }
+      if (typeof v === "number") return [v, 0];
+      break;
+    }
+  }
+  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+}
+
+export function zeroOf(dt: DataType): Scalar {
+  switch (dt.kind) {
+    case "narrow_float":
+      return dt.components === 2 ? [0, 0] : 0;
+    case "datetime":
+      return 0n;
+    case "fixed_bytes":
+    case "bytes":
+      return EMPTY_BYTES;
+    case "raw_bits":
+    case "structured":
+      return new Uint8Array(dt.itemSize);
+    case "utf32":
+    case "string":
+      return "";
+    case "numeric":
+      switch (NUMERIC_TYPES[dt.name].family) {
+        case "bool":
+          return false;
+        case "complex":
+          return [0, 0];
+        case "float":
+          return 0;
+        default:
+          return dt.itemSize === 8 ? 0n : 0;
+      }
+  }
+}
+
+function floatJson(x: number, asV3: boolean): Serialisable {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "Infinity";
+  if (x === -Infinity) return "-Infinity";
+  return asV3 ? x : new PyFloat(x);
+}
+
+function bigintJson(v: bigint): Serialisable {
+  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : new BigJsonInt(v);
+}
+
+/** The JSON form of a fill value, as zarr-python writes it for that version. */
+export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 3): Serialisable {
+  if (v === null) return null;
+  switch (dt.kind) {
+    case "narrow_float":
+      if (dt.components === 2) return (v as [number, number]).map((x) => floatJson(x, zarrFormat === 3));
+      return floatJson(v as number, false);
+    case "datetime":
+      return bigintJson(v as bigint);
+    case "structured":
+      // v3 (the zarr-extensions `struct` type): an object of field values; v2: base64 bytes.
+      return zarrFormat === 3 ? structFillToJson(v as Uint8Array, dt) : bytesToBase64(v as Uint8Array);
+    case "fixed_bytes":
+      return bytesToBase64(v as Uint8Array);
+    case "raw_bits":
+      // v3 spells raw bits as a list of byte values; v2 (`|V`) as base64.
+      return zarrFormat === 3 ? Array.from(v as Uint8Array) : bytesToBase64(v as Uint8Array);
+    case "bytes":
+      return bytesToBase64(v as Uint8Array);
+    case "utf32":
+    case "string":
+      return v as string;
+    case "numeric":
+      break;
+  }
+  const family = NUMERIC_TYPES[dt.name].family;
+  if (family === "complex") {
+    const [re, im] = v as [number, number];
+    return [floatJson(re, zarrFormat === 3), floatJson(im, zarrFormat === 3)];
+  }
+  if (family === "float") {
+    // zarr-python 3 writes 0.0 too; both versions print floats the Python way.
+    return floatJson(v as number, false);
+  }
+  if (family === "bool") return Boolean(v);
+  if (typeof v === "bigint") return bigintJson(v);
+  return v as number;
+}
+
+// The v3 `struct` type's fill value: an object of field values (see dtype-names.ts).
+
+/** A field's value inside a record's bytes, through an aligned copy of its bytes. */
+function fieldScalar(record: Uint8Array, f: StructuredField): Scalar {
+  const copy = new Uint8Array(f.dtype.itemSize);
+  copy.set(record.subarray(f.offset, f.offset + f.dtype.itemSize));
+  return storedToScalar(typedArrayOver(f.dtype, copy.buffer, 0, componentsPerElement(f.dtype)), 0, f.dtype);
+}
+
+function structFillToJson(record: Uint8Array, dt: StructuredDataType): Serialisable {
+  const out: { [key: string]: Serialisable } = {};
+  for (const f of dt.fields) out[f.name] = fillValueToJson(fieldScalar(record, f), f.dtype, 3);
+  return out;
+}
+
+function structFillFromJson(v: Record<string, unknown>, dt: StructuredDataType, where: string): Uint8Array {
+  const record = new Uint8Array(dt.itemSize);
+  for (const f of dt.fields) {
+    if (!(f.name in v)) throw new InvalidMetadataError(`${where}: the struct fill value has no field "${f.name}"`);
+    if (f.shape.length > 0) throw new InvalidMetadataError(`${where}: field "${f.name}" is a sub-array; give the fill value as base64 bytes`);
+    const scalar = parseFillValue(v[f.name], f.dtype, `${where}.${f.name}`);
+    const one = allocTypedArray(f.dtype, 1);
+    const comps = scalarToComponents(scalar, f.dtype);
+    comps.forEach((c, k) => ((one as unknown as Component[])[k] = c));
+    record.set(new Uint8Array(one.buffer, one.byteOffset, f.dtype.itemSize), f.offset);
+  }
+  return record;
+}
