@@ -27,8 +27,13 @@ function spawn(cmd: string, args: string[], cwd: string, env: Record<string, str
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   const r = spawn(cmd, args, cwd, env);
-  assert.equal(r.status, 0, `${cmd} ${args.join(" ")}: ${r.error ?? ""}${r.stderr}${r.stdout}`);
+  assert.equal(r.status, 0, `${cmd} ${args.join(" ")}: ${failure(r)}`);
   return r.stdout;
+}
+
+function failure(r: ReturnType<typeof spawn>): string {
+  const missing = (r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+  return missing ? `${r.error} (a devDependency: \`npm ci\` installs it)` : `${r.error ?? ""}${r.stdout}${r.stderr}`;
 }
 
 function filesUnder(dir: string): string[] {
@@ -76,12 +81,12 @@ describe("the packed package", { timeout: 600_000 }, () => {
 
   test("publint reports nothing on the tarball (warnings fail too)", () => {
     const r = spawn("publint", ["run", tarball, "--strict"], tmp);
-    assert.equal(r.status, 0, `${r.error ?? ""}${r.stdout}${r.stderr}`);
+    assert.equal(r.status, 0, failure(r));
   });
 
   test("@arethetypeswrong/cli reports nothing on the tarball (its rules: .attw.json)", () => {
     const r = spawn("attw", [tarball, "--config-path", join(ROOT, ".attw.json"), "--format", "ascii", "--no-color"], tmp);
-    assert.equal(r.status, 0, `${r.error ?? ""}${r.stdout}${r.stderr}`);
+    assert.equal(r.status, 0, failure(r));
   });
 
   test("installed: require() from CommonJS, no source maps, LICENSE, a CLI that loads commands on use", () => {
