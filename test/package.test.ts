@@ -1,70 +1,122 @@
 /**
- * The package a user installs: built as `npm run build` builds it, laid out from the files
- * `npm pack` would ship, then used from a fresh app: `require("parzarr")` from CommonJS works (it
- * failed with ERR_PACKAGE_PATH_NOT_EXPORTED), every source map points at a file in the package,
- * LICENSE ships, `parzarr bench`'s comparison (bench/compare/) is built and loads, and
- * `parzarr --help` starts without loading the library (the CLI loads each command on first use).
+ * The package a user installs: the sources `npm pack` lists are built as `npm run build` builds
+ * them, packed with `npm pack`, and the tarball is checked as a user gets it:
+ * - it stays within its size budget (it was 5.3 MB, 12 MB unpacked of it dist/browser's bundles
+ *   and their source maps), and publint and @arethetypeswrong/cli (attw) report nothing on it;
+ * - installed, `require("parzarr")` from CommonJS works (it failed with
+ *   ERR_PACKAGE_PATH_NOT_EXPORTED), no source map ships (nor any JS that names one), LICENSE
+ *   ships, `parzarr bench`'s comparison (bench/compare/) is built and loads, and `parzarr --help`
+ *   starts without loading the library (the CLI loads each command on first use).
  */
-import { test } from "node:test";
+import { before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { delimiter, dirname, join, relative } from "node:path";
 import { scratchDir } from "./helpers/paths.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
+/** The tarball's budget in bytes (issue 30: at most 1.5 MB). */
+const TARBALL_BUDGET = 1_500_000;
+
+function spawn(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  // The devDependencies' commands (publint, attw) run as `npm test` runs them, from node_modules/.bin.
+  const PATH = [join(ROOT, "node_modules/.bin"), process.env.PATH ?? ""].join(delimiter);
+  return spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, PATH, ...env }, maxBuffer: 64 * 2 ** 20 });
+}
 
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
-  const r = spawnSync(cmd, args, { cwd, encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 64 * 2 ** 20 });
-  assert.equal(r.status, 0, `${cmd} ${args.join(" ")}: ${r.stderr}${r.stdout}`);
+  const r = spawn(cmd, args, cwd, env);
+  assert.equal(r.status, 0, `${cmd} ${args.join(" ")}: ${failure(r)}`);
   return r.stdout;
 }
 
-test("the packed package: require() from CommonJS, source maps that resolve, LICENSE, a CLI that loads commands on use", { timeout: 600_000 }, () => {
+function failure(r: ReturnType<typeof spawn>): string {
+  const missing = (r.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT";
+  return missing ? `${r.error} (a devDependency: \`npm ci\` installs it)` : `${r.error ?? ""}${r.stdout}${r.stderr}`;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe("the packed package", { timeout: 600_000 }, () => {
   const tmp = scratchDir("parzarr-pack-");
+  /** Where the tarball is built, and where it is installed (node_modules/parzarr of an app). */
+  const build = join(tmp, "build");
   const pkg = join(tmp, "node_modules", "parzarr");
-  // What `npm pack` ships from the sources; dist/ is then built there as `npm run build` does.
-  const listed = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], ROOT))[0].files as { path: string }[];
-  const paths = listed.map((f) => f.path);
-  assert.ok(paths.includes("LICENSE"), "LICENSE ships");
-  assert.ok(paths.includes("docs/ARCHITECTURE.md"));
-  for (const p of [...paths, "tsconfig.json", "tsconfig.build.json"]) {
-    mkdirSync(dirname(join(pkg, p)), { recursive: true });
-    cpSync(join(ROOT, p), join(pkg, p));
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
-  run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], pkg);
-  // The build's next step: each Node worker entry bundled into one file (its maps checked below).
-  run(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "tools/bundle-node-workers.ts"), join(pkg, "dist/workers"), pkg], pkg);
-  assert.ok(readFileSync(join(pkg, "dist/workers/node-worker.js"), "utf8").includes("runTaskMessage"), "the worker is one bundled file");
-  rmSync(join(pkg, "tsconfig.json"));
-  rmSync(join(pkg, "tsconfig.build.json"));
-  // Every map's sources lie inside the package, or (the browser bundles' third-party modules,
-  // shipped when dist/browser was built before packing) travel inside the map itself.
-  const maps: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name.endsWith(".js.map")) maps.push(join(d, e.name));
+  let tarball = "";
+  let packed: { path: string; size: number }[] = [];
+
+  before(() => {
+    // A copy of the checkout's build inputs (a dist/ left in the checkout is not copied: it is
+    // built here) and of what `npm pack` lists beside the build, built by the package's own script.
+    const listed = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], ROOT))[0].files as { path: string }[];
+    const inputs = ["src", "workers", "bench/compare", "tools", "tsconfig.json", "tsconfig.build.json"];
+    for (const p of [...listed.map((f) => f.path).filter((p) => !p.startsWith("dist/")), ...inputs]) {
+      mkdirSync(dirname(join(build, p)), { recursive: true });
+      cpSync(join(ROOT, p), join(build, p), { recursive: true });
     }
-  };
-  walk(join(pkg, "dist"));
-  assert.ok(maps.length > 50);
-  for (const m of maps) {
-    const map = JSON.parse(readFileSync(m, "utf8")) as { sources: string[]; sourcesContent?: (string | null)[] };
-    map.sources.forEach((s, i) => {
-      const target = resolve(dirname(m), s);
-      const embedded = s.includes("node_modules/") && typeof map.sourcesContent?.[i] === "string";
-      assert.ok(embedded || (target.startsWith(pkg) && existsSync(target)), `${m.slice(pkg.length)} points at ${s}, not shipped`);
-    });
-  }
-  // A fresh CommonJS app.
-  const app = join(tmp, "app");
-  mkdirSync(app);
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", type: "commonjs" }));
-  writeFileSync(
-    join(app, "main.js"),
-    `const { createArray, MemoryStore, WorkerPool, slice } = require("parzarr");
+    symlinkSync(join(ROOT, "node_modules"), join(build, "node_modules"));
+    run("npm", ["run", "build"], build);
+    const out = JSON.parse(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", tmp], build))[0] as {
+      filename: string;
+      files: { path: string; size: number }[];
+    };
+    tarball = join(tmp, out.filename);
+    packed = out.files;
+    // Installed as npm installs it: the tarball's package/ folder, its dependencies beside it.
+    mkdirSync(pkg, { recursive: true });
+    run("tar", ["-xzf", tarball, "-C", pkg, "--strip-components=1"], tmp);
+    symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
+  });
+
+  test(`the tarball is at most ${TARBALL_BUDGET} bytes`, () => {
+    const size = statSync(tarball).size;
+    const biggest = [...packed].sort((a, b) => b.size - a.size).slice(0, 8);
+    assert.ok(size <= TARBALL_BUDGET, `${size} bytes; largest files: ${biggest.map((f) => `${f.path} ${f.size}`).join(", ")}`);
+  });
+
+  test("publint reports nothing on the tarball (warnings fail too)", () => {
+    const r = spawn("publint", ["run", tarball, "--strict"], tmp);
+    assert.equal(r.status, 0, failure(r));
+  });
+
+  test("@arethetypeswrong/cli reports nothing on the tarball (its rules: .attw.json)", () => {
+    const r = spawn("attw", [tarball, "--config-path", join(ROOT, ".attw.json"), "--format", "ascii", "--no-color"], tmp);
+    assert.equal(r.status, 0, failure(r));
+  });
+
+  test("installed: require() from CommonJS, no source maps, LICENSE, a CLI that loads commands on use", () => {
+    const paths = packed.map((f) => f.path);
+    assert.ok(paths.includes("LICENSE"), "LICENSE ships");
+    assert.ok(paths.includes("docs/ARCHITECTURE.md"));
+    // Each Node worker entry is bundled: it loads its code from the bundle's files in
+    // dist/workers and packages, not the hundred modules of dist/src.
+    for (const entry of ["node-worker.js", "comlink-node-worker.js"]) {
+      const text = readFileSync(join(pkg, "dist/workers", entry), "utf8");
+      const imports = [...text.matchAll(/^(?:import|export)\b[^;]*?"([^"]+)";/gm)].map((m) => m[1]!);
+      assert.ok(imports.length > 0, `${entry} imports its code`);
+      for (const spec of imports) assert.ok(!spec.includes("/src/") && !spec.startsWith("../"), `${entry} imports ${spec}`);
+    }
+    // No source maps ship, and no file names one: a bundle's map carried a second copy of every
+    // module in it (8.4 MB of dist/browser), and dist/src's maps needed the TypeScript sources
+    // beside them; tsc's JavaScript keeps every comment instead.
+    const dist = filesUnder(join(pkg, "dist"));
+    assert.ok(dist.length > 100);
+    assert.deepEqual(paths.filter((p) => p.endsWith(".map") || (p.endsWith(".ts") && !p.endsWith(".d.ts"))), [], "maps or TypeScript sources shipped");
+    for (const js of dist.filter((f) => f.endsWith(".js"))) {
+      assert.doesNotMatch(readFileSync(js, "utf8"), /^\/\/# sourceMappingURL=/m, `${relative(pkg, js)} names a source map`);
+    }
+    // A fresh CommonJS app.
+    const app = join(tmp, "app");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", type: "commonjs" }));
+    writeFileSync(
+      join(app, "main.js"),
+      `const { createArray, MemoryStore, WorkerPool, slice } = require("parzarr");
 (async () => {
   const a = await createArray(new MemoryStore(), { shape: [3], dtype: "int16" });
   await a.set(null, [1, 2, 3]);
@@ -81,18 +133,19 @@ test("the packed package: require() from CommonJS, source maps that resolve, LIC
   }
   await pool.close();
 })();`,
-  );
-  assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok");
-  // `parzarr bench` loads the comparison from bench/compare/, outside src/: it is built and
-  // shipped, and its imports of the library resolve in the installed layout.
-  const loadBench = `import(${JSON.stringify(join(pkg, "dist/bench/compare/compare.js"))}).then((m) => console.log(typeof m.runCompare))`;
-  assert.equal(run(process.execPath, ["-e", loadBench], app).trim(), "function");
-  // --help prints every command without loading the library: it still works with the library's
-  // modules gone (a static import of any of them would fail to resolve).
-  const cli = join(tmp, "cli-only");
-  cpSync(join(pkg, "dist"), join(cli, "dist"), { recursive: true });
-  for (const gone of ["src/index.js", "src/hierarchy", "src/codecs", "bench"]) rmSync(join(cli, "dist", gone), { recursive: true });
-  const help = run(process.execPath, [join(cli, "dist/src/cli/main.js"), "--help"], app);
-  assert.match(help, /^  cp +copy, rechunk/m);
-  assert.match(help, /^  bench +compare/m);
+    );
+    assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok");
+    // `parzarr bench` loads the comparison from bench/compare/, outside src/: it is built and
+    // shipped, and its imports of the library resolve in the installed layout.
+    const loadBench = `import(${JSON.stringify(join(pkg, "dist/bench/compare/compare.js"))}).then((m) => console.log(typeof m.runCompare))`;
+    assert.equal(run(process.execPath, ["-e", loadBench], app).trim(), "function");
+    // --help prints every command without loading the library: it still works with the library's
+    // modules gone (a static import of any of them would fail to resolve).
+    const cli = join(tmp, "cli-only");
+    cpSync(join(pkg, "dist"), join(cli, "dist"), { recursive: true });
+    for (const gone of ["src/index.js", "src/hierarchy", "src/codecs", "bench"]) rmSync(join(cli, "dist", gone), { recursive: true });
+    const help = run(process.execPath, [join(cli, "dist/src/cli/main.js"), "--help"], app);
+    assert.match(help, /^  cp +copy, rechunk/m);
+    assert.match(help, /^  bench +compare/m);
+  });
 });

@@ -4,8 +4,11 @@
  *   so that any static server can serve it beside the data or the page;
  * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
  *   tests, hand-written pages). Its default worker URL is rewritten to the worker file beside it;
- * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data.
- * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser).
+ * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data;
+ *   viewer.js imports the library from parzarr.js beside it rather than holding a third copy.
+ * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser,
+ * minified and without source maps: a bundle's map would carry a copy of every module in it, the
+ * third-party ones included, and the package ships no maps; see tsconfig.build.json).
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
@@ -31,6 +34,16 @@ function defaultWorkerUrl(name: string, from: string, to: string): Plugin {
   };
 }
 
+/** The viewer page's library is the one-file bundle beside it. */
+const libraryBeside: Plugin = {
+  name: "parzarr-library-beside",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/browser\.js$/ }, (args) =>
+      args.importer.endsWith(join("src", "viewer", "main.ts")) ? { path: "./parzarr.js", external: true } : undefined,
+    );
+  },
+};
+
 /** In the one-file bundle the worker lies beside it. */
 const workerBeside = defaultWorkerUrl("parzarr-worker-beside", `"${SOURCE_WORKER_PATH}"`, `"./parzarr-worker.js"`);
 
@@ -53,14 +66,14 @@ export interface BrowserBuild {
   metafiles: { library: Metafile; worker: Metafile };
 }
 
-export async function buildBrowser(outdir: string, options: { minify?: boolean } = {}): Promise<BrowserBuild> {
+export async function buildBrowser(outdir: string, options: { minify?: boolean; sourcemap?: boolean } = {}): Promise<BrowserBuild> {
   const common = {
     bundle: true,
     platform: "browser" as const,
     format: "esm" as const,
     target: "es2022",
     minify: options.minify ?? false,
-    sourcemap: true,
+    sourcemap: options.sourcemap ?? true,
     metafile: true,
     logLevel: "silent" as const,
     absWorkingDir: ROOT,
@@ -72,7 +85,7 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean }
   const [lib, wrk] = await Promise.all([
     build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library, plugins: [workerBeside] }),
     build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker, plugins: [workerIsSelf] }),
-    build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [workerBeside] }),
+    build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [libraryBeside] }),
     copyFile(join(ROOT, "src/viewer/index.html"), viewer),
   ]);
   return { library, worker, viewer, metafiles: { library: lib.metafile!, worker: wrk.metafile! } };
@@ -80,6 +93,6 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const out = resolve(process.argv[2] ?? join(ROOT, "dist/browser"));
-  const r = await buildBrowser(out, { minify: true });
+  const r = await buildBrowser(out, { minify: true, sourcemap: false });
   console.log(`wrote ${r.library}, ${r.worker} and ${r.viewer}`);
 }

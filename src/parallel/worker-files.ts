@@ -9,8 +9,8 @@ const SOURCE = import.meta.url.endsWith(".ts");
 export type WorkerEntry = "node-worker" | "comlink-node-worker";
 
 /**
- * The entries' folder. The build bundles each worker entry into one file (tools/bundle-node-workers.ts),
- * and in there this module's URL is the bundle's own, beside the other entries.
+ * The entries' folder. The build bundles the worker entries (tools/bundle-node-workers.ts): in there
+ * this module's URL is the entries' shared chunk, beside them.
  */
 const ENTRIES = /\/workers\/[^/]+\.js$/.test(import.meta.url) ? new URL("./", import.meta.url) : new URL("../../workers/", import.meta.url);
 
