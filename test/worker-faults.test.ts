@@ -159,9 +159,13 @@ for (const kind of ["piscina", "comlink", "comlink (createWorker)"] as const) {
 }
 
 test("a comlink worker factory that throws fails the task, and close() settles", { timeout: 30_000 }, async () => {
-  const executor = new ComlinkExecutor(2, () => {
-    throw new Error("no worker can be made here");
-  });
+  const executor = new ComlinkExecutor(
+    2,
+    () => {
+      throw new Error("no worker can be made here");
+    },
+    1,
+  );
   const message = { task: { kind: "read", items: [] }, cancel: new Int32Array(1) } as unknown as Parameters<ComlinkExecutor["run"]>[0];
   await assert.rejects(executor.run(message), /no worker can be made here/);
   await assert.rejects(executor.run(message), /no worker can be made here/);

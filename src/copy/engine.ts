@@ -19,6 +19,7 @@ import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dty
 import { v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
+import { CONCURRENCY } from "../parallel/concurrency.js";
 import type { OperationOptions } from "../parallel/options.js";
 import { MemoryStore } from "../stores/memory.js";
 import { isWritable, type WritableStore } from "../stores/types.js";
@@ -100,8 +101,6 @@ function memoryItemBytes(arr: ZarrArray): number {
 export function joinPath(a: string, b: string): string {
   return a === "" ? b : b === "" ? a : `${a}/${b}`;
 }
-
-const IN_FLIGHT_INLINE = 8;
 
 /** v2 filters that say what an object array holds; null for every other type. */
 function vlenFilters(arr: ZarrArray): JsonObject[] | null {
@@ -266,7 +265,7 @@ export async function planCopy(root: ZarrArray | Group, s: PlanSettings, text: s
       throw err;
     }
     const { options, unit, codecText } = dest;
-    const inFlight = Math.max(IN_FLIGHT_INLINE, s.threads ?? 0);
+    const inFlight = Math.max(CONCURRENCY.inlineInFlight, s.threads ?? 0);
     const plan = planSlabs({ shape: arr.shape, sourceChunk: arr.chunks, destUnit: unit, itemBytes: memoryItemBytes(arr), inFlight, memory: s.memory });
     if (plan.plannedPeak > s.memory && !s.dryRun) {
       // Not a usage error: the options are well formed, the data does not fit them.

@@ -16,6 +16,7 @@ import { readVersioned, type Store } from "../stores/types.js";
 import { decodeChunk, pipelineFor } from "./chunk-codec.js";
 import { placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
+import { CONCURRENCY } from "./concurrency.js";
 import { placeOperation, runOperation } from "./coordinator.js";
 import type { OperationOptions } from "./options.js";
 
@@ -28,9 +29,6 @@ export interface CachedReadContext {
   meta: ArrayMetadata;
   missing: "error" | undefined;
 }
-
-/** Conditional reads in flight at once while revalidating. */
-const REVALIDATE_IN_FLIGHT = 16;
 
 /**
  * The cache's name for a chunk: the store, the layout its decoded values depend on, and the key.
@@ -138,7 +136,7 @@ async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][]
       ready.set(key, fresh);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(REVALIDATE_IN_FLIGHT, stale.length) }, runner));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY.revalidateInFlight, stale.length) }, runner));
   return changed;
 }
 

@@ -51,7 +51,7 @@ export class ComlinkExecutor implements Executor {
   constructor(
     readonly threads: number,
     private readonly spawn: ComlinkWorkerFactory,
-    readonly tasksPerWorker = 1,
+    readonly tasksPerWorker: number,
   ) {}
 
   run(message: TaskMessage): Promise<TaskOutcome> {

@@ -11,6 +11,7 @@ import type { Store, WritableStore } from "../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "./chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
+import { CONCURRENCY, poolLanes } from "./concurrency.js";
 import { defaultPool } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
@@ -54,13 +55,6 @@ export const BATCH_MAX_ITEMS = 1024;
  */
 export type Placement = { where: "inline" } | { where: "pool"; pool: WorkerPool; lanes: number; shared: boolean; fetchOnCaller: boolean };
 
-/**
- * Where chunks are fetched here for the workers (WorkerPoolOptions.fetchOnCaller): tasks whose fetches are
- * started ahead of the lanes taking them, so that the network stays busy while workers decode.
- * Chromium opens at most 6 connections per host over HTTP/1.1; a few more keep them all busy.
- */
-export const CALLER_FETCHES_AHEAD = 8;
-
 export interface PlacementRequest {
   store: Store;
   chunkCount: number;
@@ -100,11 +94,8 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // Without shared memory a worker's writes could not take the lock table, nor read the value in
   // place: writes then run here, where the table is this thread's own.
   if (!p.sharedMemory && req.op === "write") return { where: "inline" };
-  // With every thread asked for, one extra task per worker waits in the queue so that a worker
-  // finishing a task starts the next at once; fewer threads means exactly that many in flight.
-  const lanes = threads === undefined || threads >= p.threads ? p.threads * (p.tasksPerWorker + 1) : threads;
   const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
-  return { where: "pool", pool: p, lanes, shared: p.sharedMemory, fetchOnCaller };
+  return { where: "pool", pool: p, lanes: poolLanes(p, threads), shared: p.sharedMemory, fetchOnCaller };
 }
 
 /**
@@ -173,7 +164,7 @@ interface QueuedTask {
 
 /**
  * The tasks in order; with `fetchFrom`, each read task's chunks are fetched here, starting
- * CALLER_FETCHES_AHEAD tasks before a lane takes it. `signal` stops the fetches still open.
+ * CONCURRENCY.callerFetchesAhead tasks before a lane takes it. `signal` stops the fetches still open.
  */
 function* queuedTasks(tasks: Iterable<ChunkTask>, fetchFrom: Store | undefined, signal: AbortSignal): Generator<QueuedTask> {
   const iterator = tasks[Symbol.iterator]();
@@ -183,7 +174,7 @@ function* queuedTasks(tasks: Iterable<ChunkTask>, fetchFrom: Store | undefined, 
   }
   const ahead: QueuedTask[] = [];
   const refill = (): void => {
-    while (ahead.length <= CALLER_FETCHES_AHEAD) {
+    while (ahead.length <= CONCURRENCY.callerFetchesAhead) {
       const n = iterator.next();
       if (n.done) return;
       const task = n.value;

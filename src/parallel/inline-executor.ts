@@ -7,8 +7,7 @@ import { runChunkTask, type ChunkTask, type ChunkVersion } from "./chunk-task.js
 import type { OperationOptions } from "./options.js";
 import type { Store } from "../stores/types.js";
 import type { ChunkPlan } from "../indexing/projection.js";
-
-const IN_FLIGHT = 8;
+import { CONCURRENCY } from "./concurrency.js";
 
 /**
  * Runs tasks taken one at a time from a lazy plan (made as they are taken, so a plan of a million
@@ -49,7 +48,7 @@ export async function runTasksInline(
       onProgress?.(done, total);
     }
   };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, tasks.count) }, worker));
+  const results = await Promise.allSettled(Array.from({ length: Math.min(CONCURRENCY.inlineInFlight, tasks.count) }, worker));
   const rejected = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
   if (rejected) throw rejected.reason;
 }

@@ -3,6 +3,7 @@
  * has nothing to do never keeps the process alive.
  */
 import { Piscina } from "piscina";
+import { CONCURRENCY } from "./concurrency.js";
 import type { Executor } from "./executor.js";
 import { releaseLocksOfExitedThread } from "./lock-table.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
@@ -15,13 +16,8 @@ export class PiscinaExecutor implements Executor {
    * -1 once it has exited, and piscina's worker handles are new objects at every event.
    */
   private readonly threadIds = new Set<number>();
-  /**
-   * Two tasks at once per worker: a task's chunk reads await the store, so with one task a
-   * worker sat idle for every file read of a one-chunk task (a 4 MiB chunk read from the page
-   * cache takes about as long as a tenth of its decode); with two, one task's read is open while
-   * the other decodes.
-   */
-  readonly tasksPerWorker = 2;
+  /** Tasks one worker runs at once (CONCURRENCY.piscinaTasksPerWorker says why). */
+  readonly tasksPerWorker = CONCURRENCY.piscinaTasksPerWorker;
 
   constructor(readonly threads: number) {
     this.piscina = new Piscina<TaskMessage, TaskOutcome>({

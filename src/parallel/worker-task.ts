@@ -10,9 +10,7 @@ import type { Store } from "../stores/types.js";
 import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
-
-/** Chunks of one read task in flight in a worker. */
-const READ_IN_FLIGHT = 4;
+import { CONCURRENCY } from "./concurrency.js";
 
 /** How often a running task looks at the cancel flag to abort store reads already waiting. */
 const CANCEL_POLL_MS = 20;
@@ -72,7 +70,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       }
     }
   };
-  const inFlight = task.kind === "read" ? READ_IN_FLIGHT : 1;
+  const inFlight = task.kind === "read" ? CONCURRENCY.workerReadInFlight : 1;
   try {
     try {
       // Chunks the caller fetched (fetchOnCaller) are answered from the message. A user's store

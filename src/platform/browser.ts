@@ -4,6 +4,7 @@
  */
 import { UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/comlink-executor.js";
+import { CONCURRENCY } from "../parallel/concurrency.js";
 import { webWorkers } from "../parallel/comlink-web-workers.js";
 import type { Platform } from "./types.js";
 
@@ -46,16 +47,6 @@ function randomUUID(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * Tasks one Web Worker runs at once. A worker fetches its own chunks and reads a response body
- * only between decodes, so it needs many fetches open to keep the network busy while it works:
- * Chromium's loopback fetch is slow (about 50 MB/s) and at one task per worker the 2-worker read
- * of bench/browser.ts waited on fetches 1.7x to 3.2x as long as fetching alone. Measured there
- * (64 MiB, 512 x 512 float32 chunks, 2 workers, medians of 3 in one page run, loaded 2-core
- * machine): 4 tasks 4315 / 6491 ms (blosc-lz4 / zstd), 8 tasks 4118 / 5131, 16 tasks 3996 / 5220.
- */
-const WEB_WORKER_TASKS = 8;
-
 export const browserPlatform: Platform = {
   name: "browser",
   availableParallelism: () => Math.max(1, g.navigator?.hardwareConcurrency ?? 4),
@@ -69,6 +60,6 @@ export const browserPlatform: Platform = {
   sharedMemory: () => typeof SharedArrayBuffer === "function" && g.crossOriginIsolated !== false,
   createExecutor(threads, options) {
     if (options.executor === "piscina") throw new UnsupportedError('the "piscina" executor needs Node; in a browser use "comlink"');
-    return new ComlinkExecutor(threads, webWorkers(options), WEB_WORKER_TASKS);
+    return new ComlinkExecutor(threads, webWorkers(options), CONCURRENCY.webWorkerTasksPerWorker);
   },
 };

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
 import { StoreError, UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/comlink-executor.js";
+import { CONCURRENCY } from "../parallel/concurrency.js";
 import { nodeComlinkWorkers } from "../parallel/comlink-node-workers.js";
 import { webWorkers } from "../parallel/comlink-web-workers.js";
 import { PiscinaExecutor } from "../parallel/piscina-executor.js";
@@ -88,7 +89,8 @@ export const nodePlatform: Platform = {
   createExecutor(threads, options) {
     if ((options.executor ?? "piscina") === "piscina") return new PiscinaExecutor(threads);
     // A caller's Worker factory (a web-worker polyfill, say) wins; else worker_threads.
-    return new ComlinkExecutor(threads, options.createWorker ? webWorkers(options) : nodeComlinkWorkers);
+    const spawn = options.createWorker ? webWorkers(options) : nodeComlinkWorkers;
+    return new ComlinkExecutor(threads, spawn, CONCURRENCY.nodeComlinkTasksPerWorker);
   },
   localStore,
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),

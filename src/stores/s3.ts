@@ -20,6 +20,7 @@
  */
 import { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
+import { CONCURRENCY } from "../parallel/concurrency.js";
 import {
   conditionalHeaders,
   httpPolicy,
@@ -128,9 +129,6 @@ export function resolveS3Config(options: S3StoreOptions): Pick<S3StoreDescriptor
 function fetchable(value: Uint8Array): Uint8Array<ArrayBuffer> {
   return value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
 }
-
-/** How many deletes of a `deletePrefix` run at once. */
-const DELETE_CONCURRENCY = 8;
 
 export class S3Store implements WritableStore {
   readonly readOnly: boolean;
@@ -348,7 +346,7 @@ export class S3Store implements WritableStore {
     const worker = async () => {
       while (next < keys.length) await this.delete(keys[next++]!);
     };
-    await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, keys.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY.s3DeletesInFlight, keys.length) }, worker));
   }
 
   /**

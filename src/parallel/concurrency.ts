@@ -1,0 +1,69 @@
+/**
+ * How much runs at once, in one place: every executor, the coordinator, the worker tasks, the copy
+ * engine's memory plan and the stores that fan out read these numbers, so that a change to one is
+ * seen by everything that depends on it. Imports nothing, so any module (a worker's too) can.
+ */
+export interface ConcurrencyPolicy {
+  /**
+   * Tasks the inline executor keeps in flight, so that store latency (HTTP, disk) overlaps with
+   * decoding. The copy engine plans its memory for this many chunk buffers per slab when inline.
+   */
+  readonly inlineInFlight: number;
+  /**
+   * Chunks of one read task a worker runs at once, so that one chunk's store I/O overlaps another's
+   * decoding (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
+   * once stayed at about 12 and the times did not change (docs/benchmarks.md).
+   */
+  readonly workerReadInFlight: number;
+  /**
+   * Tasks one piscina worker runs at once: a task's chunk reads await the store, so with one task a
+   * worker sat idle for every file read of a one-chunk task (a 4 MiB chunk read from the page cache
+   * takes about as long as a tenth of its decode); with two, one task's read is open while the
+   * other decodes (reads into a shared `out` on 2 threads went from 1.5x to 1.7-2x inline).
+   */
+  readonly piscinaTasksPerWorker: number;
+  /**
+   * Tasks one Web Worker runs at once. It fetches its own chunks and reads a response body only
+   * between decodes, so it needs many fetches open: Chromium's loopback fetch is slow and at one
+   * task per worker the 2-worker read of bench/browser.ts waited on fetches 1.7x to 3.2x as long as
+   * fetching alone. Measured there (64 MiB, 512 x 512 float32 chunks, 2 workers, loaded 2-core
+   * machine, ms blosc-lz4 / zstd): 4 tasks 4315 / 6491, 8 tasks 4118 / 5131, 16 tasks 3996 / 5220.
+   */
+  readonly webWorkerTasksPerWorker: number;
+  /**
+   * Tasks one comlink worker runs at once on Node (worker_threads, or a caller's Worker factory):
+   * the piscina executor is the measured default there; this one keeps a task per worker.
+   */
+  readonly nodeComlinkTasksPerWorker: number;
+  /**
+   * Where chunks are fetched on the calling thread for the workers (WorkerPoolOptions.fetchOnCaller):
+   * tasks whose fetches start ahead of the lanes taking them, so that the network stays busy while
+   * workers decode. Chromium opens at most 6 connections per host over HTTP/1.1; a few more keep
+   * them all busy.
+   */
+  readonly callerFetchesAhead: number;
+  /** Conditional reads in flight at once while a chunk cache revalidates its stale chunks. */
+  readonly revalidateInFlight: number;
+  /** Deletes of an S3 `deletePrefix` in flight at once (one request each). */
+  readonly s3DeletesInFlight: number;
+}
+
+export const CONCURRENCY: ConcurrencyPolicy = Object.freeze({
+  inlineInFlight: 8,
+  workerReadInFlight: 4,
+  piscinaTasksPerWorker: 2,
+  webWorkerTasksPerWorker: 8,
+  nodeComlinkTasksPerWorker: 1,
+  callerFetchesAhead: 8,
+  revalidateInFlight: 16,
+  s3DeletesInFlight: 8,
+});
+
+/**
+ * Tasks the coordinator keeps in flight on a pool. With every thread asked for (`threads` unset or
+ * at least the pool's), one extra task per worker waits in the queue so that a worker finishing a
+ * task starts the next at once; fewer threads means exactly that many in flight.
+ */
+export function poolLanes(pool: { threads: number; tasksPerWorker: number }, threads: number | undefined): number {
+  return threads === undefined || threads >= pool.threads ? pool.threads * (pool.tasksPerWorker + 1) : threads;
+}
