@@ -293,6 +293,41 @@ describe("parzarr in headless Chromium", { skip }, () => {
     }
   });
 
+  test("a plain object store (only get and set) on 2 Web Workers (isolated): the page moves the bytes, the workers encode and decode", async () => {
+    const zstd = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
+    const plan = { create: { shape: [40, 30], chunks: [8, 7], dtype: "float32", fillValue: -1, codecs: zstd }, region: [[3, 17, 1], [2, 29, 3]], value: 7.5 };
+    // The same steps in Node, inline, on a Map keyed as the page's.
+    const files = new Map<string, Uint8Array>();
+    const a = await createArray({ get: async (k: string) => files.get(k), set: async (k: string, v: Uint8Array) => void files.set(k, new Uint8Array(v)) }, plan.create);
+    await a.set(null, { data: Float32Array.from({ length: 1200 }, (_, i) => i / 4), shape: [40, 30] }, { threads: 0 });
+    await a.set(plan.region.map(([lo, hi, step]) => slice(lo, hi, step)), plan.value, { threads: 0 });
+    const values = sha256(((await a.get(null, { threads: 0 })) as NDArray<TypedArray>).data);
+    const page = await openPage("iso");
+    type Ran = { kind: string; store: string; items: number; fetched: number; status: string; chunks: number; stored: number };
+    let got: { isolated: boolean; poolShared: boolean; writes: Ran[]; reads: Ran[]; workers: string; inline: string; objects: Record<string, string> };
+    try {
+      got = await call(page, "iso", "plainStoreOnWorkers", { lib: "/iso/lib/parzarr.js", workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`, plan });
+    } finally {
+      await page.close();
+    }
+    assert.equal(got.isolated, true);
+    assert.equal(got.poolShared, true);
+    assert.equal(got.workers, values, "read on the Web Workers: what Node reads");
+    assert.equal(got.inline, values, "read inline: what Node reads");
+    assert.deepEqual(got.objects, Object.fromEntries([...files].map(([k, v]) => [k, sha256(v)])), "the same objects, byte for byte, as Node writes");
+    for (const [kind, ran] of [["write", got.writes], ["read", got.reads]] as const) {
+      assert.ok(ran.length >= 2, `${kind} tasks on the Web Workers: ${ran.length}`);
+      for (const r of ran) {
+        assert.deepEqual([r.kind, r.store, r.status], [kind, "caller", "done"], JSON.stringify(r));
+        // Reads: every chunk came with the task and the worker decoded it. Writes: the worker
+        // encoded every chunk and handed the bytes back to be stored.
+        if (kind === "read") assert.equal(r.fetched, r.items);
+        else assert.equal(r.stored, r.items);
+        assert.equal(r.chunks, r.items, "the worker ran every chunk");
+      }
+    }
+  });
+
   test("a Web Worker that dies holding a chunk lock: its write fails, its slot is freed, the next write to that chunk finishes", async () => {
     const page = await openPage("iso");
     try {
