@@ -328,6 +328,30 @@ describe("parzarr in headless Chromium", { skip }, () => {
     }
   });
 
+  test("a user's store class of a registered kind (isolated): the Web Workers import its module, open it and read it themselves", async () => {
+    const page = await openPage("iso");
+    type Ran = { store: string; module: string; items: number; fetched: number; status: string; chunks: number };
+    let got: { messages: Ran[]; pageGets: string[]; workers: string; inline: string };
+    try {
+      got = await call(page, "iso", "registeredStoreOnWorkers", {
+        lib: "/iso/lib/parzarr.js",
+        workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`,
+        moduleUrl: `${server.origin}/iso/http-kind.js`,
+        arrayUrl: `${server.origin}/iso/data/v3-zstd`,
+      });
+    } finally {
+      await page.close();
+    }
+    const want = expected.get("data/v3-zstd")!.sha256;
+    assert.equal(got.workers, want, "read on the Web Workers: what Node reads");
+    assert.equal(got.inline, want);
+    assert.ok(got.messages.length >= 2, `tasks on the Web Workers: ${got.messages.length}`);
+    for (const r of got.messages) {
+      assert.deepEqual([r.store, r.module, r.fetched, r.status, r.chunks], ["test-http", `${server.origin}/iso/http-kind.js`, 0, "done", r.items], JSON.stringify(r));
+    }
+    assert.deepEqual(got.pageGets.filter((k) => k.startsWith("/c/")), [], "the page's store object read no chunk");
+  });
+
   test("a Web Worker that dies holding a chunk lock: its write fails, its slot is freed, the next write to that chunk finishes", async () => {
     const page = await openPage("iso");
     try {

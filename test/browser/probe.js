@@ -200,3 +200,29 @@ export async function plainStoreOnWorkers({ lib, workerUrl, plan }) {
   for (const [key, bytes] of files) objects[key] = await sha256(bytes);
   return { isolated: self.crossOriginIsolated, poolShared, writes, reads, workers: await sha256(workers.data), inline: await sha256(inline.data), objects };
 }
+
+/**
+ * A user's store class of a registered kind (http-kind.js) read on 2 Web Workers, which import
+ * the module and open the store themselves: no chunk bytes come with the tasks, and the page's
+ * store object reads no chunk.
+ */
+export async function registeredStoreOnWorkers({ lib, workerUrl, moduleUrl, arrayUrl }) {
+  const pz = await import(lib);
+  const { HttpStore } = await import(moduleUrl);
+  pz.registerStoreKind("test-http", moduleUrl);
+  const store = new HttpStore(arrayUrl);
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  const messages = [];
+  const run = pool.run.bind(pool);
+  pool.run = async (m) => {
+    const o = await run(m);
+    messages.push({ store: m.task.store.kind, module: m.storeModule, items: m.task.items.length, fetched: m.fetched?.length ?? 0, status: o.status, chunks: o.chunks });
+    return o;
+  };
+  const a = await pz.openArray(store, { mode: "r" });
+  const workers = await a.get(null, { pool, threads: 2 });
+  await pool.close();
+  const pageGets = [...store.gets];
+  const inline = await a.get(null, { threads: 0 });
+  return { messages, pageGets, workers: await sha256(workers.data), inline: await sha256(inline.data) };
+}
