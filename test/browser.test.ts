@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { MemoryStore, S3Store, createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { MemoryStore, S3Store, createArray, openArray, slice, type CreateArrayOptions, type NDArray, type TypedArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
@@ -294,8 +294,8 @@ describe("parzarr in headless Chromium", { skip }, () => {
   });
 
   test("a plain object store (only get and set) on 2 Web Workers (isolated): the page moves the bytes, the workers encode and decode", async () => {
-    const zstd = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
-    const plan = { create: { shape: [40, 30], chunks: [8, 7], dtype: "float32", fillValue: -1, codecs: zstd }, region: [[3, 17, 1], [2, 29, 3]], value: 7.5 };
+    const codecs: CreateArrayOptions["codecs"] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
+    const plan = { create: { shape: [40, 30], chunks: [8, 7], dtype: "float32", fillValue: -1, codecs }, region: [[3, 17, 1], [2, 29, 3]], value: 7.5 };
     // The same steps in Node, inline, on a Map keyed as the page's.
     const files = new Map<string, Uint8Array>();
     const a = await createArray({ get: async (k: string) => files.get(k), set: async (k: string, v: Uint8Array) => void files.set(k, new Uint8Array(v)) }, plan.create);
