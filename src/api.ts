@@ -29,7 +29,7 @@ export { runChunkTask } from "./parallel/chunk-task.js";
 export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-task.js";
 export { MemoryStore } from "./stores/memory.js";
 export { FetchStore } from "./stores/fetch.js";
-export { resolveStore, workerCanOpen } from "./stores/open.js";
+export { resolveStore, workerCanOpen, registerStoreKind, type OpenStore } from "./stores/open.js";
 export type { UserStore } from "./stores/caller.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
 export { parseDataType, toNumpyTypestr } from "./metadata/dtype-names.js";

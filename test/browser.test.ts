@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
-import { MemoryStore, S3Store, createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
+import { MemoryStore, S3Store, createArray, openArray, slice, type CreateArrayOptions, type NDArray, type TypedArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
@@ -291,6 +291,65 @@ describe("parzarr in headless Chromium", { skip }, () => {
     } finally {
       await s3.close();
     }
+  });
+
+  test("a plain object store (only get and set) on 2 Web Workers (isolated): the page moves the bytes, the workers encode and decode", async () => {
+    const codecs: CreateArrayOptions["codecs"] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
+    const plan = { create: { shape: [40, 30], chunks: [8, 7], dtype: "float32", fillValue: -1, codecs }, region: [[3, 17, 1], [2, 29, 3]], value: 7.5 };
+    // The same steps in Node, inline, on a Map keyed as the page's.
+    const files = new Map<string, Uint8Array>();
+    const a = await createArray({ get: async (k: string) => files.get(k), set: async (k: string, v: Uint8Array) => void files.set(k, new Uint8Array(v)) }, plan.create);
+    await a.set(null, { data: Float32Array.from({ length: 1200 }, (_, i) => i / 4), shape: [40, 30] }, { threads: 0 });
+    await a.set(plan.region.map(([lo, hi, step]) => slice(lo, hi, step)), plan.value, { threads: 0 });
+    const values = sha256(((await a.get(null, { threads: 0 })) as NDArray<TypedArray>).data);
+    const page = await openPage("iso");
+    type Ran = { kind: string; store: string; items: number; fetched: number; status: string; chunks: number; stored: number };
+    let got: { isolated: boolean; poolShared: boolean; writes: Ran[]; reads: Ran[]; workers: string; inline: string; objects: Record<string, string> };
+    try {
+      got = await call(page, "iso", "plainStoreOnWorkers", { lib: "/iso/lib/parzarr.js", workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`, plan });
+    } finally {
+      await page.close();
+    }
+    assert.equal(got.isolated, true);
+    assert.equal(got.poolShared, true);
+    assert.equal(got.workers, values, "read on the Web Workers: what Node reads");
+    assert.equal(got.inline, values, "read inline: what Node reads");
+    assert.deepEqual(got.objects, Object.fromEntries([...files].map(([k, v]) => [k, sha256(v)])), "the same objects, byte for byte, as Node writes");
+    for (const [kind, ran] of [["write", got.writes], ["read", got.reads]] as const) {
+      assert.ok(ran.length >= 2, `${kind} tasks on the Web Workers: ${ran.length}`);
+      for (const r of ran) {
+        assert.deepEqual([r.kind, r.store, r.status], [kind, "caller", "done"], JSON.stringify(r));
+        // Reads: every chunk came with the task and the worker decoded it. Writes: the worker
+        // encoded every chunk and handed the bytes back to be stored.
+        if (kind === "read") assert.equal(r.fetched, r.items);
+        else assert.equal(r.stored, r.items);
+        assert.equal(r.chunks, r.items, "the worker ran every chunk");
+      }
+    }
+  });
+
+  test("a user's store class of a registered kind (isolated): the Web Workers import its module, open it and read it themselves", async () => {
+    const page = await openPage("iso");
+    type Ran = { store: string; module: string; items: number; fetched: number; status: string; chunks: number };
+    let got: { messages: Ran[]; pageGets: string[]; workers: string; inline: string };
+    try {
+      got = await call(page, "iso", "registeredStoreOnWorkers", {
+        lib: "/iso/lib/parzarr.js",
+        workerUrl: `${server.origin}/iso/lib/parzarr-worker.js`,
+        moduleUrl: `${server.origin}/iso/http-kind.js`,
+        arrayUrl: `${server.origin}/iso/data/v3-zstd`,
+      });
+    } finally {
+      await page.close();
+    }
+    const want = expected.get("data/v3-zstd")!.sha256;
+    assert.equal(got.workers, want, "read on the Web Workers: what Node reads");
+    assert.equal(got.inline, want);
+    assert.ok(got.messages.length >= 2, `tasks on the Web Workers: ${got.messages.length}`);
+    for (const r of got.messages) {
+      assert.deepEqual([r.store, r.module, r.fetched, r.status, r.chunks], ["test-http", `${server.origin}/iso/http-kind.js`, 0, "done", r.items], JSON.stringify(r));
+    }
+    assert.deepEqual(got.pageGets.filter((k) => k.startsWith("/c/")), [], "the page's store object read no chunk");
   });
 
   test("a Web Worker that dies holding a chunk lock: its write fails, its slot is freed, the next write to that chunk finishes", async () => {

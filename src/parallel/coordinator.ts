@@ -7,6 +7,7 @@
 import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../errors.js";
 import type { TypedArray } from "../metadata/dtype.js";
 import { workerCanOpen } from "../stores/open.js";
+import { storeModules } from "../stores/caller.js";
 import type { Store, WritableStore } from "../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "./chunk-task.js";
@@ -239,6 +240,8 @@ async function runOnPool(
       try {
         const message: TaskMessage =
           !shared && task.kind === "read" ? { task: withoutOutput(task), cancel, returnChunks: true } : { task, cancel };
+        const storeModule = storeModules.get(task.store.kind);
+        if (storeModule !== undefined) message.storeModule = storeModule;
         if (fetched) {
           const bytes = await fetched.catch((err: unknown) => {
             // A fetch ended because the operation stopped is not a failure of its own.

@@ -57,6 +57,8 @@ export interface TaskMessage {
    * not stored), transferred with the message; a write to a user's store: its partial chunks' old bytes.
    */
   fetched?: FetchedChunks;
+  /** The module that opens the task's store, where its kind is a user's (registerStoreKind). */
+  storeModule?: string;
 }
 
 export interface SerialisedError {

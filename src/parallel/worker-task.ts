@@ -7,6 +7,7 @@
  */
 import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "./chunk-task.js";
 import type { Store } from "../stores/types.js";
+import { loadStoreKind } from "../stores/open.js";
 import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
@@ -75,6 +76,8 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
     try {
       // Chunks the caller fetched (fetchOnCaller) are answered from the message. A user's store
       // (stores/caller.ts) only the caller reaches: it sends the bytes, and stores what comes back.
+      // A user's registered kind opens here once its module is imported.
+      if (message.storeModule !== undefined) await loadStoreKind(task.store.kind, message.storeModule);
       const opened = task.store.kind === "caller" ? null : storeFor(task.store);
       if (opened === null) store = caller = withFetched(null, task, message.fetched);
       else store = await prefetchedStore(task, message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened, signal);

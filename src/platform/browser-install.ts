@@ -4,9 +4,9 @@
  */
 import { browserPlatform } from "./browser.js";
 import { installPlatform } from "./current.js";
-import { registerStoreKind } from "../stores/open.js";
+import { addStoreKind } from "../stores/open.js";
 import { OPFSStore } from "../stores/opfs.js";
 
 installPlatform(browserPlatform);
 
-registerStoreKind("opfs", { open: (d) => new OPFSStore(d.root, { readOnly: d.readOnly }), workerCanOpen: () => true });
+addStoreKind("opfs", { open: (d) => new OPFSStore(d.root, { readOnly: d.readOnly }), workerCanOpen: () => true });

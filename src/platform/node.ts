@@ -19,7 +19,7 @@ import { PiscinaExecutor } from "../parallel/piscina-executor.js";
 // Loading it registers its lock files with the lock table, for write tasks that name them.
 import "../parallel/synchronizer.js";
 import { FileSystemStore } from "../stores/filesystem.js";
-import { registerStoreKind } from "../stores/open.js";
+import { addStoreKind } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import { ZipStore, getOpenZipStore } from "../stores/zip.js";
 // Loads no HDF5 code itself: h5wasm is imported when the first archive is opened.
@@ -96,11 +96,11 @@ export const nodePlatform: Platform = {
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
 };
 
-registerStoreKind("filesystem", {
+addStoreKind("filesystem", {
   open: (d) => new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks }),
   workerCanOpen: () => true,
 });
-registerStoreKind("zip", {
+addStoreKind("zip", {
   open(d) {
     if (d.id === undefined) return new ZipStore(d.path, { mode: "r" });
     // An archive being written appends to one file handle in the thread that opened it.
@@ -113,6 +113,6 @@ registerStoreKind("zip", {
 });
 
 // Workers open the file themselves and decode (HDF5: decompress) their chunks on their own core.
-registerStoreKind("archive", { open: (d) => new ArchiveStore(d.path, d.instance), workerCanOpen: () => true });
+addStoreKind("archive", { open: (d) => new ArchiveStore(d.path, d.instance), workerCanOpen: () => true });
 
 installPlatform(nodePlatform);

@@ -4,6 +4,8 @@
  * and `listDir` are optional. Such an object is wrapped once, where the API takes a store, into
  * a CallerStore: the internal store interface, with a descriptor no worker can open ("caller"),
  * so the calling thread moves its bytes and workers only decode and encode (parallel/coordinator.ts).
+ * A store whose `descriptor()` has a kind registered with a module (registerStoreKind in
+ * stores/open.ts) keeps that descriptor: workers open it from the module and do its I/O.
  */
 import { InvalidArgumentError, StoreError, UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";
@@ -23,14 +25,20 @@ export interface UserStore {
   list?(prefix: string): Maybe<Iterable<string>>;
   listDir?(prefix: string): Maybe<{ keys: string[]; prefixes: string[] }>;
   readonly readOnly?: boolean;
+  /** Plain data of a kind registered with registerStoreKind, from which workers reopen the store. */
+  descriptor?(): { kind: string };
 }
+
+/** The module URL of each kind users registered (registerStoreKind), in this thread. */
+export const storeModules = new Map<string, string>();
 
 /** One wrapper per user object, so that locks and caches (keyed by the descriptor) agree. */
 const wrappers = new WeakMap<object, CallerStore>();
 
 /** A store as the API takes it: internal stores as they are, any other object with `get` wrapped. */
 export function asStore(input: Store | UserStore): Store {
-  if (typeof (input as Partial<Store> | null)?.descriptor === "function") return input as Store;
+  const describe = (input as Partial<Store> | null)?.descriptor;
+  if (typeof describe === "function" && !storeModules.has(describe.call(input).kind)) return input as Store;
   if (typeof (input as Partial<UserStore> | null)?.get !== "function") {
     throw new InvalidArgumentError("a store is a path, a URL, or an object with a get(key) method");
   }
@@ -107,6 +115,7 @@ export class CallerStore implements WritableStore {
   }
 
   descriptor(): StoreDescriptor {
-    return { kind: "caller", id: this.id };
+    // A registered kind's data is the user's: the union of built-in descriptors does not list it.
+    return (this.user.descriptor?.() as StoreDescriptor | undefined) ?? { kind: "caller", id: this.id };
   }
 }

@@ -168,3 +168,61 @@ export async function deadWorkerLock({ lib, workerUrl, root }) {
   await store.deletePrefix("");
   return { caught, firstOutcome, freed, second, probe };
 }
+
+/**
+ * A plain object store (a Map with only get and set), written and read on 2 Web Workers: the
+ * page moves its bytes, the workers encode and decode. What the pool ran comes back per message.
+ */
+export async function plainStoreOnWorkers({ lib, workerUrl, plan }) {
+  const pz = await import(lib);
+  const files = new Map();
+  const store = { get: async (key) => files.get(key), set: async (key, value) => void files.set(key, new Uint8Array(value)) };
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  const messages = [];
+  const run = pool.run.bind(pool);
+  pool.run = async (m) => {
+    const o = await run(m);
+    messages.push({ kind: m.task.kind, store: m.task.store.kind, items: m.task.items.length, fetched: m.fetched?.length ?? 0, status: o.status, chunks: o.chunks, stored: o.stored?.length ?? 0 });
+    return o;
+  };
+  const settings = { pool, threads: 2 };
+  const a = await pz.createArray(store, plan.create);
+  const n = plan.create.shape.reduce((x, y) => x * y, 1);
+  await a.set(null, { data: Float32Array.from({ length: n }, (_, i) => i / 4), shape: plan.create.shape }, settings);
+  await a.set(plan.region.map(([start, stop, step]) => pz.slice(start, stop, step)), plan.value, settings);
+  const writes = messages.splice(0);
+  const workers = await a.get(null, settings);
+  const reads = messages.splice(0);
+  const inline = await a.get(null, { threads: 0 });
+  const poolShared = pool.sharedMemory;
+  await pool.close();
+  const objects = {};
+  for (const [key, bytes] of files) objects[key] = await sha256(bytes);
+  return { isolated: self.crossOriginIsolated, poolShared, writes, reads, workers: await sha256(workers.data), inline: await sha256(inline.data), objects };
+}
+
+/**
+ * A user's store class of a registered kind (http-kind.js) read on 2 Web Workers, which import
+ * the module and open the store themselves: no chunk bytes come with the tasks, and the page's
+ * store object reads no chunk.
+ */
+export async function registeredStoreOnWorkers({ lib, workerUrl, moduleUrl, arrayUrl }) {
+  const pz = await import(lib);
+  const { HttpStore } = await import(moduleUrl);
+  pz.registerStoreKind("test-http", moduleUrl);
+  const store = new HttpStore(arrayUrl);
+  const pool = new pz.WorkerPool({ threads: 2, workerUrl });
+  const messages = [];
+  const run = pool.run.bind(pool);
+  pool.run = async (m) => {
+    const o = await run(m);
+    messages.push({ store: m.task.store.kind, module: m.storeModule, items: m.task.items.length, fetched: m.fetched?.length ?? 0, status: o.status, chunks: o.chunks });
+    return o;
+  };
+  const a = await pz.openArray(store, { mode: "r" });
+  const workers = await a.get(null, { pool, threads: 2 });
+  await pool.close();
+  const pageGets = [...store.gets];
+  const inline = await a.get(null, { threads: 0 });
+  return { messages, pageGets, workers: await sha256(workers.data), inline: await sha256(inline.data) };
+}
