@@ -54,6 +54,14 @@ function changed(index: SourceRange, later: SourceRange, known: boolean): boolea
   return !!index.version && !!later.version && index.version !== later.version;
 }
 
+/**
+ * Waits for every inner chunk, then throws the first failure: once a shard's decode returns or
+ * throws, no inner chunk still writes into the target or reads the shard's (scratch) bytes.
+ */
+async function settleAll(work: Promise<void>[]): Promise<void> {
+  for (const r of await Promise.allSettled(work)) if (r.status === "rejected") throw r.reason;
+}
+
 type FoundIndex = { index: ShardIndex; read: SourceRange };
 
 /** This thread's kept indexes (see above) by cache key: 128 at most, of 2^14 inner chunks each. */
@@ -217,7 +225,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
    */
   async decodeInto(bytes: Uint8Array, spec: ChunkSpec, target: DecodeTarget): Promise<void> {
     const index = await this.indexOfShard(bytes);
-    await Promise.all(
+    await settleAll(
       Array.from({ length: index.offsets.length }, async (_, i) => {
         const coords = this.coordsOf(i);
         const dst = { data: target.data, ...regionAt(coords.map((c, d) => c * this.innerShape[d]), null, target.strides, target.offset) };
@@ -308,7 +316,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
     const shardIndex = index;
     const fill = fillComponents(spec.fillValue, spec.dtype);
-    await Promise.all(
+    await settleAll(
       touched.map(async (t) => {
         const i = this.linear(t.coords);
         const counts = t.chunkSel.map((r) => r.count);
