@@ -19,7 +19,7 @@ import type {
   DecodeTarget,
   PartialDecoder,
 } from "./types.js";
-import { contiguousView, copyElements, regionAt, rowScatter, targetBytes } from "./view.js";
+import { contiguousView, copyElements, coversAll, regionAt, rowScatter, targetBytes } from "./view.js";
 import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
 
 export class CodecPipeline {
@@ -247,9 +247,4 @@ export class CodecPipeline {
       if (!lease) inner.release();
     }
   }
-}
-
-/** Whether a selection is every element of a chunk of `shape`, in order. */
-function coversAll(selection: readonly ChunkRun[], shape: readonly number[]): boolean {
-  return selection.every((r, d) => r.start === 0 && r.count === shape[d] && (r.step === 1 || r.count === 1));
 }

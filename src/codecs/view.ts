@@ -19,7 +19,7 @@ import {
 } from "../metadata/dtype.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
 import { CorruptChunkError } from "../errors.js";
-import type { ByteScatter, ChunkView, DecodeTarget } from "./types.js";
+import type { ByteScatter, ChunkRun, ChunkView, DecodeTarget } from "./types.js";
 import type { ScratchLease } from "../scratch.js";
 
 export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
@@ -112,6 +112,11 @@ export function copyElements(
   const d = componentLayout(shape, dstRegion.strides, dstRegion.offset, dtype);
   const s = componentLayout(shape, srcRegion.strides, srcRegion.offset, dtype);
   copyStrided(dst, d, src, s, d.shape);
+}
+
+/** Whether a selection (runs per dimension) is every element of a chunk of `shape`, in order. */
+export function coversAll(selection: readonly ChunkRun[], shape: readonly number[]): boolean {
+  return selection.every((r, d) => r.start === 0 && r.count === shape[d] && (r.step === 1 || r.count === 1));
 }
 
 /** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */

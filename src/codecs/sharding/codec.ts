@@ -18,7 +18,7 @@ import { projectSelection, type ChunkProjection } from "../../indexing/projectio
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { CodecPipeline } from "../pipeline.js";
 import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, DecodeTarget, PartialDecoder, SourceRange } from "../types.js";
-import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, InternalFault, regionAt } from "../view.js";
+import { contiguousView, copyElements, coversAll, elementsEqual, fillComponents, fillElements, InternalFault, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
 import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
@@ -243,6 +243,12 @@ export class ShardingCodec implements ArrayToBytesCodec {
   partialDecoder(source: ByteSource, spec: ChunkSpec): PartialDecoder {
     return {
       decodeInto: async (selection, target) => {
+        if (coversAll(selection, spec.shape)) {
+          // The whole shard: one request, each inner chunk decoded straight into its place.
+          const shard = await source.get();
+          if (shard !== undefined) await this.decodeInto(shard, spec, target);
+          return shard !== undefined;
+        }
         // A kept index, else a fresh one, else the whole shard: each when the one before met a change.
         let mode: ReadMode = source.cacheKey !== undefined && known.has(source.cacheKey) ? "known" : "fresh";
         for (;;) {
