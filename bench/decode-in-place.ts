@@ -14,7 +14,7 @@ const shape = [1024, 1024];
 const data = randomWalk(shape);
 const spec = { shape, dtype: parseDataType("float32"), fillValue: 0 };
 const out = new Float32Array(new SharedArrayBuffer(data.byteLength * 2));
-const dest = new Uint8Array(out.buffer, data.byteLength, data.byteLength); // the chunk's place
+const dest = { data: out, offset: data.length, strides: [1024, 1] }; // the chunk's place
 
 const chains: Record<string, CodecConfig[]> = {
   raw: [{ name: "bytes", configuration: { endian: "little" } }],

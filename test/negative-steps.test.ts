@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
-import { ChunkCache, createArray, FileSystemStore, openArray, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
-import { decodeIntoRows } from "../src/parallel/decode-in-place.js";
+import { ChunkCache, createArray, FileSystemStore, MemoryStore, openArray, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
+import { runChunkTask } from "../src/parallel/chunk-task.js";
 import { parseV2Array } from "../src/metadata/array-metadata.js";
 import { testPool } from "./helpers/random.js";
 import { PYTHON } from "./helpers/peers.js";
@@ -280,13 +280,17 @@ describe("negative-step slices", () => {
     // A raw whole chunk [2, 3] whose item claims an output position past the end of a [2, 3]
     // output: the bytes are fine, the plan is not, so the error must not call the chunk corrupt.
     const meta = parseV2Array({ zarr_format: 2, shape: [4, 3], chunks: [2, 3], dtype: "<i4", compressor: null, fill_value: 0, order: "C", filters: null }, {});
-    const out = { data: new Int32Array(6), strides: [3, 1] };
+    const store = new MemoryStore();
+    await store.set("1.0", new Uint8Array(new Int32Array([1, 2, 3, 4, 5, 6]).buffer));
     const item = { key: "1.0", origin: [2, 0], chunkSel: [{ start: 0, step: 1, count: 2 }, { start: 0, step: 1, count: 3 }], outStart: [2, 0] };
-    const bytes = new Uint8Array(new Int32Array([1, 2, 3, 4, 5, 6]).buffer);
-    await assert.rejects(decodeIntoRows(meta, item, bytes, out), (err: unknown) => {
-      assert.ok(!(err instanceof ZarrError && err.code === "CORRUPT_CHUNK"), `reported as corrupt: ${String(err)}`);
-      assert.match(String(err), /internal error/);
-      return true;
-    });
+    // The chunk's place as one C-order run, then as rows of a wider output (a row stride of 4).
+    for (const out of [{ data: new Int32Array(6), strides: [3, 1] }, { data: new Int32Array(8), strides: [4, 1] }]) {
+      const task = { kind: "read" as const, store: store.descriptor(), meta, items: [item], out };
+      await assert.rejects(runChunkTask(task, store), (err: unknown) => {
+        assert.ok(!(err instanceof ZarrError && err.code === "CORRUPT_CHUNK"), `reported as corrupt: ${String(err)}`);
+        assert.match(String(err), /internal error/);
+        return true;
+      });
+    }
   });
 });

@@ -3,13 +3,26 @@
  * codecs, exactly one array->bytes codec, then bytes->bytes codecs.
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { isObjectType, type ElementArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType } from "../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { parseDataType } from "../metadata/dtype-names.js";
-import type { StridedRegion } from "../indexing/strided.js";
+import { product } from "../indexing/strided.js";
 import { checkCodecCount, type CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
-import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
-import { ScratchLease } from "../scratch.js";
+import type {
+  ArrayToArrayCodec,
+  ArrayToBytesCodec,
+  ByteScatter,
+  ByteSource,
+  BytesToBytesCodec,
+  ChunkRun,
+  ChunkSpec,
+  ChunkView,
+  DecodeTarget,
+  PartialDecoder,
+} from "./types.js";
+import { contiguousView, copyElements, coversAll, regionAt, rowScatter, targetBytes } from "./view.js";
+import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
 
 export class CodecPipeline {
   private constructor(
@@ -18,6 +31,8 @@ export class CodecPipeline {
     private readonly bytesToBytes: BytesToBytesCodec[],
     /** The chain as metadata should record it, with defaults filled in (blosc's typesize). */
     readonly configs: CodecConfig[],
+    /** The chunks this chain decodes: their shape, type and fill value. */
+    readonly spec: ChunkSpec,
   ) {}
 
   static create(configs: readonly CodecConfig[], chunkSpec: ChunkSpec): CodecPipeline {
@@ -46,7 +61,7 @@ export class CodecPipeline {
       }
     }
     if (!ab) throw new InvalidMetadataError("codecs: the chain has no array->bytes codec (such as \"bytes\")");
-    return new CodecPipeline(aa, ab, bb, normalised);
+    return new CodecPipeline(aa, ab, bb, normalised, chunkSpec);
   }
 
   async decode(bytes: Uint8Array): Promise<ChunkView> {
@@ -61,22 +76,99 @@ export class CodecPipeline {
   }
 
   /**
-   * Partial decoding, when the chain allows it: only an array->bytes codec that can decode part
-   * of its bytes, with no other codec around it (a bytes->bytes codec would need every byte).
+   * Whether the chain reads parts of a chunk itself: a lone array->bytes codec that can (a
+   * shard); any other codec around it would need every byte.
    */
   get canDecodePartial(): boolean {
-    return this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.decodePartial !== undefined;
+    return this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.partialDecoder !== undefined;
   }
 
-  /** Decodes `selection` of the chunk behind `source`; see ArrayToBytesCodec.decodePartial. */
-  async decodePartial(source: ByteSource, selection: readonly ChunkRun[]): Promise<ChunkView | undefined> {
+  /**
+   * A decoder for parts of the chunk behind `source`: a shard's own (only the inner chunks a
+   * selection needs), else one that reads the whole chunk (a raw one straight into place).
+   */
+  partialDecoder(source: ByteSource): PartialDecoder {
     const { codec, spec } = this.arrayToBytes;
-    if (!this.canDecodePartial || !codec.decodePartial) {
-      const bytes = await source.get();
-      if (bytes === undefined) return undefined;
-      return selectRuns(await this.decode(bytes), selection);
+    if (this.canDecodePartial && codec.partialDecoder) return codec.partialDecoder(source, spec);
+    return { decodeInto: (selection, target) => this.decodeFrom(source, selection, target) };
+  }
+
+  /** The default partial decoder: the whole chunk read and decoded, the selection copied out. */
+  private async decodeFrom(source: ByteSource, selection: readonly ChunkRun[], target: DecodeTarget): Promise<boolean> {
+    const { shape, dtype } = this.spec;
+    const place = coversAll(selection, shape) && source.readInto && this.storesRawBytes ? targetBytes(target, shape, dtype) : null;
+    if (place) {
+      // Raw bytes from a store that reads into a buffer: straight into their place.
+      const size = await source.readInto!(place);
+      if (size === undefined) return false;
+      if (size !== place.length) throw new CorruptChunkError(`expected ${place.length} bytes, got ${size}`);
+      return true;
     }
-    return codec.decodePartial(source, selection, spec);
+    const bytes = await source.get();
+    if (bytes === undefined) return false;
+    await this.decodePart(bytes, selection, target);
+    return true;
+  }
+
+  /** Decodes `selection` of the chunk in `bytes` into `target`: the whole chunk by `decodeInto`, else decoded and copied out. */
+  async decodePart(bytes: Uint8Array, selection: readonly ChunkRun[], target: DecodeTarget): Promise<void> {
+    const { shape, dtype } = this.spec;
+    if (coversAll(selection, shape)) return this.decodeInto(bytes, target);
+    const held: Uint8Array[] = [];
+    try {
+      const view = await this.decodeWhole(bytes, held);
+      const src = regionAt(selection.map((r) => r.start), selection.map((r) => r.step), view.strides, view.offset);
+      copyElements(dtype, target.data, target, view.data, src, selection.map((r) => r.count));
+    } finally {
+      for (const b of held) giveScratch(b);
+    }
+  }
+
+  /**
+   * Decodes a whole chunk into `target`, by the best way the chain and the target's layout allow:
+   * into its place when that is one C-order run; blosc block by block (raw bytes row by row) into
+   * its rows; a shard inner chunk by inner chunk; else into a buffer that is copied there.
+   */
+  async decodeInto(bytes: Uint8Array, target: DecodeTarget): Promise<void> {
+    const { shape, dtype } = this.spec;
+    const ab = this.arrayToBytes;
+    if (ab.codec.decodeInto && this.arrayToArray.length === 0 && this.bytesToBytes.length === 0) return ab.codec.decodeInto(bytes, ab.spec, target);
+    if (this.decodesIntoPlace) {
+      const place = targetBytes(target, shape, dtype);
+      if (place) return this.decodeBytesInto(bytes, place);
+      // Checked first: the row offsets cost a pass over the chunk's rows (16,384 for a 128^3 chunk).
+      const rows = this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeScatter ? rowScatter(target, shape, dtype) : null;
+      if (rows) return this.decodeScatter(bytes, rows);
+    }
+    const held: Uint8Array[] = [];
+    try {
+      const view = await this.decodeWhole(bytes, held);
+      copyElements(dtype, target.data, target, view.data, { offset: view.offset, strides: view.strides }, shape);
+    } finally {
+      for (const b of held) giveScratch(b);
+    }
+  }
+
+  /**
+   * A whole chunk decoded, checked for its shape: into this thread's scratch (pushed onto `held`)
+   * when the last stage decodes into a buffer (blosc, lz4, zstd's reused context), no fresh memory.
+   */
+  private async decodeWhole(bytes: Uint8Array, held: Uint8Array[]): Promise<ChunkView> {
+    const { shape, dtype } = this.spec;
+    const bb = this.bytesToBytes;
+    // Raw bytes are read where they lie; a stage that decodes into fresh memory anyway, from there.
+    if (this.decodesIntoPlace && bb.length > 0 && bb[0].decodeInto && !isObjectType(dtype)) {
+      const length = product(shape) * componentsPerElement(dtype);
+      const buf = takeScratch(length * memoryBytesPerComponent(dtype));
+      held.push(buf);
+      await this.decodeBytesInto(bytes, buf.subarray(0, length * memoryBytesPerComponent(dtype)));
+      return contiguousView(typedArrayOver(dtype, buf.buffer, 0, length), shape);
+    }
+    const view = await this.decode(bytes);
+    if (view.shape.length !== shape.length || view.shape.some((n, i) => n !== shape[i])) {
+      throw new CorruptChunkError(`decoded to shape [${view.shape}], expected [${shape}]`);
+    }
+    return view;
   }
 
   /**
@@ -99,32 +191,10 @@ export class CodecPipeline {
     return this.arrayToArray.length > 0;
   }
 
-  /** Whether `decodeInto` can place this chain's chunks: no array->array codec, a plain copy. */
-  get decodesIntoPlace(): boolean {
+  /** Whether a chunk's decoded bytes are a plain copy of what the last bytes->bytes stage gives. */
+  private get decodesIntoPlace(): boolean {
     const ab = this.arrayToBytes;
     return !this.hasArrayToArray && ab.codec.decodesAsCopy?.(ab.spec) === true;
-  }
-
-  /** Whether `decodeIntoRegion` can place this chain's whole chunks (a lone codec that knows how: sharding). */
-  get decodesIntoRegion(): boolean {
-    return !this.hasArrayToArray && this.bytesToBytes.length === 0 && this.arrayToBytes.codec.decodeIntoRegion !== undefined;
-  }
-
-  /** Decodes a whole chunk into `region` of `dest`; false, touching nothing, when the chain cannot. */
-  async decodeIntoRegion(bytes: Uint8Array, dest: ElementArray, region: StridedRegion): Promise<boolean> {
-    const ab = this.arrayToBytes;
-    if (!this.decodesIntoRegion || !ab.codec.decodeIntoRegion) return false;
-    await ab.codec.decodeIntoRegion(bytes, ab.spec, dest, region);
-    return true;
-  }
-
-  /**
-   * Whether `decodeInto` writes straight into its destination (no last bytes->bytes stage, or one
-   * that decodes into a buffer): otherwise it decodes into fresh memory and copies that over, and
-   * a caller that would copy again afterwards does better with `decode`.
-   */
-  get decodesIntoWithoutCopy(): boolean {
-    return this.decodesIntoPlace && (this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeInto !== undefined);
   }
 
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
@@ -134,49 +204,29 @@ export class CodecPipeline {
 
   /**
    * Decodes a chunk straight into `dest` (its bytes in memory, C order), when `decodesIntoPlace`:
-   * the last bytes->bytes stage writes into `dest` when it can, else its result is copied there
-   * once. Returns false, touching nothing, when the chain cannot.
+   * the last bytes->bytes stage writes into `dest` when it can, else its result is copied there once.
    */
-  async decodeInto(bytes: Uint8Array, dest: Uint8Array): Promise<boolean> {
-    if (!this.decodesIntoPlace) return false;
+  private async decodeBytesInto(bytes: Uint8Array, dest: Uint8Array): Promise<void> {
     const bb = this.bytesToBytes;
     let b = bytes;
     for (let i = bb.length - 1; i >= 1; i--) b = await bb[i].decode(b);
     const last = bb[0];
-    if (last?.decodeInto) {
-      await last.decodeInto(b, dest);
-      return true;
-    }
+    if (last?.decodeInto) return last.decodeInto(b, dest);
     if (last) b = await last.decode(b);
-    if (b.length !== dest.length) {
-      throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${b.length}`);
-    }
+    if (b.length !== dest.length) throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${b.length}`);
     dest.set(b);
-    return true;
   }
 
-  /** Whether `decodeScatter` can place this chain's chunks (checked before a scatter is built). */
-  get decodesScatter(): boolean {
-    return this.decodesIntoPlace && (this.bytesToBytes.length === 0 || this.bytesToBytes[0].decodeScatter !== undefined);
-  }
-
-  /**
-   * Decodes a chunk into `dest`'s runs piece by piece, when `decodesIntoPlace` and the last
-   * bytes->bytes stage can (blosc), or when there is none (the stored bytes are the chunk's).
-   * Returns false, touching nothing, otherwise: the caller decodes into a buffer and copies.
-   */
-  async decodeScatter(bytes: Uint8Array, dest: ByteScatter): Promise<boolean> {
-    if (!this.decodesScatter) return false;
+  /** Decodes a chunk into `dest`'s runs piece by piece: the last stage's (blosc), or raw bytes as they are. */
+  private async decodeScatter(bytes: Uint8Array, dest: ByteScatter): Promise<void> {
     const bb = this.bytesToBytes;
     if (bb.length === 0) {
       if (bytes.length !== dest.length) throw new CorruptChunkError(`expected ${dest.length} decoded bytes, got ${bytes.length}`);
-      dest.put(0, bytes);
-      return true;
+      return dest.put(0, bytes);
     }
     let b = bytes;
     for (let i = bb.length - 1; i >= 1; i--) b = await bb[i].decode(b);
     await bb[0].decodeScatter!(b, dest);
-    return true;
   }
 
   /**
@@ -199,11 +249,4 @@ export class CodecPipeline {
       if (!lease) inner.release();
     }
   }
-}
-
-/** A view of the selected elements of `view` (strides and offset only, no copy). */
-function selectRuns(view: ChunkView, selection: readonly ChunkRun[]): ChunkView {
-  let offset = view.offset;
-  selection.forEach((r, d) => (offset += r.start * view.strides[d]));
-  return { data: view.data, shape: selection.map((r) => r.count), strides: view.strides.map((s, d) => s * selection[d].step), offset };
 }

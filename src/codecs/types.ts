@@ -5,7 +5,6 @@
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ScratchLease } from "../scratch.js";
-import type { StridedRegion } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import type { CodecPipeline } from "./pipeline.js";
 
@@ -62,6 +61,25 @@ export interface ByteSource {
   get(): Promise<Uint8Array | undefined>;
   /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */
   getRange(range: ByteRange): Promise<SourceRange | undefined>;
+  /** Optional: reads the value into `dest`; its whole size (over dest's: not all read), or undefined when missing. */
+  readInto?(dest: Uint8Array): Promise<number | undefined>;
+}
+
+/**
+ * Where decoded elements go: a strided region of an output (element offset and strides, one per
+ * dimension of what is decoded; a backward slice has a negative stride). Decoding into it saves a
+ * chunk-sized buffer and the copy out of it.
+ */
+export interface DecodeTarget {
+  data: ElementArray;
+  offset: number;
+  strides: number[];
+}
+
+/** Decodes parts of one stored chunk, reading from its source only what they need. */
+export interface PartialDecoder {
+  /** Decodes `selection` of the chunk into `target` (shape: the runs' counts); false, writing nothing, when the chunk is not stored. */
+  decodeInto(selection: readonly ChunkRun[], target: DecodeTarget): Promise<boolean>;
 }
 
 /** Per dimension: the first element, the step and the count of a selection within a chunk. */
@@ -80,11 +98,8 @@ export interface ArrayToBytesCodec {
    */
   encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
-  /**
-   * Optional: decodes only `selection` of the chunk, fetching what it needs from `source`. The
-   * result has shape `selection.map(r => r.count)`; undefined means the chunk does not exist.
-   */
-  decodePartial?(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined>;
+  /** Optional: a partial decoder that reads from `source` only the parts a selection needs (a shard's inner chunks). */
+  partialDecoder?(source: ByteSource, spec: ChunkSpec): PartialDecoder;
   /**
    * Optional: encodes `view`, the whole chunk after a write to `touched` only, given the chunk's
    * previous encoding, so that parts outside `touched` keep their encoded bytes (a shard
@@ -97,11 +112,10 @@ export interface ArrayToBytesCodec {
    */
   decodesAsCopy?(spec: ChunkSpec): boolean;
   /**
-   * Optional: decodes a whole chunk straight into `region` of `dest` (an output's strided memory)
-   * instead of into a chunk-sized buffer that is copied there afterwards (a shard: each inner
-   * chunk goes to its place in one copy).
+   * Optional: decodes a whole chunk straight into `target` instead of into a chunk-sized buffer
+   * that is copied there afterwards (a shard: each inner chunk goes to its place in one copy).
    */
-  decodeIntoRegion?(bytes: Uint8Array, spec: ChunkSpec, dest: ElementArray, region: StridedRegion): Promise<void>;
+  decodeInto?(bytes: Uint8Array, spec: ChunkSpec, target: DecodeTarget): Promise<void>;
 }
 
 export interface BytesToBytesCodec {

@@ -2,20 +2,13 @@
  * Helpers for chunk views: contiguity checks, the one gather that makes a view contiguous, and the
  * element-region kernels (fill, copy, compare) that the chunk tasks and the sharding codec share.
  */
-import {
-  componentsPerElement,
-  isObjectType,
-  type Component,
-  type DataType,
-  type ElementArray,
-  type Scalar,
-  type TypedArray,
-} from "../metadata/dtype.js";
-import { allocElements, memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
+import { componentsPerElement, isObjectType, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { allocElements, isTypedArray, memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { scalarToComponents } from "../metadata/scalars.js";
 import { zeroOf } from "../metadata/fill-value.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
-import type { ChunkView } from "./types.js";
+import { CorruptChunkError } from "../errors.js";
+import type { ByteScatter, ChunkRun, ChunkView, DecodeTarget } from "./types.js";
 import type { ScratchLease } from "../scratch.js";
 
 export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
@@ -108,4 +101,69 @@ export function copyElements(
   const d = componentLayout(shape, dstRegion.strides, dstRegion.offset, dtype);
   const s = componentLayout(shape, srcRegion.strides, srcRegion.offset, dtype);
   copyStrided(dst, d, src, s, d.shape);
+}
+
+/** Whether a selection (runs per dimension) is every element of a chunk of `shape`, in order. */
+export function coversAll(selection: readonly ChunkRun[], shape: readonly number[]): boolean {
+  return selection.every((r, d) => r.start === 0 && r.count === shape[d] && (r.step === 1 || r.count === 1));
+}
+
+/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
+export class InternalFault extends Error {
+  override name = "InternalFault";
+}
+
+/** The bytes of a whole chunk of `shape`'s place in `target`, or null when it is not one C-order run. */
+export function targetBytes(target: DecodeTarget, shape: readonly number[], dtype: DataType): Uint8Array | null {
+  const data = target.data;
+  if (!isTypedArray(data)) return null;
+  let expected = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && target.strides[d] !== expected) return null;
+    expected *= shape[d];
+  }
+  const c = componentsPerElement(dtype);
+  if (target.offset < 0 || (target.offset + product(shape)) * c > data.length) throw new InternalFault("internal error: the chunk's place lies outside the output");
+  return new Uint8Array(data.buffer, data.byteOffset + target.offset * c * data.BYTES_PER_ELEMENT, product(shape) * c * data.BYTES_PER_ELEMENT);
+}
+
+/**
+ * Where a whole chunk of `shape` goes when each of its rows is a run of `target` (an innermost
+ * stride of 1; every interior chunk of a C-order read): a scatter that puts decoded bytes into
+ * those runs, or null when that does not apply.
+ */
+export function rowScatter(target: DecodeTarget, shape: readonly number[], dtype: DataType): ByteScatter | null {
+  const { data, offset: base, strides } = target;
+  const nd = shape.length;
+  // An outer dimension may run backwards (a backward slice); a row must stay one forward run.
+  if (!isTypedArray(data) || nd < 2 || strides[nd - 1] !== 1) return null;
+  const elementBytes = componentsPerElement(dtype) * data.BYTES_PER_ELEMENT;
+  const rowBytes = shape[nd - 1] * elementBytes;
+  const rows = product(shape.slice(0, nd - 1));
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  // Byte offset in the output of each row, in the chunk's C order (an odometer over the outer dims).
+  const offsets = new Float64Array(rows);
+  const idx = new Array<number>(nd - 1).fill(0);
+  for (let i = 0; i < rows; i++) {
+    let e = base;
+    for (let d = 0; d < nd - 1; d++) e += idx[d] * strides[d];
+    offsets[i] = e * elementBytes;
+    // Before any byte is decoded: a row outside the output is the plan's fault, not the chunk's.
+    if (offsets[i] < 0 || offsets[i] + rowBytes > bytes.length) throw new InternalFault(`internal error: row ${i} of the chunk lies outside the output`);
+    for (let d = nd - 2; d >= 0 && ++idx[d] === shape[d]; d--) idx[d] = 0;
+  }
+  const length = rows * rowBytes;
+  return {
+    length,
+    put(at: number, src: Uint8Array): void {
+      if (at < 0 || at + src.length > length) throw new CorruptChunkError(`decoded bytes [${at}, ${at + src.length}) overrun the ${length}-byte chunk`);
+      let row = Math.floor(at / rowBytes);
+      let within = at - row * rowBytes;
+      for (let i = 0; i < src.length; row++, within = 0) {
+        const n = Math.min(rowBytes - within, src.length - i);
+        bytes.set(src.subarray(i, i + n), offsets[row] + within);
+        i += n;
+      }
+    },
+  };
 }

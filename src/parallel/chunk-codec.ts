@@ -1,12 +1,12 @@
 /**
  * A chunk's codec chain on this thread (one pipeline per array layout, built once), and what a
- * failure to decode a chunk's bytes becomes. Chunk tasks (chunk-task.ts) and their fast paths
- * (decode-in-place.ts) both decode through here, so neither imports the other at runtime.
+ * failure to decode a chunk's bytes becomes (chunk tasks and the chunk cache decode through here).
  */
 import { asAbort, CorruptChunkError, ZarrError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, ChunkView } from "../codecs/types.js";
+import { InternalFault } from "../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
 
@@ -15,8 +15,7 @@ export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
 }
 
 /**
- * A read asks for the pipeline several times per chunk (partial decode? raw? into place?), so
- * the metadata object itself is the first key: the one a task carries, shared by all its items.
+ * A task asks for the pipeline once per chunk, so the metadata object itself is the first key: the one a task carries, shared by all its items.
  * The JSON key behind it serves equal metadata arriving as new objects (each worker message).
  */
 const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
@@ -35,10 +34,6 @@ export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
   return p;
 }
 
-/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
-export class InternalFault extends Error {
-  override name = "InternalFault";
-}
 
 /**
  * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other

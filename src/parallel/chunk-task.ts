@@ -2,7 +2,7 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../errors.js";
+import { asAbort, MissingChunkError, ReadOnlyError, UnsupportedError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
@@ -18,8 +18,7 @@ import { storeFromDescriptor } from "../stores/open.js";
 import { asCorruptChunk, decodeChunk, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
-import { decodeIntoPlace, decodeIntoRegion, decodeIntoRows, decodeIntoScratch, readChunkBytes, readRawIntoPlace } from "./decode-in-place.js";
-import { giveScratch, ScratchLease } from "../scratch.js";
+import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
 import { withConflictRetries, type ConditionalWritePolicy } from "./conditional-writes.js";
 
@@ -108,25 +107,55 @@ export function storeFor(d: StoreDescriptor): Store {
 }
 
 /**
- * A read of part of a chunk whose codec can decode part of its bytes (a shard): the codec fetches
- * the ranges it needs itself. Failures become a CorruptChunkError naming the key.
+ * The chunk's bytes as its codec chain reads them: whole (into this thread's scratch, pushed onto
+ * `held`, where the store reads into a buffer), by range (a shard's index and inner chunks), or
+ * straight into a buffer. Store failures are remembered in `fromStore`: they are not the bytes' fault.
  */
-async function readPart(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<ChunkView | undefined> {
-  const key = item.key;
-  const source: ByteSource = {
-    cacheKey: `${JSON.stringify(task.store)}\u0001${key}`,
-    get: async () => (await store.get(key, { signal })) ?? undefined,
-    getRange: async (range) => {
-      if (store.getRangeVersioned) return (await store.getRangeVersioned(key, range, { signal })) ?? undefined;
-      const bytes = await store.getRange(key, range, { signal });
-      return bytes ? { bytes } : undefined;
-    },
+function chunkSource(task: ReadTask, store: Store, key: string, held: Uint8Array[], fromStore: Set<unknown>, signal: AbortSignal | undefined): ByteSource {
+  const io = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (err) {
+      fromStore.add(err);
+      throw err;
+    }
   };
-  try {
-    return await pipelineFor(task.meta).decodePartial(source, item.chunkSel);
-  } catch (err) {
-    throw asCorruptChunk(key, err);
+  // Most stored chunks are at most their decoded size plus a header; a longer one is read again.
+  const expected = product(task.meta.chunks) * Math.max(1, task.meta.dtype.itemSize) + 1024;
+  const readInto = store.readInto?.bind(store);
+  return {
+    get cacheKey() {
+      return `${JSON.stringify(task.store)}\u0001${key}`;
+    },
+    get: () => io(() => readChunkBytes(store, key, expected, held, signal)),
+    getRange: (range) =>
+      io(async () => {
+        if (store.getRangeVersioned) return (await store.getRangeVersioned(key, range, { signal })) ?? undefined;
+        const bytes = await store.getRange(key, range, { signal });
+        return bytes ? { bytes } : undefined;
+      }),
+    ...(readInto && { readInto: (dest: Uint8Array) => io(async () => (await readInto(key, dest, { signal })) ?? undefined) }),
+  };
+}
+
+/**
+ * A chunk's stored bytes, read into a scratch buffer (pushed onto `held`; the caller gives it
+ * back) when the store can read into a buffer, else from `get`. Undefined when it is missing.
+ */
+async function readChunkBytes(store: Store, key: string, expected: number, held: Uint8Array[], signal?: AbortSignal): Promise<Uint8Array | undefined> {
+  if (!store.readInto) return (await store.get(key, { signal })) ?? undefined;
+  let want = expected;
+  // A value longer than the buffer is read again into one of its size; twice is the most a value
+  // that keeps growing under a concurrent writer gets before it is read as a whole.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const buf = takeScratch(want);
+    held.push(buf);
+    const size = await store.readInto(key, buf, { signal });
+    if (size == null) return undefined;
+    if (size <= buf.length) return buf.subarray(0, size);
+    want = size;
   }
+  return (await store.get(key, { signal })) ?? undefined;
 }
 
 /**
@@ -153,39 +182,26 @@ function fillMissing(task: ReadTask, item: ChunkItem, outRegion: StridedRegion, 
   fillElements(task.out.data, outRegion, counts, fillComponents(task.meta.fillValue, task.meta.dtype));
 }
 
+/**
+ * Reads one chunk's part into the output: the chain's partial decoder reads what the part needs
+ * (a shard: only its inner chunks) and decodes it into its place, by whatever way the chain and the
+ * place allow. The stored bytes live in this thread's reused scratch until then: no memory per chunk.
+ */
 async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   if (item.scatter) return readScattered(task, store, item, signal);
   const { meta, out } = task;
-  const counts = item.chunkSel.map((r) => r.count);
-  const outRegion = regionAt(item.outStart, item.outStep ?? null, out.strides);
-  if (pipelineFor(meta).canDecodePartial && !coversChunk(meta, item, true)) {
-    const part = await readPart(task, store, item, signal);
-    if (part === undefined) fillMissing(task, item, outRegion, counts);
-    else copyElements(meta.dtype, out.data, outRegion, part.data, { offset: part.offset, strides: part.strides }, counts);
-    return;
-  }
-  const raw = await readRawIntoPlace(meta, store, item, out, signal);
-  if (raw === "read") return;
-  // The stored bytes and (below) the decoded chunk live in this thread's reused scratch buffers
-  // until the chunk's values are in the output: a read allocates no memory per chunk.
+  const target = { data: out.data, ...regionAt(item.outStart, item.outStep ?? null, out.strides) };
   const held: Uint8Array[] = [];
+  const fromStore = new Set<unknown>();
+  let found: boolean;
   try {
-    // Most stored chunks are at most their decoded size plus a header; a longer one is read again.
-    const expected = product(meta.chunks) * Math.max(1, meta.dtype.itemSize) + 1024;
-    // A missing chunk reads as the fill value; readInto already found it missing.
-    const bytes = raw === "missing" ? undefined : await readChunkBytes(store, item.key, expected, held, signal);
-    if (bytes === undefined) {
-      fillMissing(task, item, outRegion, counts);
-      return;
-    }
-    if (await decodeIntoPlace(meta, item, bytes, out)) return;
-    if (await decodeIntoRows(meta, item, bytes, out)) return;
-    if (await decodeIntoRegion(meta, item, bytes, out, outRegion)) return;
-    const view = (await decodeIntoScratch(meta, item.key, bytes, held)) ?? (await decodeChunk(meta, item.key, bytes));
-    placeFromChunk(meta, item, view, out);
+    found = await pipelineFor(meta).partialDecoder(chunkSource(task, store, item.key, held, fromStore, signal)).decodeInto(item.chunkSel, target);
+  } catch (err) {
+    throw fromStore.has(err) ? asAbort(err) : asCorruptChunk(item.key, err);
   } finally {
     for (const b of held) giveScratch(b);
   }
+  if (!found) fillMissing(task, item, target, item.chunkSel.map((r) => r.count));
 }
 
 /**
@@ -220,8 +236,11 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
     fillMissing(task, item, outRegion, meta.chunks);
     return null;
   }
-  const view = await decodeChunk(meta, item.key, read.bytes);
-  copyElements(meta.dtype, out.data, outRegion, view.data, { offset: view.offset, strides: view.strides }, meta.chunks);
+  try {
+    await pipelineFor(meta).decodeInto(read.bytes, { data: out.data, ...outRegion });
+  } catch (err) {
+    throw asCorruptChunk(item.key, err);
+  }
   return read.version;
 }
 

@@ -8,7 +8,8 @@
  */
 import type { Store, WritableStore } from "../stores/types.js";
 import { OverlayStore } from "../stores/overlay.js";
-import { InternalFault, pipelineFor } from "./chunk-codec.js";
+import { InternalFault } from "../codecs/view.js";
+import { pipelineFor } from "./chunk-codec.js";
 import { coversChunk, prefetchedStore, type ChunkTask, type ReadTask, type WriteTask } from "./chunk-task.js";
 import { withChunkLock } from "./lock-table.js";
 import type { TaskOutcome } from "./task-outcome.js";

@@ -14,7 +14,7 @@
  *
  * The staged task's items lie in slots of one chunk each, laid end to end along the first
  * dimension, so each is placed exactly as in a real output: a whole chunk's slot is one C-order
- * run, which the worker decodes into straight (decode-in-place.ts). Items that scatter (integer
+ * run, which the worker decodes into straight (CodecPipeline.decodeInto). Items that scatter (integer
  * arrays, masks, points) are not staged: their reads keep a shared output (see `canStage`).
  */
 import type { ResolvedSelection } from "../indexing/fancy.js";

@@ -1,7 +1,7 @@
 /**
  * The `sharding_indexed` codec (array->bytes): a shard holds a grid of inner chunks, each encoded
  * by its own codec chain and stored anywhere in the shard, plus an index of where each one lies.
- * Whole shards are encoded and decoded here; `decodePartial` reads the index and then only the
+ * Whole shards are encoded and decoded here; `partialDecoder` reads the index and then only the
  * inner chunks a selection touches, coalescing nearby ranges.
  *
  * Another process may rewrite a shard at any time, moving every inner chunk, so an index is only
@@ -12,15 +12,13 @@
  */
 import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, type ElementArray } from "../../metadata/dtype.js";
-import { allocElements, memoryBytesPerComponent, typedArrayOver } from "../../metadata/elements.js";
-import { giveScratch, takeScratch } from "../../scratch.js";
+import { allocElements } from "../../metadata/elements.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
-import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { CodecPipeline } from "../pipeline.js";
-import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, SourceRange } from "../types.js";
-import { contiguousView, copyElements, elementsEqual, fillComponents, fillElements, regionAt } from "../view.js";
+import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, DecodeTarget, PartialDecoder, SourceRange } from "../types.js";
+import { contiguousView, copyElements, coversAll, elementsEqual, fillComponents, fillElements, InternalFault, regionAt } from "../view.js";
 import { enumOption } from "../config.js";
 import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
@@ -41,7 +39,7 @@ class ShardChanged extends Error {} // internal: a shard's ranges came from two 
 
 /** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
 function innerFailure(coords: readonly number[], err: unknown): never {
-  if (err instanceof ShardChanged || (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK")) throw err;
+  if (err instanceof ShardChanged || err instanceof InternalFault || (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK")) throw err;
   const reason = err instanceof Error ? err.message : String(err);
   throw new CorruptChunkError(`inner chunk [${coords.join(", ")}]: ${reason}`, { cause: err });
 }
@@ -54,6 +52,14 @@ function changed(index: SourceRange, later: SourceRange, known: boolean): boolea
   if (known) return later.version !== index.version || later.size !== index.size;
   if (index.size !== undefined && later.size !== undefined && index.size !== later.size) return true;
   return !!index.version && !!later.version && index.version !== later.version;
+}
+
+/**
+ * Waits for every inner chunk, then throws the first failure: once a shard's decode returns or
+ * throws, no inner chunk still writes into the target or reads the shard's (scratch) bytes.
+ */
+async function settleAll(work: Promise<void>[]): Promise<void> {
+  for (const r of await Promise.allSettled(work)) if (r.status === "rejected") throw r.reason;
 }
 
 type FoundIndex = { index: ShardIndex; read: SourceRange };
@@ -206,97 +212,71 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return { index: await decodeIndex(read.bytes, this.chunksPerShard, this.index, this.dataRegion(read.size)), read };
   }
 
-  private async decodeInner(bytes: Uint8Array, coords: readonly number[]): Promise<ChunkView> {
-    let view: ChunkView;
-    try {
-      view = await this.inner.decode(bytes);
-    } catch (err) {
-      innerFailure(coords, err);
-    }
-    if (view.shape.length !== this.innerShape.length || view.shape.some((s, d) => s !== this.innerShape[d])) {
-      throw new CorruptChunkError(`inner chunk [${coords.join(", ")}] decoded to shape [${view.shape}], expected [${this.innerShape}]`);
-    }
-    return view;
-  }
-
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
     const shape = spec.shape;
     const out = allocElements(spec.dtype, product(shape));
-    await this.decodeIntoRegion(bytes, spec, out, { offset: 0, strides: contiguousStrides(shape) });
+    await this.decodeInto(bytes, spec, { data: out, offset: 0, strides: contiguousStrides(shape) });
     return contiguousView(out, [...shape]);
   }
 
-  /** Each inner chunk of a whole shard goes straight to its place in `region` of `dest`. */
-  async decodeIntoRegion(bytes: Uint8Array, spec: ChunkSpec, dest: ElementArray, region: StridedRegion): Promise<void> {
+  /**
+   * Each inner chunk of a whole shard goes straight to its place in `target`, decoded by the inner
+   * chain's best way there (into place, into rows, via this thread's scratch): no shard-sized buffer.
+   */
+  async decodeInto(bytes: Uint8Array, spec: ChunkSpec, target: DecodeTarget): Promise<void> {
     const index = await this.indexOfShard(bytes);
-    await Promise.all(
+    await settleAll(
       Array.from({ length: index.offsets.length }, async (_, i) => {
         const coords = this.coordsOf(i);
-        const dst = regionAt(coords.map((c, d) => c * this.innerShape[d]), null, region.strides, region.offset);
-        if (index.offsets[i] < 0) return fillElements(dest, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
-        const inner = bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]);
-        if (await this.decodeInnerVia(inner, coords, spec, dest, dst)) return;
-        const view = await this.decodeInner(inner, coords);
-        copyElements(spec.dtype, dest, dst, view.data, { offset: view.offset, strides: view.strides }, this.innerShape);
+        const dst = { data: target.data, ...regionAt(coords.map((c, d) => c * this.innerShape[d]), null, target.strides, target.offset) };
+        if (index.offsets[i] < 0) return fillElements(target.data, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
+        try {
+          await this.inner.decodeInto(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), dst);
+        } catch (err) {
+          innerFailure(coords, err);
+        }
       }),
     );
   }
 
-  /**
-   * An inner chunk decoded into this thread's scratch (its codecs write there: zstd with the
-   * reused native context, blosc, lz4), then copied to its place: no fresh memory and no new
-   * decompression context per inner chunk. False, having written nothing, where the inner chain
-   * cannot decode into a buffer.
-   */
-  private async decodeInnerVia(bytes: Uint8Array, coords: readonly number[], spec: ChunkSpec, dest: ElementArray, dst: StridedRegion): Promise<boolean> {
-    // Raw inner chunks are copied from the shard's bytes as they are (decodeInner), not via scratch.
-    if (!this.inner.decodesIntoWithoutCopy || this.inner.storesRawBytes || isObjectType(spec.dtype)) return false;
-    const count = product(this.innerShape);
-    const width = componentsPerElement(spec.dtype) * memoryBytesPerComponent(spec.dtype);
-    const scratch = takeScratch(count * width);
-    try {
-      try {
-        await this.inner.decodeInto(bytes, scratch.subarray(0, count * width));
-      } catch (err) {
-        innerFailure(coords, err);
-      }
-      const data = typedArrayOver(spec.dtype, scratch.buffer, 0, count * componentsPerElement(spec.dtype));
-      copyElements(spec.dtype, dest, dst, data, { offset: 0, strides: contiguousStrides(this.innerShape) }, this.innerShape);
-      return true;
-    } finally {
-      giveScratch(scratch);
-    }
+  /** Reads the index and then only the inner chunks a selection touches, coalescing nearby ranges. */
+  partialDecoder(source: ByteSource, spec: ChunkSpec): PartialDecoder {
+    return {
+      decodeInto: async (selection, target) => {
+        if (coversAll(selection, spec.shape)) {
+          // The whole shard: one request, each inner chunk decoded straight into its place.
+          const shard = await source.get();
+          if (shard !== undefined) await this.decodeInto(shard, spec, target);
+          return shard !== undefined;
+        }
+        // A kept index, else a fresh one, else the whole shard: each when the one before met a change.
+        let mode: ReadMode = source.cacheKey !== undefined && known.has(source.cacheKey) ? "known" : "fresh";
+        for (;;) {
+          try {
+            return await this.decodeSome(source, selection, spec, target, mode);
+          } catch (err) {
+            if (!(err instanceof ShardChanged) || mode === "whole") throw err;
+            mode = mode === "known" ? "fresh" : "whole";
+          }
+        }
+      },
+    };
   }
 
-  async decodePartial(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec): Promise<ChunkView | undefined> {
-    // A kept index, else a fresh one, else the whole shard: each when the one before met a change.
-    let mode: ReadMode = source.cacheKey !== undefined && known.has(source.cacheKey) ? "known" : "fresh";
-    for (;;) {
-      try {
-        return await this.decodeSome(source, selection, spec, mode);
-      } catch (err) {
-        if (!(err instanceof ShardChanged) || mode === "whole") throw err;
-        mode = mode === "known" ? "fresh" : "whole";
-      }
-    }
-  }
-
-  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, mode: ReadMode): Promise<ChunkView | undefined> {
+  /** One try of a partial read: false when the shard is not stored (before anything is written). */
+  private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, target: DecodeTarget, mode: ReadMode): Promise<boolean> {
     const touched = projectSelection(
       selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
       this.innerShape,
     );
-    const outShape = selection.map((r) => r.count);
-    const out = allocElements(spec.dtype, product(outShape));
-    const outStrides = contiguousStrides(outShape);
     const bytesOf = new Map<number, Uint8Array>();
     let index: ShardIndex | undefined;
-    let nested: ((t: ChunkProjection, i: number) => Promise<ChunkView | undefined>) | undefined;
+    let nested: ((t: ChunkProjection, i: number) => PartialDecoder) | undefined;
 
     if (mode === "whole" || touched.length === product(this.chunksPerShard)) {
       // Every inner chunk is needed: one request for the shard beats an index and n ranges.
       const shard = await source.get();
-      if (shard === undefined) return undefined;
+      if (shard === undefined) return false;
       index = await this.indexOfShard(shard);
       for (const t of touched) {
         const i = this.linear(t.coords);
@@ -309,7 +289,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
       // inner chunks alone reads none, so it takes a fresh index.
       if (kept && !touched.some((t) => kept!.index.offsets[this.linear(t.coords)] >= 0)) kept = undefined;
       const found = kept ?? (await this.indexOfSource(source));
-      if (found === undefined) return undefined;
+      if (found === undefined) return false;
       if (!kept && key !== undefined) keep(key, found);
       const idx = (index = found.index);
       // Every later range must come from the version of the shard the index came from.
@@ -321,7 +301,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
       const stored = touched.map((t) => this.linear(t.coords)).filter((i) => idx.offsets[i] >= 0);
       if (this.inner.canDecodePartial) {
         // Inner chunks that are shards themselves: read their own index and inner chunks.
-        nested = (t, i) => this.inner.decodePartial(windowOf(read, idx.offsets[i], idx.lengths[i]), t.chunkSel);
+        nested = (_t, i) => this.inner.partialDecoder(windowOf(read, idx.offsets[i], idx.lengths[i]));
       } else {
         const groups = coalesceRanges(stored.map((i) => ({ offset: idx.offsets[i], length: idx.lengths[i] })));
         await Promise.all(
@@ -341,28 +321,22 @@ export class ShardingCodec implements ArrayToBytesCodec {
     }
 
     const shardIndex = index;
-    await Promise.all(
+    const fill = fillComponents(spec.fillValue, spec.dtype);
+    await settleAll(
       touched.map(async (t) => {
         const i = this.linear(t.coords);
         const counts = t.chunkSel.map((r) => r.count);
-        const dst = regionAt(t.outStart, null, outStrides, 0);
-        if (shardIndex.offsets[i] < 0) return fillElements(out, dst, counts, fillComponents(spec.fillValue, spec.dtype));
-        if (nested) {
-          let view: ChunkView | undefined;
-          try {
-            view = await nested(t, i);
-          } catch (err) {
-            innerFailure(t.coords, err);
-          }
-          if (view === undefined) return fillElements(out, dst, counts, fillComponents(spec.fillValue, spec.dtype));
-          return copyElements(spec.dtype, out, dst, view.data, { offset: view.offset, strides: view.strides }, counts);
+        const dst = { data: target.data, ...regionAt(t.outStart, null, target.strides, target.offset) };
+        if (shardIndex.offsets[i] < 0) return fillElements(target.data, dst, counts, fill);
+        try {
+          if (!nested) await this.inner.decodePart(bytesOf.get(i)!, t.chunkSel, dst);
+          else if (!(await nested(t, i).decodeInto(t.chunkSel, dst))) fillElements(target.data, dst, counts, fill);
+        } catch (err) {
+          innerFailure(t.coords, err);
         }
-        const view = await this.decodeInner(bytesOf.get(i)!, t.coords);
-        const src = regionAt(t.chunkSel.map((r) => r.start), t.chunkSel.map((r) => r.step), view.strides, view.offset);
-        copyElements(spec.dtype, out, dst, view.data, src, counts);
       }),
     );
-    return contiguousView(out, outShape);
+    return true;
   }
 }
 
