@@ -219,7 +219,7 @@ describe("ProcessSynchronizer", () => {
   it("is refused when it is not a ProcessSynchronizer, and checks its options", async () => {
     await assert.rejects(
       openArray(new MemoryStore(), { mode: "a", shape: [1], dtype: "uint8", synchronizer: { dir: "x" } as unknown as ProcessSynchronizer }),
-      { code: "BAD_SELECTION" },
+      { code: "INVALID_ARGUMENT" },
     );
     assert.throws(() => new ProcessSynchronizer(tmp, { timeoutMs: -1 }), RangeError);
   });

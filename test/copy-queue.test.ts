@@ -180,7 +180,7 @@ describe("cp --queue with parzarr worker processes", { skip }, () => {
     const queueName = "q-bad";
     const workers = [startWorker(queueName), startWorker(queueName)];
     await Promise.all(workers.map((w) => w.waitFor(/waiting for slab jobs/)));
-    const cp = cli(["cp", src, `s3://${s3.bucket}/queued/bad.zarr`, "--chunks", "32,32", "--memory", "72KiB", "--queue", redis.url, "--queue-name", queueName], env);
+    const cp = cli(["cp", src, `s3://${s3.bucket}/queued/bad.zarr`, "--chunks", "32,32", "--memory", "32KiB", "--queue", redis.url, "--queue-name", queueName], env);
     procs.push(cp);
     const done = await cp.exit;
     assert.equal(done.code, 1, cp.stderr.join("\n"));
