@@ -92,6 +92,29 @@ const pools = () => ({
 });
 ${READS}`;
 
+/**
+ * The README's esbuild recipe: esbuild leaves `new URL(..., import.meta.url)` as it is, so the one
+ * step is copying parzarr-worker.js beside the bundle; the default worker URL then finds it.
+ */
+const ESBUILD_MAIN = `import { openArray, WorkerPool } from "parzarr";
+const pools = () => ({
+  recipe: new WorkerPool({ threads: 2, workerUrl: new URL("./parzarr-worker.js", import.meta.url) }),
+  default: new WorkerPool({ threads: 2 }),
+});
+${READS}`;
+
+async function esbuildApp(app: string): Promise<string> {
+  const { build } = await import("esbuild");
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, "main.js"), ESBUILD_MAIN);
+  const out = join(app, "dist");
+  // As `esbuild main.js --bundle --platform=browser --format=esm --minify --outdir=dist`.
+  await build({ absWorkingDir: app, entryPoints: ["main.js"], bundle: true, platform: "browser", format: "esm", minify: true, outdir: out, logLevel: "silent" });
+  copyFileSync(join(app, "../node_modules/parzarr/dist/browser/parzarr-worker.js"), join(out, "parzarr-worker.js"));
+  writeFileSync(join(out, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
+  return out;
+}
+
 async function viteApp(app: string): Promise<string> {
   const { build } = await import("vite");
   mkdirSync(app, { recursive: true });
@@ -190,6 +213,12 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
     assert.equal(workerScripts.length, 4, `worker scripts: ${workerScripts.join(", ")}`);
     for (const s of workerScripts) assert.ok(existsSync(join(out, s)), `${s} is in the bundler's output`);
   }
+
+  test("esbuild --bundle --minify: parzarr-worker.js copied beside the bundle, and the default worker URL", async () => {
+    const out = await esbuildApp(join(tmp, "esbuild-app"));
+    const { got, workerScripts } = await readInPage(out);
+    check(out, got, workerScripts);
+  });
 
   test("Vite build(): workerUrl from parzarr/worker?url, and the default worker URL", async () => {
     const out = await viteApp(join(tmp, "vite-app"));
