@@ -1,13 +1,18 @@
 /**
  * parzarr as bundlers ship it: minified bundles keep the error classes' names (callers and the
- * worker protocol read `err.name`).
+ * worker protocol read `err.name`), and a page that reads on workers stays within its size budgets
+ * (test/bundlers.test.ts checks the same budgets on what Chromium loads from Vite's and webpack's
+ * builds).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { build, type Metafile } from "esbuild";
+import { buildBrowser } from "../tools/build-browser.js";
+import { MAIN_THREAD_BUDGET, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -41,4 +46,32 @@ test("error classes keep their names in a minified bundle, and across the worker
   assert.equal(back.name, "InvalidReferenceError");
   assert.equal(back.code, "INVALID_METADATA");
   assert.equal(back.key, "a/0");
+});
+
+/** The gzip bytes of `entry` and every file it imports statically, as a browser loads them. */
+function loadedGzip(meta: Metafile, entry: string): number {
+  const seen = new Set<string>();
+  const visit = (out: string): void => {
+    if (seen.has(out)) return;
+    seen.add(out);
+    for (const i of meta.outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(entry);
+  return [...seen].reduce((n, out) => n + gzipSync(readFileSync(join(ROOT, out)), { level: 9 }).length, 0);
+}
+
+test("a page reading on workers: main thread and worker within their gzip budgets (esbuild, minified)", async () => {
+  const dir = scratchDir("parzarr-bundle-");
+  const built = await buildBrowser(join(dir, "lib"), { minify: true, sourcemap: false });
+  const worker = loadedGzip(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
+  writeFileSync(
+    join(dir, "main.js"),
+    `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\n` +
+      `globalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`,
+  );
+  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, minify: true, format: "esm", platform: "browser", target: "es2022", metafile: true, logLevel: "silent" });
+  const main = loadedGzip(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
+  console.log(`gzip bytes: main thread ${main}, worker ${worker}`);
+  assert.ok(worker <= WORKER_BUDGET, `the worker a read loads: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
+  assert.ok(main <= MAIN_THREAD_BUDGET, `the page's main-thread JavaScript: ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
 });

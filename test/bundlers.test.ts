@@ -1,16 +1,18 @@
 /**
  * The README's bundler recipes, built as a user builds them: the package is built as `npm run
  * build` builds it into a temporary node_modules/parzarr, and a tiny app beside it that imports
- * "parzarr" is built by Vite (its JS `build()`) and by webpack 5 (its Node API). Each app's output
- * is served with COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them
- * inline and on 2-thread pools made as the README says (and on the default worker URL). Every read
- * must equal Node's, and the pool reads must have run on Web Workers whose scripts the bundler
- * emitted.
+ * "parzarr" is built, minified, by esbuild (its JS `build()`, the worker files copied beside), by
+ * Vite (its JS `build()`) and by webpack 5 (its Node API). Each app's output is served with
+ * COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them inline and on
+ * 2-thread pools made as the README says (and on the default worker URL). Every read must equal
+ * Node's, the pool reads must have run on Web Workers whose scripts the bundler emitted, and what
+ * the page loaded must be within the gzip budgets of test/helpers/bundle-budgets.ts.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "puppeteer-core";
@@ -18,6 +20,7 @@ import { createArray, openArray, slice, type NDArray, type TypedArray } from "..
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
+import { MAIN_THREAD_BUDGET, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const skip = chromiumSkip();
@@ -94,7 +97,7 @@ ${READS}`;
 
 /**
  * The README's esbuild recipe: esbuild leaves `new URL(..., import.meta.url)` as it is, so the one
- * step is copying parzarr-worker.js beside the bundle; the default worker URL then finds it.
+ * step is copying parzarr-worker*.js beside the bundle; the default worker URL then finds it.
  */
 const ESBUILD_MAIN = `import { openArray, WorkerPool } from "parzarr";
 const pools = () => ({
@@ -108,9 +111,12 @@ async function esbuildApp(app: string): Promise<string> {
   mkdirSync(app, { recursive: true });
   writeFileSync(join(app, "main.js"), ESBUILD_MAIN);
   const out = join(app, "dist");
-  // As `esbuild main.js --bundle --platform=browser --format=esm --minify --outdir=dist`.
-  await build({ absWorkingDir: app, entryPoints: ["main.js"], bundle: true, platform: "browser", format: "esm", minify: true, outdir: out, logLevel: "silent" });
-  copyFileSync(join(app, "../node_modules/parzarr/dist/browser/parzarr-worker.js"), join(out, "parzarr-worker.js"));
+  // As `esbuild main.js --bundle --splitting --platform=browser --format=esm --minify --outdir=dist`
+  // (--splitting keeps what loads on first use, numcodecs' zstd WASM for encoding, out of main.js).
+  await build({ absWorkingDir: app, entryPoints: ["main.js"], bundle: true, splitting: true, platform: "browser", format: "esm", minify: true, outdir: out, logLevel: "silent" });
+  // As `cp node_modules/parzarr/dist/browser/parzarr-worker*.js dist/`: the worker and its lazy parts.
+  const lib = join(app, "../node_modules/parzarr/dist/browser");
+  for (const f of readdirSync(lib).filter((f) => /^parzarr-worker.*\.js$/.test(f))) copyFileSync(join(lib, f), join(out, f));
   writeFileSync(join(out, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
   return out;
 }
@@ -121,7 +127,9 @@ async function viteApp(app: string): Promise<string> {
   writeFileSync(join(app, "main.js"), VITE_MAIN);
   writeFileSync(join(app, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
   const out = join(app, "dist");
-  await build({ root: app, configFile: false, logLevel: "error", build: { outDir: out, minify: false } });
+  // Workers as ES modules: Vite's default, iife, cannot split, so it would inline the worker's
+  // lazy parts (numcodecs' zstd encoder, 240 KB gzip) into the worker every read loads.
+  await build({ root: app, configFile: false, logLevel: "error", build: { outDir: out }, worker: { format: "es" } });
   return out;
 }
 
@@ -132,7 +140,7 @@ async function webpackApp(app: string): Promise<string> {
   const out = join(app, "dist");
   const stats = await new Promise<import("webpack").Stats>((resolve, reject) => {
     webpack(
-      { mode: "production", context: app, entry: "./main.js", output: { path: out, filename: "main.js" }, optimization: { minimize: false }, performance: { hints: false } },
+      { mode: "production", context: app, entry: "./main.js", output: { path: out, filename: "main.js" }, performance: { hints: false } },
       (err, s) => (err || !s ? reject(err ?? new Error("webpack gave no stats")) : resolve(s)),
     );
   });
@@ -172,17 +180,19 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
   });
 
   /** Serves the app's output at / with /data/ beside it (isolated) and reads every array there. */
-  async function readInPage(out: string): Promise<{ got: PageRead; workerScripts: string[] }> {
+  async function readInPage(out: string): Promise<{ got: PageRead; workerScripts: string[]; scripts: string[] }> {
     const server = await startStaticServer({ mounts: { "/": out, "/data/": dataDir }, isolated: () => true });
     servers.push(server);
     const page = await browser.newPage();
     const errors: string[] = [];
     const workerScripts: string[] = [];
+    const scripts = new Set<string>();
     page.on("pageerror", (e) => errors.push(String(e)));
     // Missing chunks and metadata documents answer 404 under /data/ as they should; the console
     // reports each of those, so failed requests elsewhere are taken from the responses instead.
     page.on("console", (m) => void (m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text())));
     page.on("response", (r) => void (!r.ok() && !r.url().startsWith(`${server.origin}/data/`) && errors.push(`${r.status()} ${r.url()}`)));
+    page.on("response", (r) => void (r.ok() && new URL(r.url()).pathname.endsWith(".js") && scripts.add(new URL(r.url()).pathname)));
     page.on("workercreated", (w) => workerScripts.push(w.url()));
     try {
       await page.goto(`${server.origin}/index.html`);
@@ -192,7 +202,7 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
       const urls = ARRAYS.map((n) => `${server.origin}/data/${n}`);
       const got = (await page.evaluate(`globalThis.parzarrRead(${JSON.stringify(urls)})`)) as PageRead;
       assert.deepEqual(errors, []);
-      return { got, workerScripts: workerScripts.map((u) => u.slice(server.origin.length)) };
+      return { got, workerScripts: workerScripts.map((u) => u.slice(server.origin.length)), scripts: [...scripts] };
     } finally {
       await page.close();
     }
@@ -214,21 +224,42 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
     for (const s of workerScripts) assert.ok(existsSync(join(out, s)), `${s} is in the bundler's output`);
   }
 
-  test("esbuild --bundle --minify: parzarr-worker.js copied beside the bundle, and the default worker URL", async () => {
+  /**
+   * The gzip sizes of what the page loaded: main-thread JavaScript (every script but the workers')
+   * and the largest worker script (WebAssembly is inlined in the scripts).
+   */
+  function shipped(out: string, scripts: string[], workerScripts: string[]): { main: number; worker: number } {
+    const gz = (path: string): number => gzipSync(readFileSync(join(out, path)), { level: 9 }).length;
+    const workers = new Set(workerScripts);
+    const main = scripts.filter((p) => !workers.has(p)).reduce((n, p) => n + gz(p), 0);
+    const worker = Math.max(...[...workers].map(gz));
+    return { main, worker };
+  }
+
+  function withinBudgets(out: string, scripts: string[], workerScripts: string[]): void {
+    const { main, worker } = shipped(out, scripts, workerScripts);
+    assert.ok(worker <= WORKER_BUDGET, `the worker: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
+    assert.ok(main <= MAIN_THREAD_BUDGET, `main-thread JavaScript (${scripts.join(", ")}): ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
+  }
+
+  test("esbuild --bundle --splitting --minify: parzarr-worker*.js copied beside the bundle, and the default worker URL", async () => {
     const out = await esbuildApp(join(tmp, "esbuild-app"));
-    const { got, workerScripts } = await readInPage(out);
+    const { got, workerScripts, scripts } = await readInPage(out);
     check(out, got, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
   });
 
-  test("Vite build(): workerUrl from parzarr/worker?url, and the default worker URL", async () => {
+  test("Vite build() with worker.format \"es\": workerUrl from parzarr/worker?url, and the default worker URL", async () => {
     const out = await viteApp(join(tmp, "vite-app"));
-    const { got, workerScripts } = await readInPage(out);
+    const { got, workerScripts, scripts } = await readInPage(out);
     check(out, got, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
   });
 
   test("webpack 5: createWorker with new Worker(new URL(\"parzarr/worker\", import.meta.url)), and the default worker URL", async () => {
     const out = await webpackApp(join(tmp, "webpack-app"));
-    const { got, workerScripts } = await readInPage(out);
+    const { got, workerScripts, scripts } = await readInPage(out);
     check(out, got, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
   });
 });

@@ -72,7 +72,16 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean; 
   await mkdir(outdir, { recursive: true });
   const [lib, wrk] = await Promise.all([
     build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library }),
-    build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker, plugins: [workerIsSelf] }),
+    // Split: what the worker imports on first use (numcodecs' zstd WASM, 240 KB gzip, only for
+    // encoding) goes to parzarr-worker-*.js files beside it, which a read never loads.
+    build({
+      ...common,
+      entryPoints: { "parzarr-worker": join(ROOT, "workers/browser-worker.ts") },
+      outdir,
+      splitting: true,
+      chunkNames: "parzarr-worker-[hash]",
+      plugins: [workerIsSelf],
+    }),
     build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [libraryBeside] }),
     copyFile(join(ROOT, "src/viewer/index.html"), viewer),
   ]);
