@@ -1,7 +1,9 @@
 /**
  * Builds parzarr's browser files with esbuild:
  * - parzarr-worker.js: the Web Worker module (`parzarr/worker`), self-contained (no bare imports)
- *   so that any static server can serve it beside the data or the page;
+ *   so that any static server can serve it beside the data or the page; what it loads on first use
+ *   only (numcodecs' zstd encoder) is in parzarr-worker-<hash>.js files beside it, which a read
+ *   never fetches (test/bundle.test.ts holds the worker a read loads to its gzip budget);
  * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
  *   tests, hand-written pages). Its default worker (browser/default-worker.ts) is the file beside it;
  * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data;
