@@ -6,5 +6,5 @@
 import "./platform/browser-install.js";
 
 export * from "./api.js";
-export { defaultWorkerUrl } from "./parallel/comlink-web-workers.js";
+export { defaultWorkerUrl } from "../browser/default-worker.js";
 export { OPFSStore, type OPFSStoreOptions } from "./stores/opfs.js";

@@ -29,16 +29,19 @@ export type ZarrErrorCode =
   | "MISSING_DEPENDENCY";
 
 export class ZarrError extends Error {
+  // Each class names itself in a string: minifiers rename classes, so `new.target.name` would
+  // give "fg" in a minified bundle, and the worker protocol tells some classes apart by name.
+  override name = "ZarrError";
   readonly code: ZarrErrorCode;
   constructor(code: ZarrErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    this.name = new.target.name;
   }
 }
 
 /** A key, array or group that should exist does not. */
 export class NotFoundError extends ZarrError {
+  override name = "NotFoundError";
   constructor(message: string) {
     super("NOT_FOUND", message);
   }
@@ -46,6 +49,7 @@ export class NotFoundError extends ZarrError {
 
 /** Mode `w-` (or create without overwrite) found a node already there. */
 export class AlreadyExistsError extends ZarrError {
+  override name = "AlreadyExistsError";
   constructor(message: string) {
     super("ALREADY_EXISTS", message);
   }
@@ -53,6 +57,7 @@ export class AlreadyExistsError extends ZarrError {
 
 /** An array was found where a group was expected, or the other way round. */
 export class NodeTypeError extends ZarrError {
+  override name = "NodeTypeError";
   constructor(message: string) {
     super("NODE_TYPE_MISMATCH", message);
   }
@@ -60,6 +65,7 @@ export class NodeTypeError extends ZarrError {
 
 /** Metadata that is not valid JSON or breaks the spec; the message names the file and field. */
 export class InvalidMetadataError extends ZarrError {
+  override name = "InvalidMetadataError";
   constructor(message: string, options?: { cause?: unknown }) {
     super("INVALID_METADATA", message, options);
   }
@@ -67,6 +73,7 @@ export class InvalidMetadataError extends ZarrError {
 
 /** A codec (v3 name or v2 numcodecs id) that parzarr does not know. */
 export class UnknownCodecError extends ZarrError {
+  override name = "UnknownCodecError";
   constructor(message: string) {
     super("UNKNOWN_CODEC", message);
   }
@@ -74,6 +81,7 @@ export class UnknownCodecError extends ZarrError {
 
 /** A feature parzarr recognises but cannot handle (a data type or codec option). */
 export class UnsupportedError extends ZarrError {
+  override name = "UnsupportedError";
   constructor(message: string) {
     super("UNSUPPORTED", message);
   }
@@ -81,6 +89,7 @@ export class UnsupportedError extends ZarrError {
 
 /** Chunk bytes that do not decode: truncated, corrupted or failing a checksum. */
 export class CorruptChunkError extends ZarrError {
+  override name = "CorruptChunkError";
   constructor(message: string, options?: { cause?: unknown }) {
     super("CORRUPT_CHUNK", message, options);
   }
@@ -88,6 +97,7 @@ export class CorruptChunkError extends ZarrError {
 
 /** A selection that is malformed or out of bounds. */
 export class BadSelectionError extends ZarrError {
+  override name = "BadSelectionError";
   constructor(message: string) {
     super("BAD_SELECTION", message);
   }
@@ -95,6 +105,7 @@ export class BadSelectionError extends ZarrError {
 
 /** A value whose shape does not match the selection it is written to. */
 export class ShapeMismatchError extends ZarrError {
+  override name = "ShapeMismatchError";
   constructor(message: string) {
     super("SHAPE_MISMATCH", message);
   }
@@ -102,6 +113,7 @@ export class ShapeMismatchError extends ZarrError {
 
 /** A write to a store or node opened read-only. */
 export class ReadOnlyError extends ZarrError {
+  override name = "ReadOnlyError";
   constructor(message: string) {
     super("READ_ONLY", message);
   }
@@ -109,6 +121,7 @@ export class ReadOnlyError extends ZarrError {
 
 /** A store key that is empty, absolute, or tries to escape the store with `..`. */
 export class InvalidKeyError extends ZarrError {
+  override name = "InvalidKeyError";
   constructor(message: string) {
     super("INVALID_KEY", message);
   }
@@ -116,6 +129,7 @@ export class InvalidKeyError extends ZarrError {
 
 /** The store itself failed (an HTTP status other than 404, an I/O error). */
 export class StoreError extends ZarrError {
+  override name = "StoreError";
   constructor(message: string, options?: { cause?: unknown }) {
     super("STORE_ERROR", message, options);
   }
@@ -127,6 +141,7 @@ export class StoreError extends ZarrError {
  * a missing key: reading it as one would silently give fill values.
  */
 export class AccessDeniedError extends ZarrError {
+  override name = "AccessDeniedError";
   /** The store key asked for ("" for a listing). */
   readonly key: string;
   /**
@@ -143,6 +158,7 @@ export class AccessDeniedError extends ZarrError {
 
 /** The operation was cancelled through its AbortSignal. */
 export class AbortError extends ZarrError {
+  override name = "AbortError";
   constructor(message = "the operation was aborted") {
     super("ABORTED", message);
   }
@@ -164,6 +180,7 @@ export function asAbort(err: unknown, signal?: AbortSignal): unknown {
 
 /** Work handed to a WorkerPool after `close()`. */
 export class PoolClosedError extends ZarrError {
+  override name = "PoolClosedError";
   constructor(message: string) {
     super("POOL_CLOSED", message);
   }
@@ -171,6 +188,7 @@ export class PoolClosedError extends ZarrError {
 
 /** An option out of its range (a negative thread count, say). */
 export class InvalidArgumentError extends ZarrError {
+  override name = "InvalidArgumentError";
   constructor(message: string) {
     super("INVALID_ARGUMENT", message);
   }
@@ -178,6 +196,7 @@ export class InvalidArgumentError extends ZarrError {
 
 /** A chunk lock (a ProcessSynchronizer lock file) was not had within its timeout. */
 export class LockTimeoutError extends ZarrError {
+  override name = "LockTimeoutError";
   /** The store key of the chunk (or shard) whose lock was awaited. */
   readonly key: string;
   constructor(message: string, key: string) {
@@ -192,6 +211,7 @@ export class LockTimeoutError extends ZarrError {
  * since. The chunk holds another writer's value, not this one's; the write may be repeated.
  */
 export class WriteConflictError extends ZarrError {
+  override name = "WriteConflictError";
   /** The store key of the chunk (or shard) that kept changing. */
   readonly key: string;
   /** How many read-merge-write attempts were made. */
@@ -208,6 +228,7 @@ export class WriteConflictError extends ZarrError {
  * `getMaxChunkBytes()` (raise it with `setMaxChunkBytes`), or a result larger than any buffer.
  */
 export class TooLargeError extends ZarrError {
+  override name = "TooLargeError";
   constructor(message: string) {
     super("TOO_LARGE", message);
   }
@@ -219,6 +240,7 @@ export class TooLargeError extends ZarrError {
  * those chunks go on. Each chunk it was writing holds its old value or its new one.
  */
 export class WorkerExitError extends ZarrError {
+  override name = "WorkerExitError";
   /** The store keys of the chunks of the task the worker was running. */
   readonly keys: string[];
   constructor(message: string, keys: string[], options?: { cause?: unknown }) {
@@ -232,6 +254,7 @@ export class WorkerExitError extends ZarrError {
  * (TensorStore's `fill_missing_data_reads`): the chunk would otherwise read as the fill value.
  */
 export class MissingChunkError extends ZarrError {
+  override name = "MissingChunkError";
   /** The store key of the missing chunk (the shard's key, for a sharded array). */
   readonly key: string;
   constructor(message: string, key: string) {
@@ -245,6 +268,7 @@ export class MissingChunkError extends ZarrError {
  * the metadata a handle opened with `assumeCachedMetadata` assumed. `field` names the field.
  */
 export class MetadataMismatchError extends ZarrError {
+  override name = "MetadataMismatchError";
   /** The metadata field that differs: "shape", "dtype", "chunks", "codecs", ... */
   readonly field: string;
   constructor(message: string, field: string) {
@@ -258,6 +282,7 @@ export class MetadataMismatchError extends ZarrError {
  * name says, truncated or corrupt. The message names the file and what was wrong.
  */
 export class SourceFileError extends ZarrError {
+  override name = "SourceFileError";
   constructor(message: string, options?: { cause?: unknown }) {
     super("SOURCE_FILE", message, options);
   }
@@ -268,6 +293,7 @@ export class SourceFileError extends ZarrError {
  * not installed. parzarr installs without them; the message names the `npm install` command.
  */
 export class MissingDependencyError extends ZarrError {
+  override name = "MissingDependencyError";
   /** The packages the install command names. */
   readonly packages: string[];
   constructor(message: string, packages: string[], options?: { cause?: unknown }) {
@@ -282,6 +308,7 @@ export class MissingDependencyError extends ZarrError {
  * INVALID_METADATA, as for any broken metadata; `key` names the reference ("" for the document).
  */
 export class InvalidReferenceError extends InvalidMetadataError {
+  override name = "InvalidReferenceError";
   /** The reference key at fault, or "" when the document as a whole is. */
   readonly key: string;
   constructor(message: string, key: string, options?: { cause?: unknown }) {
@@ -296,6 +323,7 @@ export class InvalidReferenceError extends InvalidMetadataError {
  * missing chunk: that would silently give fill values. `key` names the reference, `url` the target.
  */
 export class ReferenceTargetError extends StoreError {
+  override name = "ReferenceTargetError";
   readonly key: string;
   readonly url: string;
   readonly reason: "missing" | "short";

@@ -1,16 +1,18 @@
 /**
  * The README's bundler recipes, built as a user builds them: the package is built as `npm run
  * build` builds it into a temporary node_modules/parzarr, and a tiny app beside it that imports
- * "parzarr" is built by Vite (its JS `build()`) and by webpack 5 (its Node API). Each app's output
- * is served with COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them
- * inline and on 2-thread pools made as the README says (and on the default worker URL). Every read
- * must equal Node's, and the pool reads must have run on Web Workers whose scripts the bundler
- * emitted.
+ * "parzarr" is built, minified, by esbuild (its JS `build()`, the worker files copied beside), by
+ * Vite (its JS `build()`) and by webpack 5 (its Node API). Each app's output is served with
+ * COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them inline and on
+ * 2-thread pools made as the README says (and on the default worker URL). Every read must equal
+ * Node's, the pool reads must have run on Web Workers whose scripts the bundler emitted, and what
+ * the page loaded must be within the gzip budgets of test/helpers/bundle-budgets.ts.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "puppeteer-core";
@@ -18,6 +20,7 @@ import { createArray, openArray, slice, type NDArray, type TypedArray } from "..
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { buildBrowser } from "../tools/build-browser.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
+import { MAIN_THREAD_BUDGET, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const skip = chromiumSkip();
@@ -53,7 +56,8 @@ async function writeArrays(dir: string): Promise<void> {
 
 /**
  * The app's reads, after the lines each bundler's recipe needs: `pools()` gives the pools to read
- * on. Exposed as globalThis.parzarrRead for the test to call.
+ * on. Exposed as globalThis.parzarrRead for the test to call, and parzarrWrite: a zstd write on
+ * each pool, whose workers encode with what they load on first use (numcodecs' zstd).
  */
 const READS = `
 globalThis.parzarrRead = async (urls) => {
@@ -73,43 +77,86 @@ globalThis.parzarrRead = async (urls) => {
   for (const pool of Object.values(made)) await pool.close();
   return { isolated: self.crossOriginIsolated, shared, results };
 };
+globalThis.parzarrWrite = async () => {
+  const made = pools();
+  // A zstd write on each pool: the workers encode, with what they load on first use.
+  const writes = [];
+  for (const [mode, pool] of Object.entries(made)) {
+    const store = new OPFSStore("parzarr-bundlers/" + mode);
+    await store.deletePrefix("");
+    const codecs = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
+    const w = await createArray(store, { shape: [64, 64], chunks: [16, 16], dtype: "int32", codecs });
+    const data = Int32Array.from({ length: 64 * 64 }, (_, i) => (i * 7) % 1000);
+    let peak = 0;
+    const outcome = await w.set(null, { data, shape: [64, 64] }, { pool, threads: 2, onProgress: () => void (peak = Math.max(peak, pool.busy)) }).then(
+      async () => ((await w.get(null, { threads: 0 })).data.every((v, i) => v === data[i]) ? "written" : "read back other values"),
+      (e) => "failed: " + (e.code ?? "") + " " + e.message,
+    );
+    writes.push({ mode, outcome, peak });
+  }
+  for (const pool of Object.values(made)) await pool.close();
+  return writes;
+};
 `;
 
-/** The README's Vite line (workerUrl from "parzarr/worker?url"), and the default worker URL. */
-const VITE_MAIN = `import { openArray, WorkerPool } from "parzarr";
-import workerUrl from "parzarr/worker?url";
-const pools = () => ({
-  recipe: new WorkerPool({ threads: 2, workerUrl }),
-  default: new WorkerPool({ threads: 2 }),
-});
-${READS}`;
-
-/** The README's webpack 5 line (createWorker with new Worker(new URL(...))), and the default. */
-const WEBPACK_MAIN = `import { openArray, WorkerPool } from "parzarr";
+/**
+ * The line for Vite and webpack 5 (both build `parzarr/worker` again as a worker of the app's, its
+ * lazy parts included), and the default worker URL. (`parzarr/worker?url` copies the one file:
+ * enough to read, but a zstd write on its workers cannot load the encoder beside it.)
+ */
+const BUNDLER_MAIN = `import { createArray, openArray, OPFSStore, WorkerPool } from "parzarr";
 const pools = () => ({
   recipe: new WorkerPool({ threads: 2, createWorker: () => new Worker(new URL("parzarr/worker", import.meta.url), { type: "module" }) }),
   default: new WorkerPool({ threads: 2 }),
 });
 ${READS}`;
 
-async function viteApp(app: string): Promise<string> {
+/**
+ * The README's esbuild recipe: esbuild leaves `new URL(..., import.meta.url)` as it is, so the one
+ * step is copying parzarr-worker*.js beside the bundle; the default worker URL then finds it.
+ */
+const ESBUILD_MAIN = `import { createArray, openArray, OPFSStore, WorkerPool } from "parzarr";
+const pools = () => ({
+  recipe: new WorkerPool({ threads: 2, workerUrl: new URL("./parzarr-worker.js", import.meta.url) }),
+  default: new WorkerPool({ threads: 2 }),
+});
+${READS}`;
+
+async function esbuildApp(app: string): Promise<string> {
+  const { build } = await import("esbuild");
+  mkdirSync(app, { recursive: true });
+  writeFileSync(join(app, "main.js"), ESBUILD_MAIN);
+  const out = join(app, "dist");
+  // As `esbuild main.js --bundle --splitting --platform=browser --format=esm --minify --outdir=dist`
+  // (--splitting keeps what loads on first use, numcodecs' zstd WASM for encoding, out of main.js).
+  await build({ absWorkingDir: app, entryPoints: ["main.js"], bundle: true, splitting: true, platform: "browser", format: "esm", minify: true, outdir: out, logLevel: "silent" });
+  // As `cp node_modules/parzarr/dist/browser/parzarr-worker*.js dist/`: the worker and its lazy parts.
+  const lib = join(app, "../node_modules/parzarr/dist/browser");
+  for (const f of readdirSync(lib).filter((f) => /^parzarr-worker.*\.js$/.test(f))) copyFileSync(join(lib, f), join(out, f));
+  writeFileSync(join(out, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
+  return out;
+}
+
+async function viteApp(app: string, workerFormat?: "es"): Promise<string> {
   const { build } = await import("vite");
   mkdirSync(app, { recursive: true });
-  writeFileSync(join(app, "main.js"), VITE_MAIN);
+  writeFileSync(join(app, "main.js"), BUNDLER_MAIN);
   writeFileSync(join(app, "index.html"), `<!doctype html><html><head><link rel="icon" href="data:,"><script type="module" src="./main.js"></script></head><body></body></html>`);
   const out = join(app, "dist");
-  await build({ root: app, configFile: false, logLevel: "error", build: { outDir: out, minify: false } });
+  // Vite's default worker format, iife, cannot split: it inlines the worker's lazy parts
+  // (numcodecs' zstd encoder, 240 KB gzip) into the worker every read loads; "es" keeps them apart.
+  await build({ root: app, configFile: false, logLevel: "error", build: { outDir: out }, worker: workerFormat && { format: workerFormat } });
   return out;
 }
 
 async function webpackApp(app: string): Promise<string> {
   const webpack = (await import("webpack")).default;
   mkdirSync(app, { recursive: true });
-  writeFileSync(join(app, "main.js"), WEBPACK_MAIN);
+  writeFileSync(join(app, "main.js"), BUNDLER_MAIN);
   const out = join(app, "dist");
   const stats = await new Promise<import("webpack").Stats>((resolve, reject) => {
     webpack(
-      { mode: "production", context: app, entry: "./main.js", output: { path: out, filename: "main.js" }, optimization: { minimize: false }, performance: { hints: false } },
+      { mode: "production", context: app, entry: "./main.js", output: { path: out, filename: "main.js" }, performance: { hints: false } },
       (err, s) => (err || !s ? reject(err ?? new Error("webpack gave no stats")) : resolve(s)),
     );
   });
@@ -123,6 +170,8 @@ interface PageRead {
   shared: boolean[];
   results: { url: string; mode: string; shape: number[]; values: number[]; peak: number }[];
 }
+
+type PageWrite = { mode: string; outcome: string; peak: number }[];
 
 describe("the README's bundler recipes in headless Chromium", { skip, timeout: 180_000 }, () => {
   let browser: Browser;
@@ -149,17 +198,19 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
   });
 
   /** Serves the app's output at / with /data/ beside it (isolated) and reads every array there. */
-  async function readInPage(out: string): Promise<{ got: PageRead; workerScripts: string[] }> {
+  async function readInPage(out: string): Promise<{ got: PageRead; writes: PageWrite; workerScripts: string[]; scripts: string[] }> {
     const server = await startStaticServer({ mounts: { "/": out, "/data/": dataDir }, isolated: () => true });
     servers.push(server);
     const page = await browser.newPage();
     const errors: string[] = [];
     const workerScripts: string[] = [];
+    const scripts = new Set<string>();
     page.on("pageerror", (e) => errors.push(String(e)));
     // Missing chunks and metadata documents answer 404 under /data/ as they should; the console
     // reports each of those, so failed requests elsewhere are taken from the responses instead.
     page.on("console", (m) => void (m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text())));
     page.on("response", (r) => void (!r.ok() && !r.url().startsWith(`${server.origin}/data/`) && errors.push(`${r.status()} ${r.url()}`)));
+    page.on("response", (r) => void (r.ok() && new URL(r.url()).pathname.endsWith(".js") && scripts.add(new URL(r.url()).pathname)));
     page.on("workercreated", (w) => workerScripts.push(w.url()));
     try {
       await page.goto(`${server.origin}/index.html`);
@@ -169,13 +220,17 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
       const urls = ARRAYS.map((n) => `${server.origin}/data/${n}`);
       const got = (await page.evaluate(`globalThis.parzarrRead(${JSON.stringify(urls)})`)) as PageRead;
       assert.deepEqual(errors, []);
-      return { got, workerScripts: workerScripts.map((u) => u.slice(server.origin.length)) };
+      // What the read loaded; the writes then load what encoding needs.
+      const read = { workerScripts: workerScripts.map((u) => u.slice(server.origin.length)), scripts: [...scripts] };
+      const writes = (await page.evaluate("globalThis.parzarrWrite()")) as PageWrite;
+      assert.deepEqual(errors, []);
+      return { got, writes, ...read };
     } finally {
       await page.close();
     }
   }
 
-  function check(out: string, got: PageRead, workerScripts: string[]): void {
+  function check(out: string, got: PageRead, writes: PageWrite, workerScripts: string[]): void {
     assert.equal(got.isolated, true);
     assert.deepEqual(got.shared, [true, true], "the pools share memory with the page");
     assert.equal(got.results.length, ARRAYS.length * 3);
@@ -186,20 +241,59 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
       assert.deepEqual(r.values, want.values, `${name} ${r.mode}: the page read what Node reads`);
       if (r.mode !== "inline") assert.ok(r.peak > 0, `${name} ${r.mode}: tasks ran on the Web Workers`);
     }
+    for (const w of writes) {
+      assert.equal(w.outcome, "written", `a zstd write on the ${w.mode} pool`);
+      assert.ok(w.peak > 0, `the ${w.mode} pool's write ran on the Web Workers`);
+    }
+    assert.equal(writes.length, 2);
     // 2 workers per pool, each loaded from a script the bundler wrote.
     assert.equal(workerScripts.length, 4, `worker scripts: ${workerScripts.join(", ")}`);
     for (const s of workerScripts) assert.ok(existsSync(join(out, s)), `${s} is in the bundler's output`);
   }
 
-  test("Vite build(): workerUrl from parzarr/worker?url, and the default worker URL", async () => {
-    const out = await viteApp(join(tmp, "vite-app"));
-    const { got, workerScripts } = await readInPage(out);
-    check(out, got, workerScripts);
+  /**
+   * The gzip sizes of what the page loaded: main-thread JavaScript (every script but the workers')
+   * and the largest worker script (WebAssembly is inlined in the scripts).
+   */
+  function shipped(out: string, scripts: string[], workerScripts: string[]): { main: number; worker: number } {
+    const gz = (path: string): number => gzipSync(readFileSync(join(out, path)), { level: 9 }).length;
+    const workers = new Set(workerScripts);
+    const main = scripts.filter((p) => !workers.has(p)).reduce((n, p) => n + gz(p), 0);
+    const worker = Math.max(...[...workers].map(gz));
+    return { main, worker };
+  }
+
+  function withinBudgets(out: string, scripts: string[], workerScripts: string[]): void {
+    const { main, worker } = shipped(out, scripts, workerScripts);
+    assert.ok(worker <= WORKER_BUDGET, `the worker: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
+    assert.ok(main <= MAIN_THREAD_BUDGET, `main-thread JavaScript (${scripts.join(", ")}): ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
+  }
+
+  test("esbuild --bundle --splitting --minify: parzarr-worker*.js copied beside the bundle, and the default worker URL", async () => {
+    const out = await esbuildApp(join(tmp, "esbuild-app"));
+    const { got, writes, workerScripts, scripts } = await readInPage(out);
+    check(out, got, writes, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
+  });
+
+  test("Vite build() with worker.format \"es\": createWorker with new Worker(new URL(\"parzarr/worker\", import.meta.url)), and the default worker URL", async () => {
+    const out = await viteApp(join(tmp, "vite-app"), "es");
+    const { got, writes, workerScripts, scripts } = await readInPage(out);
+    check(out, got, writes, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
+  });
+
+  test("Vite build() unconfigured: the same, with the worker's lazy parts inlined (over the worker's budget)", async () => {
+    const out = await viteApp(join(tmp, "vite-iife-app"));
+    const { got, writes, workerScripts, scripts } = await readInPage(out);
+    check(out, got, writes, workerScripts);
+    assert.ok(shipped(out, scripts, workerScripts).main <= MAIN_THREAD_BUDGET);
   });
 
   test("webpack 5: createWorker with new Worker(new URL(\"parzarr/worker\", import.meta.url)), and the default worker URL", async () => {
     const out = await webpackApp(join(tmp, "webpack-app"));
-    const { got, workerScripts } = await readInPage(out);
-    check(out, got, workerScripts);
+    const { got, writes, workerScripts, scripts } = await readInPage(out);
+    check(out, got, writes, workerScripts);
+    withinBudgets(out, scripts, workerScripts);
   });
 });

@@ -17,10 +17,10 @@ import { scratchDir } from "./helpers/paths.js";
 const ROOT = new URL("../", import.meta.url).pathname;
 const PEERS = ["zod", "bullmq", "ioredis", "h5wasm", "@napi-rs/lzma"];
 
-/** A copy of src/ and workers/ beside a node_modules of links to every installed package but the peers. */
+/** A copy of src/, workers/ and browser/ beside a node_modules of links to every installed package but the peers. */
 function treeWithoutPeers(): string {
   const tmp = scratchDir("parzarr-no-peers-");
-  for (const d of ["src", "workers"]) cpSync(join(ROOT, d), join(tmp, d), { recursive: true });
+  for (const d of ["src", "workers", "browser"]) cpSync(join(ROOT, d), join(tmp, d), { recursive: true });
   // ES modules, as in the package (tsx would read the .ts files as CommonJS without it).
   writeFileSync(join(tmp, "package.json"), JSON.stringify({ name: "app", type: "module" }));
   // An lzma array zarr-python wrote, to read.

@@ -54,7 +54,7 @@ describe("the packed package", { timeout: 600_000 }, () => {
     // A copy of the checkout's build inputs (a dist/ left in the checkout is not copied: it is
     // built here) and of what `npm pack` lists beside the build, built by the package's own script.
     const listed = JSON.parse(run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], ROOT))[0].files as { path: string }[];
-    const inputs = ["src", "workers", "bench/compare", "tools", "tsconfig.json", "tsconfig.build.json"];
+    const inputs = ["src", "workers", "browser", "bench/compare", "tools", "tsconfig.json", "tsconfig.build.json"];
     for (const p of [...listed.map((f) => f.path).filter((p) => !p.startsWith("dist/")), ...inputs]) {
       mkdirSync(dirname(join(build, p)), { recursive: true });
       cpSync(join(ROOT, p), join(build, p), { recursive: true });

@@ -1,9 +1,11 @@
 /**
  * Builds parzarr's browser files with esbuild:
  * - parzarr-worker.js: the Web Worker module (`parzarr/worker`), self-contained (no bare imports)
- *   so that any static server can serve it beside the data or the page;
+ *   so that any static server can serve it beside the data or the page; what it loads on first use
+ *   only (numcodecs' zstd encoder) is in parzarr-worker-<hash>.js files beside it, which a read
+ *   never fetches (test/bundle.test.ts holds the worker a read loads to its gzip budget);
  * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
- *   tests, hand-written pages). Its default worker URL is rewritten to the worker file beside it;
+ *   tests, hand-written pages). Its default worker (browser/default-worker.ts) is the file beside it;
  * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data;
  *   viewer.js imports the library from parzarr.js beside it rather than holding a third copy.
  * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser,
@@ -17,22 +19,8 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The worker's place relative to the library module, as src/parallel/comlink-web-workers.ts has it. */
-const SOURCE_WORKER_PATH = "../../browser/parzarr-worker.js";
-
-/** Rewrites the default worker URL's expression in src/parallel/comlink-web-workers.ts. */
-function defaultWorkerUrl(name: string, from: string, to: string): Plugin {
-  return {
-    name,
-    setup(b) {
-      b.onLoad({ filter: /comlink-web-workers\.ts$/ }, async (args) => {
-        const text = await readFile(args.path, "utf8");
-        if (!text.includes(from)) throw new Error(`${args.path} no longer holds ${from}`);
-        return { contents: text.replace(from, to), loader: "ts" };
-      });
-    },
-  };
-}
+/** The default worker's URL, as browser/default-worker.ts writes it (twice). */
+const SOURCE_WORKER_URL = 'new URL("./parzarr-worker.js", import.meta.url)';
 
 /** The viewer page's library is the one-file bundle beside it. */
 const libraryBeside: Plugin = {
@@ -44,19 +32,21 @@ const libraryBeside: Plugin = {
   },
 };
 
-/** In the one-file bundle the worker lies beside it. */
-const workerBeside = defaultWorkerUrl("parzarr-worker-beside", `"${SOURCE_WORKER_PATH}"`, `"./parzarr-worker.js"`);
-
 /**
  * In the worker a pool's default worker is the worker's own script, wherever a bundler put it; and
  * the file then holds no `new URL(..., import.meta.url)` for a bundler that builds it again (webpack
  * 5's `new Worker(new URL("parzarr/worker", import.meta.url))`) to resolve and fail on.
  */
-const workerIsSelf = defaultWorkerUrl(
-  "parzarr-worker-is-self",
-  `new URL("${SOURCE_WORKER_PATH}", import.meta.url)`,
-  "new URL((globalThis as unknown as { location: { href: string } }).location.href)",
-);
+const workerIsSelf: Plugin = {
+  name: "parzarr-worker-is-self",
+  setup(b) {
+    b.onLoad({ filter: /default-worker\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      if (!text.includes(SOURCE_WORKER_URL)) throw new Error(`${args.path} no longer holds ${SOURCE_WORKER_URL}`);
+      return { contents: text.replaceAll(SOURCE_WORKER_URL, "new URL((globalThis as unknown as { location: { href: string } }).location.href)"), loader: "ts" };
+    });
+  },
+};
 
 export interface BrowserBuild {
   library: string;
@@ -83,8 +73,17 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean; 
   const viewer = join(outdir, "viewer.html");
   await mkdir(outdir, { recursive: true });
   const [lib, wrk] = await Promise.all([
-    build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library, plugins: [workerBeside] }),
-    build({ ...common, entryPoints: [join(ROOT, "workers/browser-worker.ts")], outfile: worker, plugins: [workerIsSelf] }),
+    build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library }),
+    // Split: what the worker imports on first use (numcodecs' zstd WASM, 240 KB gzip, only for
+    // encoding) goes to parzarr-worker-*.js files beside it, which a read never loads.
+    build({
+      ...common,
+      entryPoints: { "parzarr-worker": join(ROOT, "workers/browser-worker.ts") },
+      outdir,
+      splitting: true,
+      chunkNames: "parzarr-worker-[hash]",
+      plugins: [workerIsSelf],
+    }),
     build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [libraryBeside] }),
     copyFile(join(ROOT, "src/viewer/index.html"), viewer),
   ]);

@@ -8,18 +8,11 @@ import { InvalidArgumentError } from "../errors.js";
 import type { BrowserWorkerApi } from "../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
 import { ownerIdForWorker } from "./lock-table.js";
+import { startDefaultWorker } from "../../browser/default-worker.js";
 
 /** What parzarr needs of a Web Worker: a message endpoint it can end. */
 export interface WorkerLike extends Endpoint {
   terminate(): void;
-}
-
-/**
- * Where the built worker module lies beside the library: dist/src/platform/ -> dist/browser/.
- * Written as one `new URL(literal, import.meta.url)` so that Vite and webpack find and copy it.
- */
-export function defaultWorkerUrl(): URL {
-  return new URL("../../browser/parzarr-worker.js", import.meta.url);
 }
 
 export interface WebWorkerOptions {
@@ -32,11 +25,10 @@ export function webWorkers(options: WebWorkerOptions): ComlinkWorkerFactory {
   const make =
     createWorker ??
     ((): WorkerLike => {
-      const Ctor = (globalThis as { Worker?: new (url: string | URL, o: { type: "module" }) => WorkerLike }).Worker;
-      if (Ctor === undefined) {
+      if (typeof Worker === "undefined") {
         throw new InvalidArgumentError("this platform has no Web Worker: pass createWorker, or use threads: 0");
       }
-      return new Ctor(options.workerUrl ?? defaultWorkerUrl(), { type: "module" });
+      return options.workerUrl === undefined ? startDefaultWorker() : new Worker(options.workerUrl, { type: "module" });
     });
   return (): ComlinkWorker => {
     const worker = make();

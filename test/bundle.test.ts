@@ -1,0 +1,77 @@
+/**
+ * parzarr as bundlers ship it: minified bundles keep the error classes' names (callers and the
+ * worker protocol read `err.name`), and a page that reads on workers stays within its size budgets
+ * (test/bundlers.test.ts checks the same budgets on what Chromium loads from Vite's and webpack's
+ * builds).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build, type Metafile } from "esbuild";
+import { buildBrowser } from "../tools/build-browser.js";
+import { MAIN_THREAD_BUDGET, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
+import { scratchDir } from "./helpers/paths.js";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+test("error classes keep their names in a minified bundle, and across the worker protocol", async () => {
+  const dir = scratchDir("parzarr-bundle-");
+  const entry = join(dir, "entry.ts");
+  writeFileSync(
+    entry,
+    `export * from ${JSON.stringify(join(ROOT, "src/errors.ts"))};\n` +
+      `export { serialiseError, reviveError } from ${JSON.stringify(join(ROOT, "src/parallel/task-outcome.ts"))};\n`,
+  );
+  const outfile = join(dir, "errors.min.js");
+  await build({ entryPoints: [entry], outfile, bundle: true, minify: true, format: "esm", platform: "node", logLevel: "silent" });
+  const mod = (await import(pathToFileURL(outfile).href)) as Record<string, unknown>;
+  const classes = Object.entries(mod).filter(([name]) => /^[A-Z]\w*Error$/.test(name));
+  assert.ok(classes.length >= 20, `error classes exported: ${classes.map(([n]) => n).join(", ")}`);
+  for (const [name, Ctor] of classes) {
+    const err = name === "ZarrError" ? new (Ctor as new (c: string, m: string) => Error)("NOT_FOUND", "m") : new (Ctor as new (...a: unknown[]) => Error)("m", "k", "u", "missing");
+    assert.equal(err.name, name, `${name}'s name after minification`);
+    assert.match(String(err), new RegExp(`^${name}: m`));
+  }
+  // A reference error crosses back from a worker as its own class, which travels by name.
+  const { InvalidReferenceError, serialiseError, reviveError } = mod as {
+    InvalidReferenceError: new (m: string, k: string) => Error & { code: string; key: string };
+    serialiseError(e: unknown): unknown;
+    reviveError(e: unknown): Error & { code?: string; key?: string };
+  };
+  const back = reviveError(serialiseError(new InvalidReferenceError("bad ref", "a/0")));
+  assert.ok(back instanceof InvalidReferenceError, `revived as ${back.name}`);
+  assert.equal(back.name, "InvalidReferenceError");
+  assert.equal(back.code, "INVALID_METADATA");
+  assert.equal(back.key, "a/0");
+});
+
+/** The gzip bytes of `entry` and every file it imports statically, as a browser loads them. */
+function loadedGzip(meta: Metafile, entry: string): number {
+  const seen = new Set<string>();
+  const visit = (out: string): void => {
+    if (seen.has(out)) return;
+    seen.add(out);
+    for (const i of meta.outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(entry);
+  return [...seen].reduce((n, out) => n + gzipSync(readFileSync(join(ROOT, out)), { level: 9 }).length, 0);
+}
+
+test("a page reading on workers: main thread and worker within their gzip budgets (esbuild, minified)", async () => {
+  const dir = scratchDir("parzarr-bundle-");
+  const built = await buildBrowser(join(dir, "lib"), { minify: true, sourcemap: false });
+  const worker = loadedGzip(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
+  writeFileSync(
+    join(dir, "main.js"),
+    `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\n` +
+      `globalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`,
+  );
+  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, minify: true, format: "esm", platform: "browser", target: "es2022", metafile: true, logLevel: "silent" });
+  const main = loadedGzip(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
+  console.log(`gzip bytes: main thread ${main}, worker ${worker}`);
+  assert.ok(worker <= WORKER_BUDGET, `the worker a read loads: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
+  assert.ok(main <= MAIN_THREAD_BUDGET, `the page's main-thread JavaScript: ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
+});
