@@ -5,24 +5,15 @@
  * the workers encoded) and the workers decode and encode. Each test records the messages the pool
  * ran to show that, and compares values and stored bytes with an inline run.
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WorkerPool, createArray, openArray, resolveStore, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
-import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
 import { runTaskMessage } from "../src/parallel/worker-task.js";
+import { recordingPool } from "./helpers/recording-pool.js";
 import type { WritableStore } from "../src/stores/types.js";
 
-const pool = new WorkerPool({ threads: 2 });
-after(() => pool.close());
-
 /** Every message the pool ran, with its outcome. */
-const ran: { message: TaskMessage; outcome: TaskOutcome }[] = [];
-const run = pool.run.bind(pool);
-pool.run = async (message) => {
-  const outcome = await run(message);
-  ran.push({ message, outcome });
-  return outcome;
-};
+const { pool, ran } = recordingPool();
 
 /** The simplest store: a plain object with `get` and `set` over a Map, keyed "/a/zarr.json". */
 function plainStore(files = new Map<string, Uint8Array>()) {

@@ -12,10 +12,11 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { AccessDeniedError, FetchStore, ReferenceStore, ZarrError } from "../src/index.js";
+import { AccessDeniedError, FetchStore, ReferenceStore } from "../src/index.js";
 import { storeFromDescriptor } from "../src/stores/index.js";
 import { locate } from "../src/stores/reference-targets.js";
 import { scratchDir } from "./helpers/paths.js";
+import { rejection } from "./helpers/rejection.js";
 
 /** Quick failures: a target that was wrongly requested must not hold the test up for minutes. */
 const HTTP = { timeoutMs: 3000, retries: 0 };
@@ -52,15 +53,6 @@ async function serve(): Promise<TestServer> {
   return t;
 }
 
-async function rejection(p: Promise<unknown>): Promise<ZarrError> {
-  return p.then(
-    (v) => assert.fail(`expected a rejection, got ${v instanceof Uint8Array ? `${v.length} bytes` : String(v)}`),
-    (err: unknown) => {
-      assert.ok(err instanceof ZarrError, `expected a ZarrError, got ${String(err)}`);
-      return err;
-    },
-  );
-}
 
 const text = (b: Uint8Array | null | undefined) => (b == null ? undefined : new TextDecoder().decode(b));
 

@@ -5,26 +5,18 @@
  * it, do its I/O and decode: the module logs each open, get and set with its thread id, and the
  * pool's messages show that no chunk bytes travelled with the tasks.
  */
-import { after, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { WorkerPool, createArray, openArray, registerStoreKind, slice, type NDArray } from "../src/index.js";
-import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
+import { createArray, openArray, registerStoreKind, slice, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
+import { recordingPool } from "./helpers/recording-pool.js";
 
 const MODULE = new URL("./helpers/dir-store.mjs", import.meta.url).href;
 const { DirStore } = (await import(MODULE)) as { DirStore: new (root: string, log: string) => { get(key: string): Promise<Uint8Array | undefined> } };
 
-const pool = new WorkerPool({ threads: 2 });
-after(() => pool.close());
-const ran: { message: TaskMessage; outcome: TaskOutcome }[] = [];
-const run = pool.run.bind(pool);
-pool.run = async (message) => {
-  const outcome = await run(message);
-  ran.push({ message, outcome });
-  return outcome;
-};
+const { pool, ran } = recordingPool();
 
 const hasCode = (code: string) => (e: unknown) => (e as { code?: string }).code === code;
 

@@ -22,25 +22,16 @@ import {
   openArray,
   ReferenceStore,
   setMaxChunkBytes,
-  ZarrError,
 } from "../src/index.js";
 import type { StoreReadOptions } from "../src/stores/types.js";
 import { ForwardingStore } from "./helpers/forwarding-store.js";
 import { scratchDir } from "./helpers/paths.js";
+import { rejection } from "./helpers/rejection.js";
 
 /** Generous: these only stop a broken read from hanging the run. */
 const NO_HANG = { timeout: 60_000 };
 const HTTP = { timeoutMs: 2000, retries: 1, backoffMs: 1, maxBackoffMs: 2 };
 
-async function rejection(p: Promise<unknown>): Promise<ZarrError> {
-  return p.then(
-    (v) => assert.fail(`expected a rejection, got ${v instanceof Uint8Array ? `${v.length} bytes` : String(v)}`),
-    (err: unknown) => {
-      assert.ok(err instanceof ZarrError, `expected a ZarrError, got ${String(err)}`);
-      return err;
-    },
-  );
-}
 
 let server: Server;
 let base: string;
