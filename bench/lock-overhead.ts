@@ -7,7 +7,7 @@
  */
 import { Bench } from "tinybench";
 import { createArray, MemoryStore, slice } from "../src/index.js";
-import { processLockTable, setChunkLockingForBenchmark, withChunkLock } from "../src/parallel/lock-table.js";
+import { processLockTable, setChunkLockingForBenchmark, withChunkLock } from "../src/parallel/sync/lock-table.js";
 
 const ref = { table: processLockTable(), scope: "memory:bench" };
 const empty = async (): Promise<void> => undefined;

@@ -4,7 +4,7 @@
  * a dropped result costs the next read. Issue 12 found that a 256 MiB result on a
  * SharedArrayBuffer, dropped, is not collected until some unrelated collection (V8 does not count
  * shared memory towards its heap pressure), so the process grew by the result each read and each
- * read paid fresh pages; results are ordinary memory now (src/parallel/staged-output.ts).
+ * read paid fresh pages; results are ordinary memory now (src/parallel/execution/staged-output.ts).
  *   node --import tsx bench/read-loop.ts ARRAY [THREADS=default|0|1|2...] [READS=6] [--out]
  * `--out` reads into one reused ordinary Float32Array/whatever-typed out instead of a fresh result.
  * Try it with and without GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (README, "Memory and huge pages").

@@ -8,12 +8,12 @@
 import "./platform/node.js";
 
 export * from "./api.js";
-export { ProcessSynchronizer } from "./parallel/process-sync.js";
-export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/process-sync.js";
+export { ProcessSynchronizer } from "./parallel/sync/process-sync.js";
+export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/sync/process-sync.js";
 export { FileSystemStore } from "./stores/filesystem.js";
 export { ZipStore, type ZipMode, type ZipStoreOptions } from "./stores/zip.js";
-export { RedisSynchronizer } from "./parallel/redis-sync.js";
-export type { RedisSynchronizerOptions, RedisSyncDescriptor } from "./parallel/redis-sync.js";
+export { RedisSynchronizer } from "./parallel/sync/redis-sync.js";
+export type { RedisSynchronizerOptions, RedisSyncDescriptor } from "./parallel/sync/redis-sync.js";
 // NetCDF and HDF5 archives as Zarr: h5wasm loads only when an HDF5 file is opened.
 export { openArchive, ArchiveStore, isArchivePath, referencesFor } from "./archival/index.js";
 export type { ReferenceOptions, ReferenceResult } from "./archival/index.js";

@@ -16,7 +16,7 @@ const MAX_KEPT_BUFFER = 32 << 20;
 
 /**
  * A free list of byte buffers. Two per thread: plain memory (chunk bytes, decoded chunks, encoder
- * output) and shared memory (write values staged for workers, see parallel/staged-value.ts).
+ * output) and shared memory (write values staged for workers, see parallel/execution/staged-value.ts).
  */
 class FreeList {
   private readonly free: Uint8Array[] = [];

@@ -33,7 +33,7 @@ test("the browser entry and worker bundle for the browser with no Node module in
     for (const pkg of NODE_ONLY_PACKAGES) {
       assert.deepEqual(inputs.filter((p) => p.includes(`node_modules/${pkg}/`)), [], `${name}: ${pkg} in the graph`);
     }
-    for (const src of ["src/platform/node.ts", "src/stores/filesystem.ts", "src/stores/zip.ts", "src/parallel/process-sync.ts", "src/parallel/piscina-executor.ts"]) {
+    for (const src of ["src/platform/node.ts", "src/stores/filesystem.ts", "src/stores/zip.ts", "src/parallel/sync/process-sync.ts", "src/parallel/execution/piscina-executor.ts"]) {
       assert.ok(!inputs.includes(src), `${name}: ${src} is Node-only`);
     }
     assert.deepEqual(imports.filter((i) => i.external), [], `${name}: nothing left external`);

@@ -23,7 +23,7 @@ test("error classes keep their names in a minified bundle, and across the worker
   writeFileSync(
     entry,
     `export * from ${JSON.stringify(join(ROOT, "src/errors.ts"))};\n` +
-      `export { serialiseError, reviveError } from ${JSON.stringify(join(ROOT, "src/parallel/task-outcome.ts"))};\n`,
+      `export { serialiseError, reviveError } from ${JSON.stringify(join(ROOT, "src/parallel/execution/task-outcome.ts"))};\n`,
   );
   const outfile = join(dir, "errors.min.js");
   await build({ entryPoints: [entry], outfile, bundle: true, minify: true, format: "esm", platform: "node", logLevel: "silent" });

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WorkerPool, createArray, openArray, resolveStore, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
-import { runTaskMessage } from "../src/parallel/worker-task.js";
+import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
 import { recordingPool } from "./helpers/recording-pool.js";
 import type { WritableStore } from "../src/stores/types.js";
 

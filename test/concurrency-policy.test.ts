@@ -1,6 +1,6 @@
 /**
  * One concurrency policy (issue 27): every number that says how much runs at once lives in
- * src/parallel/concurrency.ts, and the modules that fan out read it from there, so that changing
+ * src/parallel/execution/concurrency.ts, and the modules that fan out read it from there, so that changing
  * one value changes what every module relying on it plans for (the copy engine's memory plan
  * counts the inline executor's tasks in flight, the coordinator's lanes a worker's tasks).
  */
@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createArray, openArray } from "../src/index.js";
-import { CONCURRENCY, poolLanes } from "../src/parallel/concurrency.js";
+import { CONCURRENCY, poolLanes } from "../src/parallel/execution/concurrency.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -29,12 +29,12 @@ const OWN_NUMBERS: [string, RegExp][] = [
   ["runners counted by a literal", /length:\s*Math\.min\(\s*\d/],
 ];
 
-test("no module outside parallel/concurrency.ts defines how much runs at once", () => {
+test("no module outside parallel/execution/concurrency.ts defines how much runs at once", () => {
   const found: string[] = [];
   for (const dir of ["src", "workers"]) {
     for (const file of tsFiles(join(ROOT, dir))) {
       const rel = relative(ROOT, file);
-      if (rel === join("src", "parallel", "concurrency.ts")) continue;
+      if (rel === join("src", "parallel", "execution", "concurrency.ts")) continue;
       readFileSync(file, "utf8")
         .split("\n")
         .forEach((line, i) => {
@@ -42,7 +42,7 @@ test("no module outside parallel/concurrency.ts defines how much runs at once", 
         });
     }
   }
-  assert.deepEqual(found, [], `read these from CONCURRENCY (src/parallel/concurrency.ts):\n${found.join("\n")}`);
+  assert.deepEqual(found, [], `read these from CONCURRENCY (src/parallel/execution/concurrency.ts):\n${found.join("\n")}`);
 });
 
 test("the policy is one frozen object of positive integers", () => {

@@ -22,7 +22,7 @@ import {
   type NDArray,
   type ZarrArray,
 } from "../src/index.js";
-import { LOCK_SLOTS, lockSlot, processLockTable, releaseThreadLocks, withChunkLock } from "../src/parallel/lock-table.js";
+import { LOCK_SLOTS, lockSlot, processLockTable, releaseThreadLocks, withChunkLock } from "../src/parallel/sync/lock-table.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { countLost, raceShape, raceValue, raceRegion, SMALL_RACE, type RaceWorkload } from "./helpers/race-workload.js";
 

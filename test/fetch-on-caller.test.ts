@@ -1,6 +1,6 @@
 /**
  * Reads whose chunks the calling thread fetches and the workers only decode (WorkerPool's
- * `fetchOnCaller`; parallel/fetched-chunks.ts): an array
+ * `fetchOnCaller`; parallel/execution/fetched-chunks.ts): an array
  * zarr-python wrote, served over HTTP from 127.0.0.1, reads the same on both executors as inline,
  * with every chunk fetched on this thread (and none when workers fetch their own); missing chunks
  * read as the fill value; a failing chunk stops the read with its typed error, and an abort with
@@ -12,8 +12,8 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { AbortError, FetchStore, StoreError, WorkerPool, openArray, slice, type NDArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
-import { ComlinkExecutor, type ComlinkWorker } from "../src/parallel/comlink-executor.js";
-import type { TaskMessage, TaskOutcome } from "../src/parallel/task-outcome.js";
+import { ComlinkExecutor, type ComlinkWorker } from "../src/parallel/execution/comlink-executor.js";
+import type { TaskMessage, TaskOutcome } from "../src/parallel/execution/task-outcome.js";
 import { startFaultServer, type FaultServer } from "./helpers/fault-server.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";

@@ -15,7 +15,7 @@ import { createInterface } from "node:readline";
 import { after, describe, it } from "node:test";
 import fc from "fast-check";
 import { ChunkCache, createArray, FileSystemStore, MemoryStore, openArray, slice, ZarrError, type DimSelection, type JsonObject, type NDArray, type ZarrArray } from "../src/index.js";
-import { runChunkTask } from "../src/parallel/chunk-task.js";
+import { runChunkTask } from "../src/parallel/chunk-io/chunk-task.js";
 import { parseV2Array } from "../src/metadata/array-metadata.js";
 import { testPool } from "./helpers/random.js";
 import { PYTHON } from "./helpers/peers.js";

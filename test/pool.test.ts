@@ -25,8 +25,8 @@ import {
   type TypedArray,
   type ZarrArray,
 } from "../src/index.js";
-import { INLINE_BELOW_BYTES, batchSize, inBatches, placeOperation } from "../src/parallel/coordinator.js";
-import { toShared } from "../src/parallel/shared.js";
+import { INLINE_BELOW_BYTES, batchSize, inBatches, placeOperation } from "../src/parallel/execution/coordinator.js";
+import { toShared } from "../src/parallel/execution/shared.js";
 import { scratchDir } from "./helpers/paths.js";
 import { randomData, rng } from "./helpers/random.js";
 

@@ -1,6 +1,6 @@
 /**
  * Pool writes of a value that is not in shared memory (issue 12): the value is gathered task by
- * task into reused shared buffers (src/parallel/staged-value.ts) instead of copied whole into a
+ * task into reused shared buffers (src/parallel/execution/staged-value.ts) instead of copied whole into a
  * fresh SharedArrayBuffer. What the pool stores must be byte for byte what an inline write stores,
  * for every kind of region an item can have: interior and edge chunks, partial chunks merged
  * under locks, backward steps, dropped dimensions, integer-array selections (which address the

@@ -33,11 +33,11 @@ import {
   type NDArray,
 } from "../src/index.js";
 import { Worker } from "node:worker_threads";
-import { ComlinkExecutor } from "../src/parallel/comlink-executor.js";
-import type { WorkerLike } from "../src/parallel/comlink-web-workers.js";
-import { workerUrl } from "../src/parallel/worker-files.js";
-import { lockScopeOf, lockSlot, processLockTable } from "../src/parallel/lock-table.js";
-import { reviveError, serialiseError } from "../src/parallel/task-outcome.js";
+import { ComlinkExecutor } from "../src/parallel/execution/comlink-executor.js";
+import type { WorkerLike } from "../src/parallel/execution/comlink-web-workers.js";
+import { workerUrl } from "../src/parallel/execution/worker-files.js";
+import { lockScopeOf, lockSlot, processLockTable } from "../src/parallel/sync/lock-table.js";
+import { reviveError, serialiseError } from "../src/parallel/execution/task-outcome.js";
 import { scratchDir } from "./helpers/paths.js";
 
 /**

@@ -1,12 +1,12 @@
 /**
  * What a comlink worker exposes, the same in a browser's Web Worker and in a Node worker thread:
  * runs one task message. Chunks a read sends back without shared memory are transferred, not
- * copied (see src/parallel/returned-chunks.ts).
+ * copied (see src/parallel/execution/returned-chunks.ts).
  */
 import { transfer } from "comlink";
 import { platform } from "../src/platform/current.js";
-import { runTaskMessage } from "../src/parallel/worker-task.js";
-import { outcomeTransferables, type TaskMessage, type TaskOutcome } from "../src/parallel/task-outcome.js";
+import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
+import { outcomeTransferables, type TaskMessage, type TaskOutcome } from "../src/parallel/execution/task-outcome.js";
 
 export const workerApi = {
   /** The id this worker's chunk locks are held under (see Platform.adoptThreadId); sent first. */

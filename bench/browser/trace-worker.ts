@@ -6,7 +6,7 @@
 import { expose } from "comlink";
 import "../../src/platform/browser-install.js";
 import { workerApi } from "../../workers/worker-api.js";
-import type { TaskMessage } from "../../src/parallel/task-outcome.js";
+import type { TaskMessage } from "../../src/parallel/execution/task-outcome.js";
 import { now, record, setTracing, takeSpans, traceFetch } from "./trace.js";
 
 const thread = decodeURIComponent(self.location.hash.slice(1)) || "worker";

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { createArray, openArray } from "../../src/hierarchy/open.js";
 import type { NDArray } from "../../src/indexing/ndarray.js";
 import type { JsonObject } from "../../src/metadata/json.js";
-import type { OperationOptions } from "../../src/parallel/options.js";
+import type { OperationOptions } from "../../src/parallel/execution/options.js";
 import { fillRandomWalks } from "./data.js";
 import type { PeakMemoryReport } from "./peak-memory.js";
 import { ZARR_PYTHON_BENCH } from "./zarr-python-script.js";

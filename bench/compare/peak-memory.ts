@@ -17,7 +17,7 @@ import { availableParallelism } from "node:os";
 import { openArray } from "../../src/hierarchy/open.js";
 import type { NDArray } from "../../src/indexing/ndarray.js";
 import type { TypedArray } from "../../src/metadata/dtype.js";
-import type { OperationOptions } from "../../src/parallel/options.js";
+import type { OperationOptions } from "../../src/parallel/execution/options.js";
 
 export interface PeakMemoryReport {
   outputBytes: number;

@@ -18,7 +18,7 @@ import { openArray, resolveStore, ZarrError, type Store, type ZarrArray } from "
 import type { Target } from "./args.js";
 import { copySlab, joinPath, prepareDestination, slabsOf, type CopyPlan, type CopySettings } from "../copy/engine.js";
 import { SlabBuffer } from "../copy/slab-buffer.js";
-import { connectRedis } from "../parallel/redis-connect.js";
+import { connectRedis } from "../parallel/sync/redis-connect.js";
 import { loadOptional } from "../optional-deps.js";
 
 export const DEFAULT_QUEUE_NAME = "parzarr-cp";

@@ -2,7 +2,7 @@
 import { UsageError, flag, intOpt, parse, stringOpt } from "./args.js";
 import { write, type Command } from "./command.js";
 import { startCopyWorker } from "./copy-queue.js";
-import { redactRedisUrl } from "../parallel/redis-connect.js";
+import { redactRedisUrl } from "../parallel/sync/redis-connect.js";
 
 const HELP = `Usage: parzarr worker --queue redis://HOST:PORT [options]
 

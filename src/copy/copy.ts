@@ -22,7 +22,7 @@ import { createGroup, openGroup } from "../hierarchy/open.js";
 import { openNodeAt } from "../hierarchy/walk.js";
 import { chunkGridShape } from "../indexing/projection.js";
 import type { JsonObject } from "../metadata/json.js";
-import { checkOptionNames, type OperationOptions } from "../parallel/options.js";
+import { checkOptionNames, type OperationOptions } from "../parallel/execution/options.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { parseCodecSpec, type CodecSpec } from "./codec-spec.js";
 import { CopyProgress, copySlab, countedItemBytes, joinPath, planCopy, slabsOf, type ArrayJob, type PlanSettings, type SlabBox, type SlabOptions } from "./engine.js";

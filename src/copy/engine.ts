@@ -19,8 +19,8 @@ import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dty
 import { v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
-import { CONCURRENCY } from "../parallel/concurrency.js";
-import type { OperationOptions } from "../parallel/options.js";
+import { CONCURRENCY } from "../parallel/execution/concurrency.js";
+import type { OperationOptions } from "../parallel/execution/options.js";
 import { MemoryStore } from "../stores/memory.js";
 import { isWritable, type WritableStore } from "../stores/types.js";
 import { formatBytes, tuple } from "../format.js";

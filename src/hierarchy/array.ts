@@ -1,14 +1,15 @@
 /**
- * ZarrArray: a handle on one array in a store. `get` and `set` plan one chunk task per touched
- * chunk and hand them to an executor; the array itself never touches chunk bytes.
+ * ZarrArray: a handle on one array in a store. `get` and `set` resolve the selection, plan its
+ * chunk items, check the output or value, and hand the operation to the execution layer
+ * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
 import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, ShapeMismatchError, UnsupportedError } from "../errors.js";
 import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
-import { componentsPerElement, isObjectType, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, type DataType, type ElementArray, type Scalar } from "../metadata/dtype.js";
 import { parseDataType, toNumpyTypestr, v2DtypeJson } from "../metadata/dtype-names.js";
-import { allocElements, isTypedArray, memoryBytesPerComponent } from "../metadata/elements.js";
+import { allocElements, isTypedArray } from "../metadata/elements.js";
 import { storedToScalar } from "../metadata/scalars.js";
 import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
@@ -20,37 +21,24 @@ import { fullRankShape, selectionShape, slice, type Selection } from "../indexin
 import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import { pipelineFor, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../parallel/chunk-task.js";
-import { placeOperation, runOperation } from "../parallel/coordinator.js";
-import { isShared } from "../parallel/shared.js";
-import { ValueStager } from "../parallel/staged-value.js";
-import { canStage, OutputStager } from "../parallel/staged-output.js";
-import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/options.js";
+import { pipelineFor, type ChunkItem, type TaskBuffer, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
+import { canStage } from "../parallel/execution/staged-output.js";
+import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
-import { isFresh, type ChunkCache, type Recheck } from "../parallel/chunk-cache.js";
+import { isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { readVersioned } from "../stores/types.js";
-import { cacheId, readThroughCache } from "../parallel/cached-read.js";
-import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
-import { CallerStore } from "../stores/caller.js";
-import type { Synchronizer } from "../parallel/synchronizer.js";
-import type { ConditionalWritePolicy } from "../parallel/conditional-writes.js";
+import { cacheId } from "../parallel/chunk-io/cached-read.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
-import { allocateOrTooLarge, checkChunkSize, checkResultSize } from "../limits.js";
+import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
 
-export interface ArrayHandleOptions {
+export interface ArrayHandleOptions extends ArrayRunOptions {
   readOnly: boolean;
-  /** Store chunks whose values all equal the fill value (by default they are deleted). */
-  writeEmptyChunks?: boolean;
-  /** Lock files for partial-chunk writes shared with other processes. */
-  synchronizer?: Synchronizer;
-  /** Partial-chunk writes by compare-and-swap (conditional-writes.ts), without locks. */
-  conditionalWrites?: ConditionalWritePolicy;
-  /** false: reading a chunk that is not stored is a MissingChunkError (default true: the fill value). */
-  fillMissingDataReads?: boolean;
   /**
    * Where the metadata came from when not from the store at open (open-options.ts): "assumed"
    * (`assumeMetadata`: the store's document is never read or written, so the shape and attributes
@@ -58,10 +46,6 @@ export interface ArrayHandleOptions {
    * when an operation rewrites it).
    */
   assumed?: "assumed" | "cached";
-  /** Decoded chunks shared with other handles (chunk-cache.ts); reads go through it. */
-  cache?: ChunkCache;
-  /** When a cached chunk is revalidated before use (default true: on every read). */
-  recheckCachedData?: Recheck;
   /** When the array's metadata document is revalidated before a read or write (default "open"). */
   recheckCachedMetadata?: Recheck;
 }
@@ -376,51 +360,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const { full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
     const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
-    if (into === null) checkResultSize(full, this.meta.dtype.itemSize, `reading array ${describePath(this.path)}`);
+    const what = `reading array ${describePath(this.path)}`;
+    if (into === null) checkResultSize(full, this.meta.dtype.itemSize, what);
+    const { store, meta, options: array, openedAt } = this;
     const items = this.items(layout.plan());
-    const chunkBytes = this.chunkBytes();
-    // An empty output of the type tells the coordinator whether workers could share it at all.
-    const probe = allocElements(this.meta.dtype, 0);
-    const raw = pipelineFor(this.meta).storesRawBytes;
-    const { cache } = this.options;
-    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, options);
-    // Workers write only into shared memory. A result they fill is still ordinary memory (a
-    // dropped SharedArrayBuffer is not collected in time: see staged-output.ts), as is a caller's
-    // `out` that is not shared: tasks then read into reused shared buffers, copied into it here.
-    // A shared `out` is written in place; a scattering selection or a cache fill gets shared memory.
-    const onPool = placement.where === "pool" && placement.shared;
-    const staged = onPool && canStage(resolved) && !(cache && !isObjectType(this.meta.dtype)) && (into === null || !isShared(into.data));
-    const data =
-      into?.data ??
-      allocateOrTooLarge(
-        () => allocElements(this.meta.dtype, product(full), onPool && !staged),
-        product(full) * this.meta.dtype.itemSize,
-        `reading array ${describePath(this.path)}`,
-      );
-    let placeOptions: OperationOptions = options;
-    if (onPool && !staged && !(isTypedArray(data) && isShared(data))) {
-      // A private `out` that workers would have to write in place (a selection that scatters, or
-      // a chunk-cache fill): filled on this thread.
-      if (options.threads !== undefined && options.threads !== 0) {
-        const why = cache ? "a read through a chunk cache" : "a point or integer-array selection";
-        throw new InvalidArgumentError(`get: threads ${options.threads} with ${why} needs an out on a SharedArrayBuffer (workers cannot write into this one); pass threads: 0 or a shared out`);
-      }
-      placeOptions = { ...options, threads: 0 };
-    }
-    const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
-    const descriptor = this.store.descriptor();
-    const missing = this.options.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
-    if (cache && !isObjectType(this.meta.dtype)) {
-      const context = { cache, recheck: this.options.recheckCachedData ?? true, openedAt: this.openedAt, store: this.store, meta: this.meta, missing: missing.missing };
-      await readThroughCache(context, items, out, placeOptions);
-    } else {
-      const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta: this.meta, items: batch, out: buffer, ...missing });
-      const stager = staged ? new OutputStager(this.meta.dtype, this.meta.chunks, { ...out, data: data as TypedArray }) : null;
-      const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
-      const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
-      const placed = placeOptions === options ? placement : placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, placeOptions);
-      await runOperation(placed, items, chunkBytes, makeTask, this.store, placeOptions, undefined, after);
-    }
+    const data = await runRead({ store, meta, items, full, into, stageable: canStage(resolved), openedAt, what, array, options });
     if (into !== null) return into.result;
     if (options.field !== undefined) {
       const dt = this.meta.dtype;
@@ -476,47 +420,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       writeValue = { kind: "array", buffer };
     }
     const items = this.items(chunkPlan);
-    const chunkBytes = this.chunkBytes();
-    const data = writeValue.kind === "array" ? writeValue.buffer.data : null;
-    const raw = pipelineFor(this.meta).storesRawBytes;
-    const placement = placeOperation({ store: this.store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
-    // Workers read the value from shared memory: a shared value as it is, any other gathered task
-    // by task into reused shared buffers (staged-value.ts) rather than copied whole into fresh ones.
-    const stager =
-      placement.where === "pool" && writeValue.kind === "array" && isTypedArray(writeValue.buffer.data) && !isShared(writeValue.buffer.data)
-        ? new ValueStager(this.meta.dtype, { ...writeValue.buffer, data: writeValue.buffer.data })
-        : null;
-    const descriptor = this.store.descriptor();
-    const taskValue = writeValue;
-    // A user's store without delete keeps chunks that become all fill value: stored, not stale.
-    const writeEmptyChunks = this.options.writeEmptyChunks ?? (this.store instanceof CallerStore && !this.store.canDelete);
-    // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
-    const lock = chunkLockRef(lockScopeOf(descriptor), this.options.synchronizer?.descriptor());
-    // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.
-    const conditional = this.options.conditionalWrites;
-    const written: string[] = [];
-    const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
-      kind: "write",
-      store: descriptor,
-      meta: this.meta,
-      items: batch,
-      value,
-      writeEmptyChunks,
-      lock,
-      ...(conditional ? { conditional } : {}),
-    });
-    const makeTask = (batch: ChunkItem[]): WriteTask => {
-      // Dropped before the chunks change and again after: a read racing this write may have
-      // cached a chunk's old value in between. The cache never serves what this process overwrote.
-      if (this.options.cache) for (const item of batch) written.push(item.key);
-      this.forgetCached(batch.map((item) => item.key));
-      return stager ? stager.stage(batch, (items, buffer) => taskOf(items, { kind: "array", buffer })) : taskOf(batch, taskValue);
-    };
-    try {
-      await runOperation(placement, items, chunkBytes, makeTask, this.store, options, undefined, stager ? (task) => stager.release(task as WriteTask) : undefined);
-    } finally {
-      this.forgetCached(written);
-    }
+    await runWrite({ store: this.store, meta: this.meta, items, value: writeValue, array: this.options, options });
   }
 
   /**
@@ -647,15 +551,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     });
     this.forgetCached(outside);
     for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
-  }
-
-  /** Bytes of one decoded chunk in memory. */
-  private chunkBytes(): number {
-    const dt = this.meta.dtype;
-    // Strings and byte strings are JS values of no fixed size (and always run inline): the
-    // coordinator only needs an estimate, so count a reference each.
-    if (isObjectType(dt)) return product(this.meta.chunks) * 8;
-    return product(this.meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
   }
 
   /**

@@ -9,7 +9,7 @@ import type { Scalar } from "../metadata/dtype.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import { chunkGridShape } from "../indexing/projection.js";
 import { slice, type Slice } from "../indexing/selection.js";
-import type { OperationOptions } from "../parallel/options.js";
+import type { OperationOptions } from "../parallel/execution/options.js";
 import type { ZarrArray } from "./array.js";
 
 export interface ChunkIterOptions extends OperationOptions {

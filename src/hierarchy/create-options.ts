@@ -15,7 +15,7 @@ import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../me
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
-import { chunkSpecOf } from "../parallel/chunk-task.js";
+import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
 import { checkChunkSize } from "../limits.js";
 
 export interface CreateArrayOptions {

@@ -6,10 +6,10 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { NDArray } from "../indexing/ndarray.js";
-import type { ProcessSynchronizer } from "../parallel/process-sync.js";
-import type { ConditionalWritesOption } from "../parallel/conditional-writes.js";
+import type { ProcessSynchronizer } from "../parallel/sync/process-sync.js";
+import type { ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
 import { MemoryStore } from "../stores/memory.js";
-import type { OperationOptions } from "../parallel/options.js";
+import type { OperationOptions } from "../parallel/execution/options.js";
 import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { createArray, type StoreInput } from "./open.js";

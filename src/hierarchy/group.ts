@@ -10,7 +10,7 @@ import { parseDataType } from "../metadata/dtype-names.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import { tuple } from "../format.js";
-import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/lock-table.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 // Types only: nodes.ts imports this module, and passes each Group the ChildNodes it makes children with.
 import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
 

@@ -7,7 +7,7 @@ import { InvalidArgumentError, MetadataMismatchError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
-import { checkOptionNames } from "../parallel/options.js";
+import { checkOptionNames } from "../parallel/execution/options.js";
 import { buildArrayMetadata, CREATE_ARRAY_OPTION_NAMES, type CreateArrayOptions } from "./create-options.js";
 
 /** What an array opened from the store must have: a mismatch is a MetadataMismatchError. */

@@ -123,7 +123,7 @@ function projectDim(ix: DimIndexer, chunkLen: number): DimParts {
 /**
  * A selection's chunk plan: how many chunks it touches, and the projections themselves, made one
  * at a time as they are consumed. A read of a million tiny chunks never holds a million plan
- * objects: the coordinator takes them in bounded batches (see parallel/coordinator.ts). Every
+ * objects: the coordinator takes them in bounded batches (see parallel/execution/coordinator.ts). Every
  * selection kind plans through this shape: per-dimension parts, combined in C order (points
  * group theirs by chunk first: that list is as long as the user's own point list).
  */

@@ -3,9 +3,9 @@
  * Workers through comlink, SharedArrayBuffer where the page is cross-origin isolated.
  */
 import { UnsupportedError } from "../errors.js";
-import { ComlinkExecutor } from "../parallel/comlink-executor.js";
-import { CONCURRENCY } from "../parallel/concurrency.js";
-import { webWorkers } from "../parallel/comlink-web-workers.js";
+import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";
+import { CONCURRENCY } from "../parallel/execution/concurrency.js";
+import { webWorkers } from "../parallel/execution/comlink-web-workers.js";
 import type { Platform } from "./types.js";
 
 interface WebGlobals {

@@ -3,8 +3,8 @@
  * parallelism, thread identity, buffer limits, worker executors and local-path stores only
  * through `platform()` (current.ts), so the browser entry's module graph holds no Node built-in.
  */
-import type { Executor } from "../parallel/executor.js";
-import type { WorkerPoolOptions } from "../parallel/worker-pool.js";
+import type { Executor } from "../parallel/execution/executor.js";
+import type { WorkerPoolOptions } from "../parallel/execution/worker-pool.js";
 import type { Store } from "../stores/types.js";
 
 export interface Platform {
@@ -27,7 +27,7 @@ export interface Platform {
   /**
    * Whether memory can be shared with workers (SharedArrayBuffer exists; in a browser only on a
    * cross-origin isolated page). Without it reads on workers send decoded chunks back and writes
-   * run inline (see parallel/coordinator.ts).
+   * run inline (see parallel/execution/coordinator.ts).
    */
   sharedMemory(): boolean;
   /** The executor a WorkerPool runs its workers on. */

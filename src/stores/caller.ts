@@ -3,7 +3,7 @@
  * Keys are absolute, as zarrita gives them ("/a/zarr.json"); `getRange`, `set`, `delete`, `list`
  * and `listDir` are optional. Such an object is wrapped once, where the API takes a store, into
  * a CallerStore: the internal store interface, with a descriptor no worker can open ("caller"),
- * so the calling thread moves its bytes and workers only decode and encode (parallel/coordinator.ts).
+ * so the calling thread moves its bytes and workers only decode and encode (parallel/execution/coordinator.ts).
  * A store whose `descriptor()` has a kind registered with a module (registerStoreKind in
  * stores/open.ts) keeps that descriptor: workers open it from the module and do its I/O.
  */

@@ -108,7 +108,7 @@ addStoreKind("memory", {
     if (!s) throw new StoreError(`memory store ${d.id} is not reachable from this thread`);
     return s;
   },
-  // Its tasks run inline (see parallel/coordinator.ts for the measurement).
+  // Its tasks run inline (see parallel/execution/coordinator.ts for the measurement).
   workerCanOpen: () => false,
 });
 

@@ -2,7 +2,7 @@
  * A read-only view of a store with some keys' bytes already in memory: those keys are answered
  * from the bytes (null: known not to be stored), every other read goes to the store itself. A
  * task's chunks fetched together (ReferenceStore.prefetch) or fetched by the caller for a worker
- * (parallel/fetched-chunks.ts) are read through one of these. Without an inner store (a user's
+ * (parallel/execution/fetched-chunks.ts) are read through one of these. Without an inner store (a user's
  * store, which a worker cannot reach) every other read is `unsent(key)`'s error.
  */
 import { sliceRange, validateRange } from "./keys.js";

@@ -20,7 +20,7 @@
  */
 import { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
-import { CONCURRENCY } from "../parallel/concurrency.js";
+import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import {
   conditionalHeaders,
   httpPolicy,
@@ -309,7 +309,7 @@ export class S3Store implements WritableStore {
    * `set`: a repeat of a PUT that went through but whose answer was lost fails its condition, and
    * the caller's re-read then finds its own value, which a merge writes again unchanged.
    * Servers that ignore the headers (s3rver) write unconditionally; see the probe in
-   * parallel/conditional-writes.ts.
+   * parallel/sync/conditional-writes.ts.
    */
   async setIf(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult> {
     this.writable();

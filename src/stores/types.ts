@@ -126,7 +126,7 @@ export interface WritableStore extends ReadableStore {
    * Optional: writes the value only while `condition` holds, atomically with the check (a
    * compare-and-swap). `{ ok: false }` when it does not hold; other failures throw as `set` does.
    * Only stores whose server checks the condition offer it (S3Store); whether a given server
-   * does is found out by a probe (parallel/conditional-writes.ts), since some ignore the headers.
+   * does is found out by a probe (parallel/sync/conditional-writes.ts), since some ignore the headers.
    */
   setIf?(key: string, value: Uint8Array, condition: WriteCondition): Promise<ConditionalSetResult>;
   /** Deleting a key that does not exist is not an error. */

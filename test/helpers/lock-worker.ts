@@ -5,7 +5,7 @@
  */
 import "../../src/platform/node.js"; // as parzarr's worker entries do: thread ids come from the platform
 import { parentPort, threadId, workerData } from "node:worker_threads";
-import { withChunkLock, type ChunkLockRef } from "../../src/parallel/lock-table.js";
+import { withChunkLock, type ChunkLockRef } from "../../src/parallel/sync/lock-table.js";
 
 const { ref, counter } = workerData as { ref: ChunkLockRef; counter?: Int32Array };
 const port = parentPort!;

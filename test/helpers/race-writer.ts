@@ -16,7 +16,7 @@
  */
 import { createInterface } from "node:readline";
 import { openArray, ProcessSynchronizer, RedisSynchronizer, slice } from "../../src/index.js";
-import { setChunkLockingForBenchmark } from "../../src/parallel/lock-table.js";
+import { setChunkLockingForBenchmark } from "../../src/parallel/sync/lock-table.js";
 import { raceRegion, raceValue, type RaceWorkload } from "./race-workload.js";
 
 const [root, lockDir, writerArg, roundArg, threadsArg, workloadJson, ...flags] = process.argv.slice(2);

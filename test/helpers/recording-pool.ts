@@ -1,7 +1,7 @@
 /** A 2-thread pool that records every message it ran with its outcome (which tasks went to the workers, and what came back). */
 import { after } from "node:test";
 import { WorkerPool } from "../../src/index.js";
-import type { TaskMessage, TaskOutcome } from "../../src/parallel/task-outcome.js";
+import type { TaskMessage, TaskOutcome } from "../../src/parallel/execution/task-outcome.js";
 
 export function recordingPool(threads = 2): { pool: WorkerPool; ran: { message: TaskMessage; outcome: TaskOutcome }[] } {
   const pool = new WorkerPool({ threads });

@@ -1,6 +1,6 @@
 /** Options every read and write takes. */
 import type { WorkerPool } from "./worker-pool.js";
-import { InvalidArgumentError } from "../errors.js";
+import { InvalidArgumentError } from "../../errors.js";
 
 export interface OperationOptions {
   /** Cancels the operation; chunks already written stay written. Rejects with an AbortError. */

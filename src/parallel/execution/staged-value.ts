@@ -8,12 +8,12 @@
  * Each staged item carries its own region (`ChunkItem.valueRegion`), C-contiguous, so a worker
  * encodes an interior chunk straight from it.
  */
-import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
-import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
-import { copyElements, regionAt } from "../codecs/view.js";
-import { contiguousStrides, product } from "../indexing/strided.js";
-import { giveSharedScratch, takeSharedScratch } from "../scratch.js";
-import type { ChunkItem, TaskBuffer, WriteTask } from "./chunk-task.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../../metadata/elements.js";
+import { copyElements, regionAt } from "../../codecs/view.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
+import { giveSharedScratch, takeSharedScratch } from "../../scratch.js";
+import type { ChunkItem, TaskBuffer, WriteTask } from "../chunk-io/chunk-task.js";
 import { toShared } from "./shared.js";
 
 export class ValueStager {

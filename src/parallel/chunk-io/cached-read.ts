@@ -5,20 +5,20 @@
  * read (runChunkTask), inline or on the pool, each task returning its chunks' versions. Then the
  * selected values are copied out of the cached chunks into the output here.
  */
-import { AbortError, MissingChunkError } from "../errors.js";
-import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { componentsPerElement, type TypedArray } from "../metadata/dtype.js";
-import { allocElements } from "../metadata/elements.js";
-import { copyElements, fillComponents, fillElements, regionAt } from "../codecs/view.js";
-import { contiguousStrides, product } from "../indexing/strided.js";
-import type { ChunkPlan } from "../indexing/projection.js";
-import { readVersioned, type Store } from "../stores/types.js";
+import { AbortError, MissingChunkError } from "../../errors.js";
+import type { ArrayMetadata } from "../../metadata/array-metadata.js";
+import { componentsPerElement, type TypedArray } from "../../metadata/dtype.js";
+import { allocElements } from "../../metadata/elements.js";
+import { copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
+import type { ChunkPlan } from "../../indexing/projection.js";
+import { readVersioned, type Store } from "../../stores/types.js";
 import { decodeChunk, pipelineFor } from "./chunk-codec.js";
 import { placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
-import { CONCURRENCY } from "./concurrency.js";
-import { placeOperation, runOperation } from "./coordinator.js";
-import type { OperationOptions } from "./options.js";
+import { CONCURRENCY } from "../execution/concurrency.js";
+import { placeOperation, runOperation } from "../execution/coordinator.js";
+import type { OperationOptions } from "../execution/options.js";
 
 export interface CachedReadContext {
   cache: ChunkCache;

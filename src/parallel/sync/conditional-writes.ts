@@ -15,10 +15,10 @@
  * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
  * (`requireConditionalWrites`), under the node's own path, and refuses one that does not.
  */
-import { AbortError, InvalidArgumentError, UnsupportedError, WriteConflictError } from "../errors.js";
-import { nodeKey } from "../metadata/chunk-key.js";
-import { isWritable, type Store, type WritableStore } from "../stores/types.js";
-import { checkOptionNames } from "./options.js";
+import { AbortError, InvalidArgumentError, UnsupportedError, WriteConflictError } from "../../errors.js";
+import { nodeKey } from "../../metadata/chunk-key.js";
+import { isWritable, type Store, type WritableStore } from "../../stores/types.js";
+import { checkOptionNames } from "../execution/options.js";
 
 /** `conditionalWrites` as openArray/createArray/openGroup take it: true, or the retry policy. */
 export type ConditionalWritesOption = boolean | Partial<ConditionalWritePolicy>;

@@ -4,11 +4,11 @@
  * or made by the caller's `createWorker` (bundler recipes, custom headers, a Blob URL).
  */
 import { wrap, type Endpoint } from "comlink";
-import { InvalidArgumentError } from "../errors.js";
-import type { BrowserWorkerApi } from "../../workers/worker-api.js";
+import { InvalidArgumentError } from "../../errors.js";
+import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
-import { ownerIdForWorker } from "./lock-table.js";
-import { startDefaultWorker } from "../../browser/default-worker.js";
+import { ownerIdForWorker } from "../sync/lock-table.js";
+import { startDefaultWorker } from "../../../browser/default-worker.js";
 
 /** What parzarr needs of a Web Worker: a message endpoint it can end. */
 export interface WorkerLike extends Endpoint {

@@ -16,7 +16,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Redis as RedisClient } from "ioredis";
-import { InvalidArgumentError, LockTimeoutError, StoreError } from "../errors.js";
+import { InvalidArgumentError, LockTimeoutError, StoreError } from "../../errors.js";
 import { connectRedis, redactRedisUrl } from "./redis-connect.js";
 
 export interface RedisSynchronizerOptions {

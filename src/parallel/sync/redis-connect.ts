@@ -8,8 +8,8 @@
  * messages end up in logs and bug reports, so they name the server with the password masked.
  */
 import type { Redis, RedisOptions } from "ioredis";
-import { StoreError } from "../errors.js";
-import { loadOptional } from "../optional-deps.js";
+import { StoreError } from "../../errors.js";
+import { loadOptional } from "../../optional-deps.js";
 
 export function redactRedisUrl(url: string): string {
   try {

@@ -2,11 +2,11 @@
  * A chunk's codec chain on this thread (one pipeline per array layout, built once), and what a
  * failure to decode a chunk's bytes becomes (chunk tasks and the chunk cache decode through here).
  */
-import { asAbort, CorruptChunkError, ZarrError } from "../errors.js";
-import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { CodecPipeline } from "../codecs/pipeline.js";
-import type { ChunkSpec, ChunkView } from "../codecs/types.js";
-import { InternalFault } from "../codecs/view.js";
+import { asAbort, CorruptChunkError, ZarrError } from "../../errors.js";
+import type { ArrayMetadata } from "../../metadata/array-metadata.js";
+import { CodecPipeline } from "../../codecs/pipeline.js";
+import type { ChunkSpec, ChunkView } from "../../codecs/types.js";
+import { InternalFault } from "../../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
 

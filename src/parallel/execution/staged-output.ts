@@ -17,13 +17,13 @@
  * run, which the worker decodes into straight (CodecPipeline.decodeInto). Items that scatter (integer
  * arrays, masks, points) are not staged: their reads keep a shared output (see `canStage`).
  */
-import type { ResolvedSelection } from "../indexing/fancy.js";
-import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
-import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
-import { copyElements, regionAt } from "../codecs/view.js";
-import { contiguousStrides, product } from "../indexing/strided.js";
-import { giveSharedScratch, takeSharedScratch } from "../scratch.js";
-import type { ChunkItem, ReadTask, TaskBuffer } from "./chunk-task.js";
+import type { ResolvedSelection } from "../../indexing/fancy.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../../metadata/dtype.js";
+import { memoryBytesPerComponent, typedArrayOver } from "../../metadata/elements.js";
+import { copyElements, regionAt } from "../../codecs/view.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
+import { giveSharedScratch, takeSharedScratch } from "../../scratch.js";
+import type { ChunkItem, ReadTask, TaskBuffer } from "../chunk-io/chunk-task.js";
 
 /** Whether a read of this selection can be staged: one whose items place whole runs, no scatter. */
 export function canStage(resolved: ResolvedSelection): boolean {

@@ -12,7 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
-import { LockTimeoutError, StoreError } from "../errors.js";
+import { LockTimeoutError, StoreError } from "../../errors.js";
 
 export interface ProcessSynchronizerOptions {
   /**

@@ -6,12 +6,12 @@
  * The task itself runs as ever, through a store that answers the fetched keys from memory and
  * every other read (a shard's ranges, metadata) from the real store.
  */
-import type { Store, WritableStore } from "../stores/types.js";
-import { OverlayStore } from "../stores/overlay.js";
-import { InternalFault } from "../codecs/view.js";
-import { pipelineFor } from "./chunk-codec.js";
-import { coversChunk, prefetchedStore, type ChunkTask, type ReadTask, type WriteTask } from "./chunk-task.js";
-import { withChunkLock } from "./lock-table.js";
+import type { Store, WritableStore } from "../../stores/types.js";
+import { OverlayStore } from "../../stores/overlay.js";
+import { InternalFault } from "../../codecs/view.js";
+import { pipelineFor } from "../chunk-io/chunk-codec.js";
+import { coversChunk, prefetchedStore, type ChunkTask, type ReadTask, type WriteTask } from "../chunk-io/chunk-task.js";
+import { withChunkLock } from "../sync/lock-table.js";
 import type { TaskOutcome } from "./task-outcome.js";
 
 /** Per item of the task: its chunk's stored bytes, null when the chunk is not stored, undefined: not sent. */

@@ -5,7 +5,7 @@
 import { Worker } from "node:worker_threads";
 import { wrap } from "comlink";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { BrowserWorkerApi } from "../../workers/worker-api.js";
+import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
 import { workerUrl } from "./worker-files.js";
 

@@ -4,13 +4,13 @@
  * first failing chunk. It touches chunk bytes only when the pool asks it to fetch them for the
  * workers (WorkerPoolOptions.fetchOnCaller, fetched-chunks.ts), and then only to pass them on.
  */
-import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../errors.js";
-import type { TypedArray } from "../metadata/dtype.js";
-import { workerCanOpen } from "../stores/open.js";
-import { storeModules } from "../stores/caller.js";
-import type { Store, WritableStore } from "../stores/types.js";
-import { mapPlan, type ChunkPlan } from "../indexing/projection.js";
-import type { ChunkItem, ChunkTask, ChunkVersion } from "./chunk-task.js";
+import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../../errors.js";
+import type { TypedArray } from "../../metadata/dtype.js";
+import { workerCanOpen } from "../../stores/open.js";
+import { storeModules } from "../../stores/caller.js";
+import type { Store, WritableStore } from "../../stores/types.js";
+import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
+import type { ChunkItem, ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
 import { CONCURRENCY, poolLanes } from "./concurrency.js";
 import { defaultPool } from "./default-pool.js";

@@ -5,12 +5,12 @@
  * chunk's selected region into a buffer of its own, and those buffers come back (transferred, not
  * copied, by the comlink worker) for the main thread to place: one copy per chunk there.
  */
-import type { Store } from "../stores/types.js";
-import { copyElements, regionAt } from "../codecs/view.js";
-import type { TypedArray } from "../metadata/dtype.js";
-import { allocElements } from "../metadata/elements.js";
-import { contiguousStrides, product } from "../indexing/strided.js";
-import { runChunkTask, type ChunkItem, type ChunkVersion, type ReadTask, type TaskBuffer } from "./chunk-task.js";
+import type { Store } from "../../stores/types.js";
+import { copyElements, regionAt } from "../../codecs/view.js";
+import type { TypedArray } from "../../metadata/dtype.js";
+import { allocElements } from "../../metadata/elements.js";
+import { contiguousStrides, product } from "../../indexing/strided.js";
+import { runChunkTask, type ChunkItem, type ChunkVersion, type ReadTask, type TaskBuffer } from "../chunk-io/chunk-task.js";
 
 /** One chunk's selected region, C-contiguous in the shape of its runs' counts (full rank). */
 export interface ReturnedChunk {

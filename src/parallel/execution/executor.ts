@@ -3,7 +3,7 @@ import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 
 export interface Executor {
   readonly threads: number;
-  /** Tasks one worker runs at once (the platform's number in CONCURRENCY, parallel/concurrency.ts). */
+  /** Tasks one worker runs at once (the platform's number in CONCURRENCY, parallel/execution/concurrency.ts). */
   readonly tasksPerWorker: number;
   run(message: TaskMessage): Promise<TaskOutcome>;
   /** Finishes the tasks already started, then ends every worker. */

@@ -2,11 +2,11 @@
  * The inline executor: runs chunk tasks on this thread through `runChunkTask`. Several tasks are
  * kept in flight so that store latency (HTTP, disk) overlaps with decoding.
  */
-import { AbortError, asAbort } from "../errors.js";
-import { runChunkTask, type ChunkTask, type ChunkVersion } from "./chunk-task.js";
+import { AbortError, asAbort } from "../../errors.js";
+import { runChunkTask, type ChunkTask, type ChunkVersion } from "../chunk-io/chunk-task.js";
 import type { OperationOptions } from "./options.js";
-import type { Store } from "../stores/types.js";
-import type { ChunkPlan } from "../indexing/projection.js";
+import type { Store } from "../../stores/types.js";
+import type { ChunkPlan } from "../../indexing/projection.js";
 import { CONCURRENCY } from "./concurrency.js";
 
 /**

@@ -3,8 +3,8 @@
  * tasks in flight (so tests and callers can see that an aborted operation left nothing running)
  * and refuses work once closed.
  */
-import { InvalidArgumentError, PoolClosedError, WorkerExitError, ZarrError } from "../errors.js";
-import { platform } from "../platform/current.js";
+import { InvalidArgumentError, PoolClosedError, WorkerExitError, ZarrError } from "../../errors.js";
+import { platform } from "../../platform/current.js";
 import type { WorkerLike } from "./comlink-web-workers.js";
 import type { Executor } from "./executor.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
@@ -36,7 +36,7 @@ export interface WorkerPoolOptions {
   sharedMemory?: boolean;
   /**
    * Reads fetch each task's chunks on the calling thread and send the bytes to the workers, which
-   * then only decode (parallel/fetched-chunks.ts). Off by default: workers read their own chunks,
+   * then only decode (parallel/execution/fetched-chunks.ts). Off by default: workers read their own chunks,
    * and the calling thread (a page's main thread) does no I/O work. In Chromium it read as fast as
    * Web Workers fetching their own 8 tasks at a time, but gave the page long tasks of 140-240 ms
    * on a loaded machine (bench/browser.ts); it may help where workers are few and fetches slow.

@@ -2,25 +2,25 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { asAbort, MissingChunkError, ReadOnlyError, UnsupportedError } from "../errors.js";
-import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../metadata/dtype.js";
-import { allocElements } from "../metadata/elements.js";
-import { scalarToComponents } from "../metadata/scalars.js";
-import type { ByteSource, ChunkView } from "../codecs/types.js";
-import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../codecs/view.js";
-import { contiguousStrides, product, type StridedRegion } from "../indexing/strided.js";
-import type { DimRun, Scatter } from "../indexing/projection.js";
-import { copyElement, forEachScattered, setElement } from "../indexing/scatter.js";
-import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../stores/types.js";
-import { isWritable, readVersioned } from "../stores/types.js";
-import { storeFromDescriptor } from "../stores/open.js";
+import { asAbort, MissingChunkError, ReadOnlyError, UnsupportedError } from "../../errors.js";
+import type { ArrayMetadata } from "../../metadata/array-metadata.js";
+import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../../metadata/dtype.js";
+import { allocElements } from "../../metadata/elements.js";
+import { scalarToComponents } from "../../metadata/scalars.js";
+import type { ByteSource, ChunkView } from "../../codecs/types.js";
+import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../../codecs/view.js";
+import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
+import type { DimRun, Scatter } from "../../indexing/projection.js";
+import { copyElement, forEachScattered, setElement } from "../../indexing/scatter.js";
+import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../../stores/types.js";
+import { isWritable, readVersioned } from "../../stores/types.js";
+import { storeFromDescriptor } from "../../stores/open.js";
 import { asCorruptChunk, decodeChunk, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
-import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
-import { withChunkLock, type ChunkLockRef } from "./lock-table.js";
-import { withConflictRetries, type ConditionalWritePolicy } from "./conditional-writes.js";
+import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
+import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
+import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {

@@ -5,9 +5,9 @@
  * that one chunk's store I/O overlaps another's decoding; a write runs its chunks in order, one
  * at a time, so that nothing after a failing chunk (a corrupt one it had to merge into) starts.
  */
-import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "./chunk-task.js";
-import type { Store } from "../stores/types.js";
-import { loadStoreKind } from "../stores/open.js";
+import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "../chunk-io/chunk-task.js";
+import type { Store } from "../../stores/types.js";
+import { loadStoreKind } from "../../stores/open.js";
 import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";

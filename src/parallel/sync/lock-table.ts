@@ -32,10 +32,10 @@
  * middle of a task (the pool calls it when it ends a worker by force). The waiters bit asks the
  * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
  */
-import { UnsupportedError } from "../errors.js";
-import { platform } from "../platform/current.js";
+import { UnsupportedError } from "../../errors.js";
+import { platform } from "../../platform/current.js";
 import type { SyncDescriptor } from "./synchronizer.js";
-import type { StoreDescriptor } from "../stores/types.js";
+import type { StoreDescriptor } from "../../stores/types.js";
 
 /** What runs `fn` under a cross-process lock file: process-sync.ts, which registers itself (Node only). */
 type FileLocker = (d: SyncDescriptor, scope: string, key: string, fn: () => Promise<unknown>) => Promise<unknown>;
@@ -56,7 +56,7 @@ export interface ChunkLockRef {
   /**
    * The process-wide lock table, or null to take no in-process lock (benchmarks only). A plain
    * ArrayBuffer where memory cannot be shared (a browser page that is not cross-origin isolated):
-   * then writes run inline only (parallel/coordinator.ts), and this thread alone uses it.
+   * then writes run inline only (parallel/execution/coordinator.ts), and this thread alone uses it.
    */
   table: SharedArrayBuffer | ArrayBuffer | null;
   /** What tells this array's locks from another array's with the same key (store and path). */

@@ -1,5 +1,5 @@
 /** Typed arrays over SharedArrayBuffers: what workers can read and write in place. */
-import type { TypedArray } from "../metadata/dtype.js";
+import type { TypedArray } from "../../metadata/dtype.js";
 
 export function isShared(data: TypedArray): boolean {
   return typeof SharedArrayBuffer !== "undefined" && data.buffer instanceof SharedArrayBuffer;

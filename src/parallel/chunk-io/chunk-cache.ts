@@ -8,8 +8,8 @@
  * decoded on the pool; their tasks return each whole decoded chunk with the version of the bytes
  * read (cached-read.ts), which is the only cost caching adds to a cold read.
  */
-import { InvalidArgumentError } from "../errors.js";
-import type { TypedArray } from "../metadata/dtype.js";
+import { InvalidArgumentError } from "../../errors.js";
+import type { TypedArray } from "../../metadata/dtype.js";
 
 /** A chunk as cached: its decoded values (C order, the whole chunk), or the fact it is missing. */
 export type CachedChunk =

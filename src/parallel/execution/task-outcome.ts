@@ -32,8 +32,8 @@ import {
   WorkerExitError,
   ZarrError,
   type ZarrErrorCode,
-} from "../errors.js";
-import type { ChunkTask, ChunkVersion } from "./chunk-task.js";
+} from "../../errors.js";
+import type { ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";
 import type { ReturnedChunk } from "./returned-chunks.js";
 import type { FetchedChunks, StoredChunks } from "./fetched-chunks.js";
 
