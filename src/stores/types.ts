@@ -10,7 +10,8 @@ import type { S3StoreDescriptor } from "./s3.js";
 
 /**
  * A serialisable description of a store, from which a worker thread can open the same store
- * itself (see DESIGN.md: bytes never travel through the main thread).
+ * itself, so its bytes need not pass through the calling thread (docs/ARCHITECTURE.md, "How data
+ * flows"). A user's store that no worker can reopen has kind "caller": that thread moves its bytes.
  */
 export type StoreDescriptor =
   | { kind: "filesystem"; root: string; readOnly: boolean; followSymlinks?: boolean }

@@ -1,6 +1,6 @@
 /**
  * Chunk locks for partial-chunk read-modify-write, so that concurrent `set` calls whose regions
- * share a chunk without covering it lose nothing (DESIGN.md, "Locking, level by level").
+ * share a chunk without covering it lose nothing (docs/ARCHITECTURE.md, "Locking, level by level").
  *
  * Level 2, one process: a lock table, an Int32Array over one process-wide SharedArrayBuffer. A
  * slot is chosen by a hash of (array scope, store key); several keys may share a slot, which only
