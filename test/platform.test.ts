@@ -6,26 +6,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-
-const ROOT = new URL("../", import.meta.url).pathname;
+import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
 /** Runs `code` as an ES module in a fresh Node (with tsx); its stdout and the src/ files it loaded. */
 function run(code: string): { stdout: string; loaded: string[] } {
-  // A resolve hook in the child names every parzarr source file a module is resolved into.
-  const hook = `export async function resolve(s, c, next) {
-    const r = await next(s, c);
-    const m = r.url.match(/\\/(src\\/[^?]+)$/);
-    if (m) process.stderr.write("SRC " + m[1] + "\\n");
-    return r;
-  }`;
-  const register = `import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hook)}));`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", `data:text/javascript,${encodeURIComponent(register)}`, "--input-type=module", "-e", code], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-  return { stdout: r.stdout.trim(), loaded: [...new Set([...r.stderr.matchAll(/^SRC (\S+)$/gm)].map((m) => m[1]!))] };
+  const { stdout, resolved } = resolvedInChild(code, /\/(src\/[^?]+)$/);
+  return { stdout, loaded: [...resolved] };
 }
 
 test("platform/current.ts loads no other module at run time", () => {

@@ -4,26 +4,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-
-const ROOT = new URL("../", import.meta.url).pathname;
+import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
 /** The npm packages a fresh process resolves while it runs `code`. */
 function packagesLoaded(code: string): Set<string> {
-  // A resolve hook in the child names every package a module is resolved into.
-  const hook = `export async function resolve(s, c, next) {
-    const r = await next(s, c);
-    const m = r.url.match(/node_modules\\/((@[^/]+\\/)?[^/]+)\\//);
-    if (m) process.stderr.write("PKG " + m[1] + "\\n");
-    return r;
-  }`;
-  const register = `import { register } from "node:module"; register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hook)}));`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", `data:text/javascript,${encodeURIComponent(register)}`, "--input-type=module", "-e", code], {
-    cwd: ROOT,
-    encoding: "utf8",
-  });
-  assert.equal(r.status, 0, r.stderr);
-  return new Set([...r.stderr.matchAll(/^PKG (\S+)$/gm)].map((m) => m[1]!));
+  return resolvedInChild(code, /node_modules\/((@[^/]+\/)?[^/]+)\//).resolved;
 }
 
 test("import of the library does not load zod; the parzarr/zom entry and a model check do", () => {
