@@ -84,8 +84,8 @@ const named: ArrayOf<"int32"> = a;
 export { sliced, whole, listed, n, big, one, f, strings, notNarrowed, anyForm, general, named };
 `;
 
-test("every TypeScript snippet of the README compiles under strict, and get's types follow the call", () => {
-  const blocks = tsBlocks(readFileSync(join(ROOT, "README.md"), "utf8"));
+test("every TypeScript snippet of the README and docs/guide.md compiles under strict, and get's types follow the call", () => {
+  const blocks = ["README.md", "docs/guide.md"].flatMap((f) => tsBlocks(readFileSync(join(ROOT, f), "utf8")));
   assert.ok(blocks.length >= 5, `found ${blocks.length} snippets`);
   assert.ok(blocks.some((b) => b.includes("x.data")), "the tour uses x.data");
   const files: Record<string, string> = { "types.mts": TYPE_CHECKS };
