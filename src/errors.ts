@@ -26,7 +26,8 @@ export type ZarrErrorCode =
   | "MISSING_CHUNK"
   | "METADATA_MISMATCH"
   | "SOURCE_FILE"
-  | "MISSING_DEPENDENCY";
+  | "MISSING_DEPENDENCY"
+  | "INTERNAL";
 
 export class ZarrError extends Error {
   // Each class names itself in a string: minifiers rename classes, so `new.target.name` would
@@ -332,5 +333,16 @@ export class ReferenceTargetError extends StoreError {
     this.key = key;
     this.url = url;
     this.reason = reason;
+  }
+}
+
+/**
+ * A fault of parzarr's own (a chunk's place planned wrongly, a key the calling thread did not send a
+ * worker): never CORRUPT_CHUNK, which only a chunk's bytes can earn. A bug to report.
+ */
+export class InternalFault extends ZarrError {
+  override name = "InternalFault";
+  constructor(message: string) {
+    super("INTERNAL", message);
   }
 }

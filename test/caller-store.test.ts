@@ -132,7 +132,7 @@ test("a worker never reads a user's store: a key the caller did not send is an i
   const task = { kind: "read" as const, store: store.descriptor(), meta: a.metadata, items: [item], out: { data: new Float32Array(56), strides: [7, 1] } };
   const outcome = await runTaskMessage({ task, cancel: new Int32Array(1) });
   assert.equal(outcome.status, "failed");
-  assert.ok(outcome.status === "failed" && outcome.error.name === "InternalFault" && outcome.error.code === null, JSON.stringify(outcome));
+  assert.ok(outcome.status === "failed" && outcome.error.name === "InternalFault" && outcome.error.code === "INTERNAL", JSON.stringify(outcome));
 });
 
 test("an aborted partial write on the pool lets go of its chunk locks; the next write of the chunk goes through", async () => {

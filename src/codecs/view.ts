@@ -7,7 +7,8 @@ import { allocElements, isTypedArray, memoryBytesPerComponent, typedArrayOver } 
 import { scalarToComponents } from "../metadata/scalars.js";
 import { zeroOf } from "../metadata/fill-value.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
-import { CorruptChunkError } from "../errors.js";
+import { CorruptChunkError, InternalFault } from "../errors.js";
+export { InternalFault };
 import type { ByteScatter, ChunkRun, ChunkView, DecodeTarget } from "./types.js";
 import type { ScratchLease } from "../scratch.js";
 
@@ -108,10 +109,6 @@ export function coversAll(selection: readonly ChunkRun[], shape: readonly number
   return selection.every((r, d) => r.start === 0 && r.count === shape[d] && (r.step === 1 || r.count === 1));
 }
 
-/** A fault of parzarr's own (a chunk's place planned wrongly): not its bytes', so never CORRUPT_CHUNK. */
-export class InternalFault extends Error {
-  override name = "InternalFault";
-}
 
 /** The bytes of a whole chunk of `shape`'s place in `target`, or null when it is not one C-order run. */
 export function targetBytes(target: DecodeTarget, shape: readonly number[], dtype: DataType): Uint8Array | null {

@@ -18,6 +18,7 @@ import {
   SourceFileError,
   MissingChunkError,
   MissingDependencyError,
+  InternalFault,
   NodeTypeError,
   NotFoundError,
   PoolClosedError,
@@ -158,6 +159,7 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   METADATA_MISMATCH: (m, e) => new MetadataMismatchError(m, e.field ?? ""),
   SOURCE_FILE: (m) => new SourceFileError(m),
   MISSING_DEPENDENCY: (m, e) => new MissingDependencyError(m, e.packages ?? []),
+  INTERNAL: (m) => new InternalFault(m),
 };
 
 /** Rebuilds the error a worker threw, with its class, so callers can use `instanceof` and `code`. */
