@@ -6,22 +6,12 @@ import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
 import { componentsPerElement, isObjectType } from "../metadata/dtype.js";
 import { memoryBytesPerComponent, typedArrayOver } from "../metadata/elements.js";
 import { parseDataType } from "../metadata/dtype-names.js";
-import { product } from "../indexing/strided.js";
+import { contiguousStrides, product } from "../indexing/strided.js";
 import { checkCodecCount, type CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
-import type {
-  ArrayToArrayCodec,
-  ArrayToBytesCodec,
-  ByteScatter,
-  ByteSource,
-  BytesToBytesCodec,
-  ChunkRun,
-  ChunkSpec,
-  ChunkView,
-  DecodeTarget,
-  PartialDecoder,
-} from "./types.js";
-import { contiguousView, copyElements, coversAll, regionAt, rowScatter, targetBytes } from "./view.js";
+import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
+import type { ChunkWrite, DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder } from "./types.js";
+import { allFill, asCorrupt, chunkElements, contiguousView, copyElements, coversAll, fillComponents, fillElements, regionAt, rowScatter, targetBytes } from "./view.js";
 import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
 
 export class CodecPipeline {
@@ -172,29 +162,32 @@ export class CodecPipeline {
   }
 
   /**
-   * Encodes a chunk after a write to `touched`, reusing what it can of its `previous` encoding
-   * when the chain is a lone array->bytes codec that knows how; otherwise a plain encode.
+   * An encoder of a write into part of the chunk whose encoding was `previous` (undefined: not
+   * stored): a lone array->bytes codec's own where it has one (a shard's), else the default.
    */
-  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[]): Promise<Uint8Array> {
+  partialEncoder(previous: Uint8Array | undefined, options: EncodeOptions = {}): PartialEncoder {
     const { codec, spec } = this.arrayToBytes;
-    if (this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && codec.encodeUpdate) {
-      return codec.encodeUpdate(previous, view, touched, spec);
-    }
-    return this.encode(view);
+    if (this.arrayToArray.length === 0 && this.bytesToBytes.length === 0 && codec.partialEncoder) return codec.partialEncoder(previous, spec, options);
+    return { encode: (write) => this.encodeMerged(previous, write, options) };
   }
 
-  /**
-   * Whether the chain has array->array codecs (filters, transpose). Without them, encoding only
-   * reads the view it is given, so a write can encode straight from the caller's value.
-   */
-  get hasArrayToArray(): boolean {
-    return this.arrayToArray.length > 0;
+  /** The default partial encoder: the whole chunk decoded (or the fill value), the write put in, encoded. */
+  private async encodeMerged(previous: Uint8Array | undefined, write: ChunkWrite, { lease, writeEmpty }: EncodeOptions): Promise<EncodedChunk> {
+    const { shape, dtype, fillValue } = this.spec;
+    // Leased only where the caller's lease outlives the encoding, which may be a view of it (a raw chain).
+    const data = chunkElements(dtype, product(shape), lease);
+    const chunk: ChunkView = { data, shape, strides: contiguousStrides(shape), offset: 0 };
+    if (previous === undefined) fillElements(data, chunk, shape, fillComponents(fillValue, dtype));
+    else await this.decodeInto(previous, chunk).catch((err) => Promise.reject(asCorrupt(err)));
+    write.put(chunk);
+    if (!writeEmpty && allFill(this.spec, data, chunk)) return { kind: "empty" };
+    return { kind: "bytes", bytes: await this.encode(chunk, lease) };
   }
 
   /** Whether a chunk's decoded bytes are a plain copy of what the last bytes->bytes stage gives. */
   private get decodesIntoPlace(): boolean {
     const ab = this.arrayToBytes;
-    return !this.hasArrayToArray && ab.codec.decodesAsCopy?.(ab.spec) === true;
+    return this.arrayToArray.length === 0 && ab.codec.decodesAsCopy?.(ab.spec) === true;
   }
 
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
@@ -230,8 +223,9 @@ export class CodecPipeline {
   }
 
   /**
-   * Encodes one chunk. Every stage but the last encodes into this thread's scratch buffers (a
-   * fresh 4 MiB buffer per chunk costs as much as compressing it, more on worker threads); with
+   * Encodes one chunk, never writing into `view` (no codec writes into its input): a write encodes
+   * straight from the caller's value. Every stage but the last encodes into this thread's scratch
+   * buffers (a fresh 4 MiB buffer per chunk costs as much as compressing it, more on workers); with
    * `lease` the last one does too and the result may be a view of a leased buffer, which the
    * caller releases once it has stored the bytes. Without, the result is the caller's own.
    */

@@ -33,6 +33,7 @@ export interface ArrayToArrayCodec {
   readonly name: string;
   /** The spec of the chunk this codec hands on when encoding. */
   encodedSpec(spec: ChunkSpec): ChunkSpec;
+  /** Never writes into `view`: a write encodes straight from the caller's value. */
   encode(view: ChunkView, spec: ChunkSpec): ChunkView;
   decode(view: ChunkView, spec: ChunkSpec): ChunkView;
 }
@@ -82,6 +83,32 @@ export interface PartialDecoder {
   decodeInto(selection: readonly ChunkRun[], target: DecodeTarget): Promise<boolean>;
 }
 
+/**
+ * A write into part of one chunk: the runs it touches (of points, the box around them), and `put`,
+ * which writes its new elements into the decoded chunk laid out as `chunk` says (element 0 at
+ * `chunk.offset`, which may lie outside `chunk.data`: only elements of `selection` are written).
+ */
+export interface ChunkWrite {
+  selection: readonly ChunkRun[];
+  put(chunk: DecodeTarget): void;
+}
+
+/** A chunk's encoding after a write; "empty": every element is the fill value (delete it, or leave it missing). */
+export type EncodedChunk = { kind: "empty" } | { kind: "bytes"; bytes: Uint8Array };
+
+export interface EncodeOptions {
+  /** As for ArrayToBytesCodec.encode: the bytes may be a view of its buffers (until the caller releases it). */
+  lease?: ScratchLease;
+  /** Bytes even for a chunk that is all fill value. */
+  writeEmpty?: boolean;
+}
+
+/** Encodes a chunk after a write into part of it, reusing what it can of its previous encoding. */
+export interface PartialEncoder {
+  /** A failure to decode the previous encoding is a CorruptChunkError. */
+  encode(write: ChunkWrite): Promise<EncodedChunk>;
+}
+
 /** Per dimension: the first element, the step and the count of a selection within a chunk. */
 export interface ChunkRun {
   start: number;
@@ -94,18 +121,14 @@ export interface ArrayToBytesCodec {
   readonly name: string;
   /**
    * With `scratch`, the result may be a view of a buffer taken from it (valid until the caller
-   * releases the lease): an encode then allocates no fresh memory per chunk.
+   * releases the lease): an encode then allocates no fresh memory per chunk. Never writes into `view`.
    */
   encode(view: ChunkView, spec: ChunkSpec, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView | Promise<ChunkView>;
   /** Optional: a partial decoder that reads from `source` only the parts a selection needs (a shard's inner chunks). */
   partialDecoder?(source: ByteSource, spec: ChunkSpec): PartialDecoder;
-  /**
-   * Optional: encodes `view`, the whole chunk after a write to `touched` only, given the chunk's
-   * previous encoding, so that parts outside `touched` keep their encoded bytes (a shard
-   * re-encodes only the inner chunks a partial write changed).
-   */
-  encodeUpdate?(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array>;
+  /** Optional: a partial encoder that decodes and re-encodes only what a write touches (a shard's inner chunks). */
+  partialEncoder?(previous: Uint8Array | undefined, spec: ChunkSpec, options: EncodeOptions): PartialEncoder;
   /**
    * True when decoding is a plain byte copy for this spec (native byte order, and the type held in
    * memory as stored), so the bytes before this codec can be decoded straight into an output.
@@ -121,7 +144,7 @@ export interface ArrayToBytesCodec {
 export interface BytesToBytesCodec {
   readonly kind: "bytes_to_bytes";
   readonly name: string;
-  /** `scratch`: as for ArrayToBytesCodec.encode. */
+  /** `scratch`: as for ArrayToBytesCodec.encode. Never writes into `bytes` (a view of the caller's value, maybe). */
   encode(bytes: Uint8Array, scratch?: ScratchLease): Uint8Array | Promise<Uint8Array>;
   decode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array>;
   /**

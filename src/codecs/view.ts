@@ -7,9 +7,9 @@ import { allocElements, isTypedArray, memoryBytesPerComponent, typedArrayOver } 
 import { scalarToComponents } from "../metadata/scalars.js";
 import { zeroOf } from "../metadata/fill-value.js";
 import { allEqualStrided, contiguousStrides, copyStrided, fillStrided, product, type StridedRegion } from "../indexing/strided.js";
-import { CorruptChunkError, InternalFault } from "../errors.js";
+import { CorruptChunkError, InternalFault, ZarrError } from "../errors.js";
 export { InternalFault };
-import type { ByteScatter, ChunkRun, ChunkView, DecodeTarget } from "./types.js";
+import type { ByteScatter, ChunkRun, ChunkSpec, ChunkView, DecodeTarget } from "./types.js";
 import type { ScratchLease } from "../scratch.js";
 
 export function contiguousView(data: ElementArray, shape: number[]): ChunkView {
@@ -48,7 +48,7 @@ export function contiguousData(view: ChunkView, dtype: DataType, scratch?: Scrat
       ? (view.data.subarray(start, start + n * c) as ElementArray)
       : (view.data.slice(start, start + n * c) as ElementArray);
   }
-  const out = scratch && !isObjectType(dtype) ? scratchElements(scratch, dtype, n) : allocElements(dtype, n);
+  const out = chunkElements(dtype, n, scratch);
   const src = componentLayout(view.shape, view.strides, view.offset, dtype);
   const dst = componentLayout(view.shape, contiguousStrides(view.shape), 0, dtype);
   copyStrided(out, dst, view.data, src, src.shape);
@@ -59,6 +59,11 @@ export function contiguousData(view: ChunkView, dtype: DataType, scratch?: Scrat
 export function scratchElements(scratch: ScratchLease, dtype: DataType, count: number): TypedArray {
   const len = count * componentsPerElement(dtype);
   return typedArrayOver(dtype, scratch.take(len * memoryBytesPerComponent(dtype)).buffer, 0, len);
+}
+
+/** `count` elements: of `scratch` where given and the type has a fixed size, else fresh. */
+export function chunkElements(dtype: DataType, count: number, scratch?: ScratchLease): ElementArray {
+  return scratch && !isObjectType(dtype) ? scratchElements(scratch, dtype, count) : allocElements(dtype, count);
 }
 
 /** A region of elements `start (+ step)` within an n-d layout of `strides`, beginning at `base`. */
@@ -88,6 +93,21 @@ export function fillElements(data: ElementArray, region: StridedRegion, shape: r
 /** Whether every element of a region equals the per-component values. */
 export function elementsEqual(data: ElementArray, region: StridedRegion, shape: readonly number[], comps: readonly Component[]): boolean {
   return componentRegions(region, comps.length).every((r, k) => allEqualStrided(data, r, shape, comps[k]));
+}
+
+/** Whether every element of a region of `shape` is the chunk's fill value (never for a v2 null fill). */
+export function allFill(spec: ChunkSpec, data: ElementArray, region: StridedRegion, shape: readonly number[] = spec.shape): boolean {
+  return spec.fillValue !== null && elementsEqual(data, region, shape, fillComponents(spec.fillValue, spec.dtype));
+}
+
+/**
+ * A failure to decode stored bytes as a CorruptChunkError, `what` failed (a CorruptChunkError as
+ * it is when nothing is to be added); other typed errors (an unknown codec) and faults stay as they are.
+ */
+export function asCorrupt(err: unknown, what?: string): unknown {
+  if (err instanceof ZarrError && (err.code !== "CORRUPT_CHUNK" || what === undefined)) return err;
+  const reason = err instanceof Error ? err.message : String(err);
+  return new CorruptChunkError(what === undefined ? reason : `${what}: ${reason}`, { cause: err });
 }
 
 /** Copies between two element regions, expanding complex elements into their components. */

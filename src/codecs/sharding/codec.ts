@@ -10,15 +10,17 @@
  * must come back with that version, else the read starts over with a fresh index (and on a change
  * after that too, reads the shard whole). Without versions every partial read reads the index.
  */
-import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError, ZarrError } from "../../errors.js";
+import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError } from "../../errors.js";
 import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocElements } from "../../metadata/elements.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { CodecPipeline } from "../pipeline.js";
-import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, CodecFactory, DecodeTarget, PartialDecoder, SourceRange } from "../types.js";
-import { contiguousView, copyElements, coversAll, elementsEqual, fillComponents, fillElements, InternalFault, regionAt } from "../view.js";
+import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, ChunkView, ChunkWrite, CodecFactory } from "../types.js";
+import type { DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder, SourceRange } from "../types.js";
+import { allFill, asCorrupt, chunkElements, contiguousView, copyElements, coversAll, fillComponents, fillElements, regionAt } from "../view.js";
+import type { ScratchLease } from "../../scratch.js";
 import { enumOption } from "../config.js";
 import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
@@ -39,9 +41,7 @@ class ShardChanged extends Error {} // internal: a shard's ranges came from two 
 
 /** Why an inner chunk failed, as a corrupt-chunk error naming the inner chunk. */
 function innerFailure(coords: readonly number[], err: unknown): never {
-  if (err instanceof ShardChanged || err instanceof InternalFault || (err instanceof ZarrError && err.code !== "CORRUPT_CHUNK")) throw err;
-  const reason = err instanceof Error ? err.message : String(err);
-  throw new CorruptChunkError(`inner chunk [${coords.join(", ")}]: ${reason}`, { cause: err });
+  throw err instanceof ShardChanged ? err : asCorrupt(err, `inner chunk [${coords.join(", ")}]`);
 }
 
 /**
@@ -128,11 +128,16 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return coords.reduce((acc, c, d) => acc * this.chunksPerShard[d] + c, 0);
   }
 
+  /** The inner chunks a selection of the shard touches, with their part of it. */
+  private touched(selection: readonly ChunkRun[]): ChunkProjection[] {
+    return projectSelection(selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })), this.innerShape);
+  }
+
   /** Inner chunk `i` of a shard view, encoded; null when every value is the fill value. */
   private async encodeInner(view: ChunkView, spec: ChunkSpec, i: number): Promise<Uint8Array | null> {
     const origin = this.coordsOf(i).map((c, d) => c * this.innerShape[d]);
     const src = regionAt(origin, null, view.strides, view.offset);
-    if (spec.fillValue !== null && elementsEqual(view.data, src, this.innerShape, fillComponents(spec.fillValue, spec.dtype))) return null;
+    if (allFill(spec, view.data, src, this.innerShape)) return null;
     const chunk = allocElements(spec.dtype, product(this.innerShape));
     copyElements(spec.dtype, chunk, { offset: 0, strides: contiguousStrides(this.innerShape) }, view.data, src, this.innerShape);
     return this.inner.encode(contiguousView(chunk, [...this.innerShape]));
@@ -167,22 +172,36 @@ export class ShardingCodec implements ArrayToBytesCodec {
     return this.assemble(await Promise.all(Array.from({ length: n }, (_, i) => this.encodeInner(view, spec, i))));
   }
 
-  async encodeUpdate(previous: Uint8Array, view: ChunkView, touched: readonly ChunkRun[], spec: ChunkSpec): Promise<Uint8Array> {
-    const old = await this.indexOfShard(previous);
-    const changed = new Set(
-      projectSelection(
-        touched.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
-        this.innerShape,
-      ).map((t) => this.linear(t.coords)),
-    );
+  /** Encodes a write into part of a shard: only the inner chunks it touches are decoded and encoded again. */
+  partialEncoder(previous: Uint8Array | undefined, spec: ChunkSpec, { lease, writeEmpty }: EncodeOptions): PartialEncoder {
+    return { encode: (write) => this.encodeWrite(previous, spec, write, writeEmpty === true, lease) };
+  }
+
+  private async encodeWrite(previous: Uint8Array | undefined, spec: ChunkSpec, write: ChunkWrite, writeEmpty: boolean, lease?: ScratchLease): Promise<EncodedChunk> {
+    const stored = previous && (await this.indexOfShard(previous).catch((err) => Promise.reject(asCorrupt(err))));
+    const old = stored ?? emptyIndex(product(this.chunksPerShard));
+    const touched = new Set(this.touched(write.selection).map((t) => this.linear(t.coords)));
+    // The touched inner chunks are decoded into a buffer of the box around them, laid out as the
+    // whole shard would be (each is copied out of it to be encoded).
+    const lo = this.innerShape.map(() => Infinity);
+    const hi = this.innerShape.map(() => 0);
+    for (const i of touched) this.coordsOf(i).forEach((c, d) => ((lo[d] = Math.min(lo[d], c)), (hi[d] = Math.max(hi[d], c + 1))));
+    const boxShape = hi.map((h, d) => (h - lo[d]) * this.innerShape[d]);
+    const strides = contiguousStrides(boxShape);
+    const data = chunkElements(spec.dtype, product(boxShape), lease);
+    const box: ChunkView = { data, shape: spec.shape, strides, offset: -lo.reduce((at, l, d) => at + l * this.innerShape[d] * strides[d], 0) };
+    await this.decodeInners(previous, old, touched, spec, box);
+    write.put(box);
     const parts = await Promise.all(
-      Array.from({ length: old.offsets.length }, (_, i): Promise<Uint8Array | null> | Uint8Array | null => {
-        if (changed.has(i)) return this.encodeInner(view, spec, i);
+      Array.from(old.offsets.keys(), (i): Promise<Uint8Array | null> | Uint8Array | null => {
+        if (touched.has(i)) return this.encodeInner(box, spec, i);
         // Untouched: its encoded bytes move over as they are (a copy, in the new layout).
-        return old.offsets[i] < 0 ? null : previous.subarray(old.offsets[i], old.offsets[i] + old.lengths[i]);
+        return old.offsets[i] < 0 ? null : previous!.subarray(old.offsets[i], old.offsets[i] + old.lengths[i]);
       }),
     );
-    return this.assemble(parts);
+    // A shard of no inner chunk is all fill value (a stored inner chunk counts as values).
+    if (!writeEmpty && parts.every((p) => p === null)) return { kind: "empty" };
+    return { kind: "bytes", bytes: await this.assemble(parts) };
   }
 
   /** The index of a shard held whole in memory. */
@@ -225,13 +244,18 @@ export class ShardingCodec implements ArrayToBytesCodec {
    */
   async decodeInto(bytes: Uint8Array, spec: ChunkSpec, target: DecodeTarget): Promise<void> {
     const index = await this.indexOfShard(bytes);
+    await this.decodeInners(bytes, index, index.offsets.keys(), spec, target);
+  }
+
+  /** Inner chunks `which` of a shard with `index` decoded into their places in `target` (the fill value where not stored). */
+  private async decodeInners(bytes: Uint8Array | undefined, index: ShardIndex, which: Iterable<number>, spec: ChunkSpec, target: DecodeTarget): Promise<void> {
     await settleAll(
-      Array.from({ length: index.offsets.length }, async (_, i) => {
+      Array.from(which, async (i) => {
         const coords = this.coordsOf(i);
         const dst = { data: target.data, ...regionAt(coords.map((c, d) => c * this.innerShape[d]), null, target.strides, target.offset) };
         if (index.offsets[i] < 0) return fillElements(target.data, dst, this.innerShape, fillComponents(spec.fillValue, spec.dtype));
         try {
-          await this.inner.decodeInto(bytes.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), dst);
+          await this.inner.decodeInto(bytes!.subarray(index.offsets[i], index.offsets[i] + index.lengths[i]), dst);
         } catch (err) {
           innerFailure(coords, err);
         }
@@ -265,10 +289,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
 
   /** One try of a partial read: false when the shard is not stored (before anything is written). */
   private async decodeSome(source: ByteSource, selection: readonly ChunkRun[], spec: ChunkSpec, target: DecodeTarget, mode: ReadMode): Promise<boolean> {
-    const touched = projectSelection(
-      selection.map((r) => ({ kind: "range" as const, start: r.start, step: r.step, count: r.count })),
-      this.innerShape,
-    );
+    const touched = this.touched(selection);
     const bytesOf = new Map<number, Uint8Array>();
     let index: ShardIndex | undefined;
     let nested: ((t: ChunkProjection, i: number) => PartialDecoder) | undefined;

@@ -9,11 +9,11 @@ import { AbortError, MissingChunkError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { componentsPerElement, type TypedArray } from "../../metadata/dtype.js";
 import { allocElements } from "../../metadata/elements.js";
-import { copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
+import { fillComponents, fillElements, regionAt } from "../../codecs/view.js";
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { ChunkPlan } from "../../indexing/projection.js";
 import { readVersioned, type Store } from "../../stores/types.js";
-import { decodeChunk, pipelineFor } from "./chunk-codec.js";
+import { asCorruptChunk, pipelineFor } from "./chunk-codec.js";
 import { placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
 import { CONCURRENCY } from "../execution/concurrency.js";
@@ -127,9 +127,8 @@ async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][]
       } else {
         cache.count("misses");
         changed++;
-        const view = await decodeChunk(meta, key, read.bytes);
         const data = allocElements(meta.dtype, product(meta.chunks)) as TypedArray;
-        copyElements(meta.dtype, data, { offset: 0, strides: contiguousStrides(meta.chunks) }, view.data, { offset: view.offset, strides: view.strides }, meta.chunks);
+        await pipelineFor(meta).decodeInto(read.bytes, { data, offset: 0, strides: contiguousStrides(meta.chunks) }).catch((err) => Promise.reject(asCorruptChunk(key, err)));
         fresh = { state: "stored", data, version: read.version, checkedAt: now };
       }
       cache.store(cacheId(store, meta, key), fresh);

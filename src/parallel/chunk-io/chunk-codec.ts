@@ -2,11 +2,11 @@
  * A chunk's codec chain on this thread (one pipeline per array layout, built once), and what a
  * failure to decode a chunk's bytes becomes (chunk tasks and the chunk cache decode through here).
  */
-import { asAbort, CorruptChunkError, ZarrError } from "../../errors.js";
+import { asAbort } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { CodecPipeline } from "../../codecs/pipeline.js";
-import type { ChunkSpec, ChunkView } from "../../codecs/types.js";
-import { InternalFault } from "../../codecs/view.js";
+import type { ChunkSpec } from "../../codecs/types.js";
+import { asCorrupt } from "../../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
 
@@ -34,30 +34,12 @@ export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
   return p;
 }
 
-
 /**
  * What a failure while decoding a chunk's bytes becomes: a CorruptChunkError naming the key. Other
  * typed errors (an unknown codec, a store failure) and internal faults pass through as they are.
  */
 export function asCorruptChunk(key: string, err: unknown): unknown {
-  if ((err instanceof ZarrError && err.code !== "CORRUPT_CHUNK") || err instanceof InternalFault) return err;
   // A store read (a shard's ranges) that stopped because the operation was cancelled.
   if (asAbort(err) !== err) return asAbort(err);
-  const reason = err instanceof Error ? err.message : String(err);
-  return new CorruptChunkError(`chunk "${key}" is corrupt: ${reason}`, { cause: err });
-}
-
-/** Decodes a chunk, turning any failure of its bytes into a CorruptChunkError naming the key. */
-export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array): Promise<ChunkView> {
-  let view: ChunkView;
-  try {
-    view = await pipelineFor(meta).decode(bytes);
-  } catch (err) {
-    throw asCorruptChunk(key, err);
-  }
-  const expected = meta.chunks;
-  if (view.shape.length !== expected.length || view.shape.some((n, i) => n !== expected[i])) {
-    throw new CorruptChunkError(`chunk "${key}" decoded to shape [${view.shape}], expected [${expected}]`);
-  }
-  return view;
+  return asCorrupt(err, `chunk "${key}" is corrupt`);
 }

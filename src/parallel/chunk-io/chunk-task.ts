@@ -2,20 +2,20 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { asAbort, MissingChunkError, ReadOnlyError, UnsupportedError } from "../../errors.js";
+import { asAbort, CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../../metadata/dtype.js";
 import { allocElements } from "../../metadata/elements.js";
 import { scalarToComponents } from "../../metadata/scalars.js";
-import type { ByteSource, ChunkView } from "../../codecs/types.js";
-import { copyElements, elementsEqual, fillComponents, fillElements, regionAt, scratchElements } from "../../codecs/view.js";
+import type { ByteSource, ChunkView, ChunkWrite, EncodedChunk } from "../../codecs/types.js";
+import { allFill, copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
 import type { DimRun, Scatter } from "../../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../../indexing/scatter.js";
 import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../../stores/types.js";
 import { isWritable, readVersioned } from "../../stores/types.js";
 import { storeFromDescriptor } from "../../stores/open.js";
-import { asCorruptChunk, decodeChunk, pipelineFor } from "./chunk-codec.js";
+import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
@@ -259,19 +259,53 @@ export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: bool
   });
 }
 
+/**
+ * Writes one chunk, the mirror of readItem: a whole chunk of the value by `chain.encode` straight
+ * from the value, any other write by the chain's partial encoder. Whole-chunk writes are
+ * last-writer-wins; a partial one (an edge chunk's in-bounds part too, as in zarr-python) reads
+ * and writes under a lock, or (conditional writes) without one, by compare-and-swap.
+ */
 async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
-  // Whole-chunk writes are last-writer-wins; a partial one (an edge chunk's in-bounds part too, as
-  // in zarr-python) reads, merges and writes under a lock, or (conditional writes) without one, by
-  // compare-and-swap.
-  if (coversChunk(task.meta, item, false)) return mergeAndStore(task, store, item, true, signal);
+  const whole = coversChunk(task.meta, item, false);
+  if (whole && task.value.kind === "array") return writeWhole(task, store, item, task.value.buffer);
+  // A scalar over a whole chunk needs no stored bytes either: it is written into the fill value.
+  if (whole) return writePart(task, store, item, signal, false);
   if (task.conditional) return compareAndSwap(task, task.conditional, store, item, signal);
-  return withChunkLock(task.lock, item.key, () => mergeAndStore(task, store, item, false, signal));
+  return withChunkLock(task.lock, item.key, () => writePart(task, store, item, signal, true));
 }
 
+/** Scratch for a write's encoding to live in until `set` settles, for a store that then lets go of it: no fresh memory per chunk. */
+async function withLease<T>(store: WritableStore, use: (lease: ScratchLease | undefined) => Promise<T>): Promise<T> {
+  const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
+  try {
+    return await use(lease);
+  } finally {
+    lease?.release();
+  }
+}
+
+async function writeWhole(task: WriteTask, store: WritableStore, item: ChunkItem, value: TaskBuffer): Promise<void> {
+  const { meta } = task;
+  const view = { data: value.data, shape: meta.chunks, ...valueRegionOf(item, value) };
+  if (!task.writeEmptyChunks && allFill(chunkSpecOf(meta), view.data, view)) return storeEncoded(store, item, EMPTY);
+  await withLease(store, async (lease) => storeEncoded(store, item, { kind: "bytes", bytes: await pipelineFor(meta).encode(view, lease) }));
+}
+
+const EMPTY: EncodedChunk = { kind: "empty" };
+
 /**
- * One attempt's state of a compare-and-swap write: the condition its read set (the version read,
- * or "missing"), and whether its conditional write went through.
+ * Stores a chunk's new encoding: deletes the chunk when it is all fill value. A compare-and-swap
+ * attempt (`swap`) writes conditionally and never deletes: a chunk that was stored and is now all
+ * fill value is written as such (its encoder was asked for bytes), since a delete cannot be made
+ * conditional on every S3-compatible server; one that was missing and stays all fill value is left missing.
  */
+async function storeEncoded(store: WritableStore, item: ChunkItem, encoded: EncodedChunk, swap?: SwapAttempt): Promise<void> {
+  if (swap) swap.done = encoded.kind === "empty" || (await store.setIf!(item.key, encoded.bytes, swap.condition!)).ok;
+  else if (encoded.kind === "empty") await store.delete(item.key);
+  else await store.set(item.key, encoded.bytes);
+}
+
+/** One compare-and-swap attempt: the condition its read set (the version, or "missing"), and whether its write went through. */
 interface SwapAttempt {
   condition?: WriteCondition;
   done: boolean;
@@ -282,152 +316,64 @@ interface SwapAttempt {
  * still holds; when another writer changed the chunk meanwhile, all of it again (after a backoff),
  * at most `policy.maxAttempts` times, then a WriteConflictError naming the key.
  */
-async function compareAndSwap(
-  task: WriteTask,
-  policy: ConditionalWritePolicy,
-  store: WritableStore,
-  item: ChunkItem,
-  signal: AbortSignal | undefined,
-): Promise<void> {
+async function compareAndSwap(task: WriteTask, policy: ConditionalWritePolicy, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
   if (typeof store.setIf !== "function") {
     throw new UnsupportedError(`chunk "${item.key}": conditional writes were asked for, but the store offers none`);
   }
-  await withConflictRetries(
-    policy,
-    item.key,
-    async () => {
-      const attempt: SwapAttempt = { done: false };
-      await mergeAndStore(task, store, item, false, signal, attempt);
-      return attempt.done;
-    },
-    signal,
-  );
+  const attempt = async (): Promise<boolean> => {
+    const swap: SwapAttempt = { done: false };
+    await writePart(task, store, item, signal, true, swap);
+    return swap.done;
+  };
+  await withConflictRetries(policy, item.key, attempt, signal);
 }
 
-async function mergeAndStore(
-  task: WriteTask,
-  store: WritableStore,
-  item: ChunkItem,
-  whole: boolean,
-  signal: AbortSignal | undefined,
-  swap?: SwapAttempt,
-): Promise<void> {
-  // The merge buffer and every encoding stage use this thread's scratch; when the store is done
-  // with a value once `set` settles, the encoded bytes stay in scratch too (no fresh memory).
-  const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
-  try {
-    await mergeAndStoreWith(task, store, item, whole, signal, lease, swap);
-  } finally {
-    lease?.release();
-  }
-}
-
-async function mergeAndStoreWith(
-  task: WriteTask,
-  store: WritableStore,
-  item: ChunkItem,
-  whole: boolean,
-  signal: AbortSignal | undefined,
-  lease: ScratchLease | undefined,
-  swap: SwapAttempt | undefined,
-): Promise<void> {
-  const { meta, value } = task;
-  const chunkShape = meta.chunks;
-  const chunkStrides = contiguousStrides(chunkShape);
-  const comps = fillComponents(meta.fillValue, meta.dtype);
-  if (whole && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
-    // A chunk the value covers: encode straight from the value's region (a view when it
-    // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
-    const { offset, strides } = valueRegionOf(item, value.buffer);
-    const view = { data: value.buffer.data, shape: chunkShape, strides, offset };
-    return encodeAndStore(task, store, item, view, comps, undefined, lease);
-  }
-  // Leased only where the encoded bytes may be a view of it (a raw chain) and the store lets go.
-  const chunk = lease && !isObjectType(meta.dtype) ? scratchElements(lease, meta.dtype, product(chunkShape)) : allocElements(meta.dtype, product(chunkShape));
-  const full: StridedRegion = { offset: 0, strides: chunkStrides };
+/**
+ * Writes an item into its chunk's stored bytes (`merge`; else into the fill value) through the
+ * chain's partial encoder; under compare-and-swap (`swap`), conditional on the version read.
+ */
+async function writePart(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined, merge: boolean, swap?: SwapAttempt): Promise<void> {
   let previous: Uint8Array | undefined;
-  // A whole write overwrites every element of the chunk; anything else merges into the stored one.
-  if (!whole) {
-    if (swap) {
-      // The version read is what the write will be conditional on.
-      const read = await readVersioned(store, item.key, { signal });
-      previous = read.kind === "value" ? read.bytes : undefined;
-      swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
-    } else previous = (await store.get(item.key, { signal })) ?? undefined;
-    if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
-    else {
-      const view = await decodeChunk(meta, item.key, previous);
-      copyElements(meta.dtype, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
+  if (swap) {
+    const read = await readVersioned(store, item.key, { signal });
+    previous = read.kind === "value" ? read.bytes : undefined;
+    swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
+  } else if (merge) previous = (await store.get(item.key, { signal })) ?? undefined;
+  const writeEmpty = task.writeEmptyChunks || (swap !== undefined && previous !== undefined);
+  await withLease(store, async (lease) => {
+    let encoded: EncodedChunk;
+    try {
+      encoded = await pipelineFor(task.meta).partialEncoder(previous, { lease, writeEmpty }).encode(chunkWrite(task, item));
+    } catch (err) {
+      throw err instanceof CorruptChunkError ? asCorruptChunk(item.key, err) : err;
     }
-  }
-  const counts = item.chunkSel.map((r) => r.count);
-  const target = regionAt(
-    item.chunkSel.map((r) => r.start),
-    item.chunkSel.map((r) => r.step),
-    chunkStrides,
-  );
-  if (item.scatter) {
-    const c = componentsPerElement(meta.dtype);
-    if (value.kind === "scalar") {
-      const valueComps = scalarToComponents(value.value, meta.dtype);
-      forEachScattered(item, target, [], (b) => setElement(chunk, b, valueComps));
-    } else {
-      const { data, strides } = value.buffer;
-      forEachScattered(item, target, strides, (b, o) => copyElement(chunk, b, data, o, c));
-    }
-  } else if (value.kind === "scalar") {
-    fillElements(chunk, target, counts, scalarToComponents(value.value, meta.dtype));
-  } else {
-    copyElements(meta.dtype, chunk, target, value.buffer.data, valueRegionOf(item, value.buffer), counts);
-  }
-  await encodeAndStore(task, store, item, { data: chunk, shape: chunkShape, strides: chunkStrides, offset: 0 }, comps, previous, lease, swap);
+    await storeEncoded(store, item, encoded, swap);
+  });
+}
+
+/** An item's write into its decoded chunk: the value's elements (or the scalar) put at the item's runs. */
+function chunkWrite(task: WriteTask, item: ChunkItem): ChunkWrite {
+  const { meta, value } = task;
+  return {
+    selection: item.chunkSel,
+    put(chunk) {
+      const target = regionAt(item.chunkSel.map((r) => r.start), item.chunkSel.map((r) => r.step), chunk.strides, chunk.offset);
+      const counts = item.chunkSel.map((r) => r.count);
+      if (value.kind === "scalar") {
+        const comps = scalarToComponents(value.value, meta.dtype);
+        if (item.scatter) forEachScattered(item, target, [], (b) => setElement(chunk.data, b, comps));
+        else fillElements(chunk.data, target, counts, comps);
+      } else if (item.scatter) {
+        const c = componentsPerElement(meta.dtype);
+        forEachScattered(item, target, value.buffer.strides, (b, o) => copyElement(chunk.data, b, value.buffer.data, o, c));
+      } else copyElements(meta.dtype, chunk.data, target, value.buffer.data, valueRegionOf(item, value.buffer), counts);
+    },
+  };
 }
 
 /** Where a write item's elements lie in the task's value. */
 function valueRegionOf(item: ChunkItem, value: TaskBuffer): StridedRegion {
   return item.valueRegion ?? regionAt(item.outStart, item.outStep ?? null, value.strides);
-}
-
-/**
- * Stores a chunk's new values: deletes the chunk when they all equal the fill value (unless empty
- * chunks are written), else encodes and sets it; `previous` is its old encoding after a merge.
- * A compare-and-swap attempt (`swap`) writes conditionally and never deletes: a chunk that was
- * stored and is now all fill value is written as such, since a delete cannot be made conditional
- * on every S3-compatible server. One that was missing and stays all fill value is left missing.
- */
-async function encodeAndStore(
-  task: WriteTask,
-  store: WritableStore,
-  item: ChunkItem,
-  view: ChunkView,
-  comps: Component[],
-  previous: Uint8Array | undefined,
-  lease: ScratchLease | undefined,
-  swap?: SwapAttempt,
-): Promise<void> {
-  const meta = task.meta;
-  const region = { offset: view.offset, strides: view.strides };
-  const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
-  if (swap) {
-    if (empty && previous === undefined) {
-      // Read as missing and still all fill value: nothing changes, so nothing to write.
-      swap.done = true;
-      return;
-    }
-    const bytes = previous
-      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
-      : await pipelineFor(meta).encode(view, lease);
-    swap.done = (await store.setIf!(item.key, bytes, swap.condition!)).ok;
-    return;
-  }
-  if (empty) {
-    await store.delete(item.key);
-    return;
-  }
-  // A partial write to a shard re-encodes only the inner chunks it touched.
-  if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
-  else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
-  else await store.set(item.key, await pipelineFor(meta).encode(view));
 }
 
 /**
