@@ -4,13 +4,15 @@
  * zarr-python wrote, served over HTTP from 127.0.0.1, reads the same on both executors as inline,
  * with every chunk fetched on this thread (and none when workers fetch their own); missing chunks
  * read as the fill value; a failing chunk stops the read with its typed error, and an abort with
- * an AbortError, leaving the pool idle. Also the comlink executor's several tasks per worker.
+ * an AbortError, leaving the pool idle. The caller fetches the chunks that items cover whole: a
+ * shard too, while a read of part of a shard reads only the index and inner chunks it needs, on a
+ * worker. Also the comlink executor's several tasks per worker.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { AbortError, FetchStore, StoreError, WorkerPool, openArray, slice, type NDArray } from "../src/index.js";
+import { AbortError, FetchStore, FileSystemStore, StoreError, WorkerPool, createArray, openArray, slice, type NDArray } from "../src/index.js";
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { ComlinkExecutor, type ComlinkWorker } from "../src/parallel/execution/comlink-executor.js";
 import type { TaskMessage, TaskOutcome } from "../src/parallel/execution/task-outcome.js";
@@ -186,4 +188,42 @@ test("the comlink executor runs up to tasksPerWorker tasks on each worker at onc
   assert.equal(outcomes.length, 10);
   assert.deepEqual([...most.values()], [3, 3]);
   await executor.close();
+});
+
+test("fetchOnCaller: whole shards are fetched on the calling thread; part of a shard is read by its index and inner chunks on a worker", async () => {
+  const root = scratchDir();
+  const shape = [64, 64];
+  const values = Int32Array.from({ length: 64 * 64 }, (_, i) => i);
+  const w = await createArray(new FileSystemStore(root), { shape, chunks: [8, 8], shards: [32, 32], dtype: "int32", codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: { level: 1 } }] });
+  await w.set(null, values);
+  const requests: { path: string; range: string | undefined }[] = [];
+  const shards = await startStaticServer({ mounts: { "/": root }, onRequest: (path, range) => void (/\/c\/\d+\/\d+$/.test(path) && requests.push({ path, range })) });
+  let onCaller = 0;
+  const store = new FetchStore(shards.origin, {
+    fetch: (input, init) => {
+      if (/\/c\/\d+\/\d+$/.test(String(input))) onCaller++;
+      return fetch(input, init);
+    },
+  });
+  try {
+    const a = await openArray(store, { mode: "r" });
+    const pool = pools.piscina;
+    assert.deepEqual(((await a.get(null, { pool, threads: 2 })) as NDArray).data, values);
+    // Each read item covers its shard: fetched here, once, whole.
+    assert.equal(onCaller, 4);
+    assert.deepEqual(requests.map((r) => r.range).filter((r) => r !== undefined), []);
+
+    onCaller = 0;
+    requests.length = 0;
+    const part = (await a.get([slice(1, 5), slice(34, 38)], { pool, threads: 2 })) as NDArray;
+    const expected = Int32Array.from({ length: 16 }, (_, k) => (1 + Math.floor(k / 4)) * 64 + 34 + (k % 4));
+    assert.deepEqual(part.data, expected);
+    // Not here: on a worker, by ranges of shard c/0/1 only (its index, one inner chunk), never the whole shard.
+    assert.equal(onCaller, 0);
+    assert.ok(requests.length > 0 && requests.every((r) => r.path.endsWith("/c/0/1") && r.range !== undefined), JSON.stringify(requests));
+    assert.equal(pool.busy, 0);
+  } finally {
+    await shards.close();
+    rmSync(root, { recursive: true, force: true });
+  }
 });

@@ -18,7 +18,7 @@ import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
 import { reviveError, type TaskMessage } from "./task-outcome.js";
 import type { WorkerPool } from "./worker-pool.js";
-import { fetchChunks, fetchesWholeChunks, writeOnCaller, type FetchedChunks } from "./fetched-chunks.js";
+import { fetchChunks, fetchesChunks, writeOnCaller, type FetchedChunks } from "./fetched-chunks.js";
 
 /**
  * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
@@ -179,7 +179,7 @@ function* queuedTasks(tasks: Iterable<ChunkTask>, fetchFrom: Store | undefined, 
       const n = iterator.next();
       if (n.done) return;
       const task = n.value;
-      if (task.kind !== "read" || !fetchesWholeChunks(task)) {
+      if (task.kind !== "read" || !fetchesChunks(task)) {
         ahead.push({ task });
         continue;
       }

@@ -9,8 +9,7 @@
 import type { Store, WritableStore } from "../../stores/types.js";
 import { OverlayStore } from "../../stores/overlay.js";
 import { InternalFault } from "../../codecs/view.js";
-import { pipelineFor } from "../chunk-io/chunk-codec.js";
-import { coversChunk, prefetchedStore, type ChunkTask, type ReadTask, type WriteTask } from "../chunk-io/chunk-task.js";
+import { coversChunk, prefetchedStore, type ChunkItem, type ChunkTask, type ReadTask, type WriteTask } from "../chunk-io/chunk-task.js";
 import { withChunkLock } from "../sync/lock-table.js";
 import type { TaskOutcome } from "./task-outcome.js";
 
@@ -18,19 +17,24 @@ import type { TaskOutcome } from "./task-outcome.js";
 export type FetchedChunks = (Uint8Array | null | undefined)[];
 
 /**
- * Whether the caller should fetch this read task's chunks: a read of whole stored chunks (not a
- * cache fill, which needs versions, nor a chain that reads parts of a chunk, as a shard does);
- * always for a user's store (stores/caller.ts), which only the caller can reach: whole shards then.
+ * Whether the caller fetches an item's chunk: when the item covers the whole chunk (not for a
+ * cache fill, which needs versions); else the worker reads what the chain's partial decoder needs
+ * (a shard: its index and inner chunks). Always for a user's store (stores/caller.ts), which only
+ * the caller can reach: whole shards then.
  */
-export function fetchesWholeChunks(task: ReadTask): boolean {
-  return task.store.kind === "caller" || (task.fillCache !== true && !pipelineFor(task.meta).canDecodePartial);
+function fetchedHere(task: ReadTask, item: ChunkItem): boolean {
+  return task.store.kind === "caller" || (task.fillCache !== true && coversChunk(task.meta, item, true));
 }
 
-/** The caller's side: every item's chunk, fetched at once (together, where the store can). */
+/** Whether the caller fetches any of this read task's chunks. */
+export function fetchesChunks(task: ReadTask): boolean {
+  return task.items.some((item) => fetchedHere(task, item));
+}
+
+/** The caller's side: the chunks it fetches for a task (fetchedHere), at once (together, where the store can). */
 export async function fetchChunks(store: Store, task: ReadTask, signal: AbortSignal | undefined): Promise<FetchedChunks> {
-  const from = await prefetchedStore(task, store, signal);
-  const got = await Promise.all(task.items.map((item) => from.get(item.key, { signal })));
-  return got.map((b) => b ?? null);
+  const from = await prefetchedStore({ ...task, items: task.items.filter((item) => fetchedHere(task, item)) }, store, signal);
+  return Promise.all(task.items.map(async (item) => (fetchedHere(task, item) ? ((await from.get(item.key, { signal })) ?? null) : undefined)));
 }
 
 /**
