@@ -35,8 +35,9 @@ export interface WorkerPoolOptions {
    */
   sharedMemory?: boolean;
   /**
-   * Reads fetch each task's chunks on the calling thread and send the bytes to the workers, which
-   * then only decode (parallel/execution/fetched-chunks.ts). Off by default: workers read their own chunks,
+   * Reads fetch the chunks they read whole on the calling thread and send the bytes to the workers,
+   * which then only decode; part of a chunk (of a shard, its index and inner chunks) the worker reads
+   * (parallel/execution/fetched-chunks.ts). Off by default: workers read their own chunks,
    * and the calling thread (a page's main thread) does no I/O work. In Chromium it read as fast as
    * Web Workers fetching their own 8 tasks at a time, but gave the page long tasks of 140-240 ms
    * on a loaded machine (bench/browser.ts); it may help where workers are few and fetches slow.
