@@ -107,21 +107,24 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
 }
 
 const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
+/** Array->array codecs that keep the element type; the others may hand `bytes` a wider one. */
+const KEEPS_TYPE = new Set(["transpose", "reshape", "zarrs.squeeze", "bitround", "scale_offset"]);
 const ARRAY_TO_ARRAY = new Set([
-  "transpose",
-  "bitround",
+  ...KEEPS_TYPE,
+  "cast_value",
   ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
 ]);
 
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
-  // Variable-length types have their own array->bytes codec in place of `bytes`.
-  const bytesCodec: CodecConfig =
+  // Variable-length types have their own array->bytes codec in place of `bytes`; a multi-byte
+  // type (or one a filter before it may widen) gets the platform's usual little-endian.
+  const bytesCodec = (widened: boolean): CodecConfig =>
     dtype.kind === "string"
       ? { name: "vlen-utf8", configuration: {} }
       : dtype.kind === "bytes"
         ? { name: "vlen-bytes", configuration: {} }
-        : { name: "bytes", configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
-  if (input === undefined) return [bytesCodec, { name: "zstd", configuration: { level: 0, checksum: false } }];
+        : { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  if (input === undefined) return [bytesCodec(false), { name: "zstd", configuration: { level: 0, checksum: false } }];
   const codecs = input.map((c, i): CodecConfig => {
     if (typeof c === "string") return { name: c };
     if (!isJsonObject(c as unknown) || typeof c.name !== "string") {
@@ -129,11 +132,16 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
     }
     return c;
   });
-  // A bare { name: "bytes" } on a multi-byte type means the platform's usual little-endian.
-  const filled = codecs.map((c) => (c.name === "bytes" && c.configuration?.endian === undefined && bytesCodec.name === "bytes" ? bytesCodec : c));
+  const widenedAt = (i: number) => codecs.slice(0, i).some((c) => ARRAY_TO_ARRAY.has(c.name) && !KEEPS_TYPE.has(c.name));
+  // A bare { name: "bytes" } means the platform's usual little-endian.
+  const filled = codecs.map((c, i) => {
+    const plain = bytesCodec(widenedAt(i));
+    return c.name === "bytes" && c.configuration?.endian === undefined && plain.name === "bytes" ? plain : c;
+  });
   if (!filled.some((c) => ARRAY_TO_BYTES.has(c.name))) {
     const at = filled.findIndex((c) => !ARRAY_TO_ARRAY.has(c.name));
-    filled.splice(at === -1 ? filled.length : at, 0, bytesCodec);
+    const i = at === -1 ? filled.length : at;
+    filled.splice(i, 0, bytesCodec(widenedAt(i)));
   }
   return filled;
 }
