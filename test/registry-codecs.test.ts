@@ -1,12 +1,18 @@
 /**
  * Codecs of the zarr-extensions registry and of zarrs that other implementations write (issue 29):
  * reshape, cast_value, scale_offset, zarrs.squeeze, packbits over datetimes, and vlen-utf8 /
- * vlen-bytes over the other variable-length type. Chunks are checked byte for byte against what
+ * vlen-bytes over the other variable-length type, and v2 object arrays of JSON values (numcodecs'
+ * json2, cross-checked with zarr-python 2 and zarrita.js). Chunks are checked byte for byte against what
  * the specifications define (hand-made bytes), and read back through parzarr.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import * as zarrita from "zarrita";
+import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { MemoryStore, createArray, openArray, type CodecConfig, type NDArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
+import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 
 const NAT = -(2n ** 63n);
 
@@ -186,7 +192,7 @@ test("packbits over numpy.datetime64 and numpy.timedelta64: the int64 counts' bi
 test("vlen-utf8 over a bytes array and vlen-bytes over a string array, as zarrs writes them", async () => {
   const enc = new TextEncoder();
   const frame = (items: Uint8Array[]) => {
-    const parts = [Uint8Array.of(items.length, 0, 0, 0)];
+    const parts: Uint8Array[] = [Uint8Array.of(items.length, 0, 0, 0)];
     for (const b of items) parts.push(Uint8Array.of(b.length, 0, 0, 0), b);
     return Uint8Array.from(parts.flatMap((p) => Array.from(p)));
   };
@@ -204,4 +210,78 @@ test("vlen-utf8 over a bytes array and vlen-bytes over a string array, as zarrs 
     () => createArray(new MemoryStore(), { shape: [1], chunks: [1], dtype: "int8", codecs: [{ name: "vlen-bytes" }] }),
     { code: "INVALID_METADATA" },
   );
+});
+
+/** numcodecs' JSON() defaults, as zarr-python 2 writes them into .zarray. */
+const JSON2 = {
+  id: "json2", allow_nan: true, check_circular: true, encoding: "utf-8", ensure_ascii: true, indent: null,
+  separators: [",", ":"], skipkeys: false, sort_keys: true, strict: true,
+};
+const dec = new TextDecoder();
+
+test("json2: object arrays of JSON values write numcodecs' text (nested by shape, dtype, shape) and read back as JS values", async () => {
+  const store = new MemoryStore();
+  const a = await createArray(store, { zarrFormat: 2, shape: [2, 3], chunks: [2, 2], dtype: "|O", filters: [JSON2] as never, compressor: null, fillValue: 0 });
+  assert.equal(a.dataType.kind, "json");
+  const values = [1, "a", null, { k: [1, 2], b: "é" }, 2.5, true];
+  await a.set(null, values as never);
+  // What zarr-python 2.13 + numcodecs 0.11 write for these values (edge chunk padded with the fill, 0).
+  assert.equal(dec.decode((await store.get("0.0"))!), '[[1,"a"],[{"b":"\\u00e9","k":[1,2]},2.5],"|O",[2,2]]');
+  assert.equal(dec.decode((await store.get("0.1"))!), '[[null,0],[true,0],"|O",[2,2]]');
+  const again = await openArray(store);
+  assert.deepEqual(((await again.get()) as NDArray).data, values);
+  assert.deepEqual(await again.get([1, 0]), { k: [1, 2], b: "é" });
+  // One object value broadcasts; lists are lists of values; NaN uses Python's literal.
+  await a.set([0, 0], { x: NaN } as never);
+  assert.equal(dec.decode((await store.get("0.0"))!), '[[{"x":NaN},"a"],[{"b":"\\u00e9","k":[1,2]},2.5],"|O",[2,2]]');
+  assert.ok(Number.isNaN(((await a.get([0, 0])) as unknown as { x: number }).x));
+  // Values JSON cannot hold are refused before anything is written.
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  for (const bad of [10n, new Date(0), cyclic, [undefined]]) {
+    await assert.rejects(() => a.set([0], { data: [bad, 1, 2], shape: [3] } as never), { code: "INVALID_ARGUMENT" }, String(bad));
+  }
+  // Bytes that are not a json2 chunk are corrupt, not an internal fault.
+  for (const text of ["[1,2", '[[1,2],[3,4],"|O",[3,2]]', '[[1,2],[3],"|O",[2,2]]', '[1,2,3,"|O",[2,2]]', '{"a":1}', "\xff"]) {
+    await store.set("0.0", new TextEncoder().encode(text));
+    await assert.rejects(() => a.get(), { code: "CORRUPT_CHUNK" }, text);
+  }
+});
+
+test("json2: zarr-python 2 reads parzarr's arrays equal, and parzarr reads zarr-python's", { skip: zarrPythonSkip() }, async () => {
+  const dir = scratchDir();
+  const values = [1, "a", null, { k: [1, 2] }, 2.5, true, [1, [2]], "🎉"];
+  const a = await createArray(join(dir, "p.zarr"), { zarrFormat: 2, shape: [8], chunks: [3], dtype: "|O", filters: [{ id: "json2" }] as never });
+  await a.set(null, values as never);
+  const script = `
+import sys, json, zarr, numcodecs, numpy as np
+root = sys.argv[1]
+a = zarr.open(root + "/p.zarr", mode="r")
+assert a[:].tolist() == json.loads(${JSON.stringify(JSON.stringify(values))}), a[:].tolist()
+z = zarr.open(root + "/z.zarr", mode="w", shape=(2, 3), chunks=(2, 2), dtype=object, object_codec=numcodecs.JSON())
+z[:] = np.array([[1, "a", None], [{"k": [1, 2]}, 2.5, True]], dtype=object)
+print("ok")
+`;
+  const r = runPython(script, dir);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "ok");
+  const z = await openArray(join(dir, "z.zarr"));
+  assert.deepEqual(((await z.get()) as NDArray).data, [1, "a", null, { k: [1, 2] }, 2.5, true]);
+});
+
+test("json2: zarrita.js reads parzarr's v2 JSON object array equal; parzarr reads zarrita's flat n-d chunks", async () => {
+  const dir = scratchDir();
+  const values = [1, "a", null, { k: [1, 2] }, 2.5, true];
+  // 1-d: zarrita reads numcodecs' form. (For n-d zarrita expects values flat, where numpy nests them.)
+  const a = await createArray(join(dir, "j.zarr"), { zarrFormat: 2, shape: [6], chunks: [4], dtype: "|O", filters: [JSON2] as never });
+  await a.set(null, values as never);
+  const arr = await zarrita.open.v2(zarrita.root(new ZarritaFileSystemStore(dir)).resolve("j.zarr"), { kind: "array" });
+  const got = await zarrita.get(arr);
+  assert.deepEqual(got.shape, [6]);
+  assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), values);
+  // zarrita's encoder writes an n-d chunk's values flat: `[v0, v1, v2, v3, "|O", [2, 2]]`.
+  const store = new MemoryStore();
+  const b = await createArray(store, { zarrFormat: 2, shape: [2, 2], chunks: [2, 2], dtype: "|O", filters: [JSON2] as never, compressor: null });
+  await store.set("0.0", new TextEncoder().encode('[1,"a",null,{"k":2},"|O",[2,2]]'));
+  assert.deepEqual(((await b.get()) as NDArray).data, [1, "a", null, { k: 2 }]);
 });

@@ -17,6 +17,7 @@ import { bz2Codec } from "./bz2.js";
 import { lzmaCodec } from "./lzma.js";
 import { reshapeCodec } from "./reshape.js";
 import { squeezeCodec } from "./squeeze.js";
+import { json2Codec } from "./json2.js";
 import { castValueCodec } from "./filters/cast-value.js";
 import { scaleOffsetCodec } from "./filters/scale-offset.js";
 
@@ -60,6 +61,7 @@ const registry = new Map<string, CodecFactory>([
   ["zarrs.squeeze", squeezeCodec],
   ["cast_value", castValueCodec],
   ["scale_offset", scaleOffsetCodec],
+  ["numcodecs.json2", json2Codec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {

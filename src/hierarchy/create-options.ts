@@ -11,7 +11,7 @@ import {
   v2Codecs,
 } from "../metadata/array-metadata.js";
 import { componentsPerElement, type DataType } from "../metadata/dtype.js";
-import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
+import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
@@ -153,8 +153,9 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
   const shape = checkShape(options.shape, "shape", 0);
   let dtype = parseDataType(options.dtype, "createArray: dtype");
-  // `|O` with vlen-bytes holds byte strings; plain `|O` and `str` hold strings.
+  // `|O` with vlen-bytes holds byte strings, with json2 JSON values; plain `|O` and `str` hold strings.
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
+  if (dtype.kind === "string" && options.filters?.some((f) => f.id === "json2")) dtype = jsonType();
   const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : checkShape(options.chunks, "chunks", 1);
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
