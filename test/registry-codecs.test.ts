@@ -175,6 +175,39 @@ test("scale_offset: (x - offset) * scale in the array's type, then cast_value: t
   }
 });
 
+test("scale_offset and cast_value: zarrita.js reads parzarr's arrays equal", async () => {
+  const dir = scratchDir();
+  const xs = f64([1000, 1000.25, 999.5, 1012.7, 1003.3, 998]);
+  const a = await createArray(join(dir, "so.zarr"), {
+    shape: [6],
+    chunks: [4],
+    dtype: "float64",
+    fillValue: 1000,
+    codecs: [
+      { name: "scale_offset", configuration: { offset: 1000, scale: 10 } },
+      { name: "cast_value", configuration: { data_type: "int16", out_of_range: "wrap" } },
+      { name: "bytes", configuration: { endian: "little" } },
+    ],
+  });
+  await a.set(null, xs);
+  const ours = Array.from(((await a.get()) as NDArray).data as Float64Array);
+  const b = await createArray(join(dir, "cv.zarr"), {
+    shape: [4],
+    chunks: [4],
+    dtype: "float32",
+    fillValue: "NaN" as never,
+    codecs: [{ name: "cast_value", configuration: { data_type: "uint8", rounding: "towards-zero", out_of_range: "clamp", scalar_map: { encode: [["NaN", 0]], decode: [[0, "NaN"]] } } }, { name: "bytes" }],
+  });
+  await b.set(null, Float32Array.of(NaN, 2.9, 300, 7));
+  const root = zarrita.root(new ZarritaFileSystemStore(dir));
+  const zso = await zarrita.get(await zarrita.open(root.resolve("so.zarr"), { kind: "array" }));
+  assert.deepEqual(Array.from(zso.data as Float64Array), ours);
+  assert.deepEqual(ours, [1000, 1000.2, 999.5, 1012.7, 1003.3, 998]);
+  const zcv = await zarrita.get(await zarrita.open(root.resolve("cv.zarr"), { kind: "array" }));
+  assert.deepEqual(Array.from(zcv.data as Float32Array), [NaN, 2, 255, 7]);
+  assert.deepEqual(Array.from(((await b.get()) as NDArray).data as Float32Array), [NaN, 2, 255, 7]);
+});
+
 test("packbits over numpy.datetime64 and numpy.timedelta64: the int64 counts' bits, low bit first", async () => {
   for (const name of ["numpy.datetime64", "numpy.timedelta64"]) {
     const dt = { name, configuration: { unit: "ms", scale_factor: 1 } };

@@ -120,19 +120,27 @@ function keyOf(v: Value): string {
   return Object.is(v, -0) ? "-0" : String(v);
 }
 
+/** What a cast_value codec does, in both directions. */
+interface CastPlan {
+  decoded: Target;
+  encoded: Target;
+  rounding: Rounding;
+  mode: OutOfRange;
+  maps: { encode: Map<string, Value> | null; decode: Map<string, Value> | null };
+}
+
 class CastValueCodec implements ArrayToArrayCodec {
   readonly kind = "array_to_array";
   readonly name = "cast_value";
-  constructor(
-    private readonly decoded: Target,
-    private readonly encoded: Target,
-    private readonly rounding: Rounding,
-    private readonly mode: OutOfRange,
-    private readonly maps: { encode: Map<string, Value> | null; decode: Map<string, Value> | null },
-  ) {}
+  private readonly decoded: Target;
+  private readonly encoded: Target;
+  constructor(private readonly plan: CastPlan) {
+    this.decoded = plan.decoded;
+    this.encoded = plan.encoded;
+  }
 
   encodedSpec(spec: ChunkSpec): ChunkSpec {
-    const fill = this.cast(spec.fillValue ?? 0, this.decoded, this.encoded, this.maps.encode, (why) => {
+    const fill = this.cast(spec.fillValue ?? 0, this.decoded, this.encoded, this.plan.maps.encode, (why) => {
       throw new InvalidMetadataError(`codec "cast_value": the fill value cannot be cast: ${why}`);
     });
     return { shape: spec.shape, dtype: this.encoded.dtype, fillValue: typeFamily(this.encoded.dtype) === "bool" ? fill === 1 : fill };
@@ -143,7 +151,7 @@ class CastValueCodec implements ArrayToArrayCodec {
     const x = plain(v, from);
     const mapped = map?.get(keyOf(x));
     if (mapped !== undefined) return mapped;
-    return castOne(x, to, this.rounding, this.mode, fail);
+    return castOne(x, to, this.plan.rounding, this.plan.mode, fail);
   }
 
   private castView(view: ChunkView, from: Target, to: Target, map: Map<string, Value> | null, fail: (why: string) => never): ChunkView {
@@ -155,13 +163,13 @@ class CastValueCodec implements ArrayToArrayCodec {
   }
 
   encode(view: ChunkView): ChunkView {
-    return this.castView(view, this.decoded, this.encoded, this.maps.encode, (why) => {
+    return this.castView(view, this.decoded, this.encoded, this.plan.maps.encode, (why) => {
       throw new InvalidArgumentError(`codec "cast_value": cannot store a value as ${this.encoded.dtype.name}: ${why}`);
     });
   }
 
   decode(view: ChunkView): ChunkView {
-    return this.castView(view, this.encoded, this.decoded, this.maps.decode, (why) => {
+    return this.castView(view, this.encoded, this.decoded, this.plan.maps.decode, (why) => {
       throw new CorruptChunkError(`cast_value: a stored ${this.encoded.dtype.name} value does not cast back to ${this.decoded.dtype.name}: ${why}`);
     });
   }
@@ -183,7 +191,7 @@ export const castValueCodec: CodecFactory = (conf, spec) => {
     encode: scalarMap(raw?.encode, decoded.dtype, encoded.dtype, `${where}: "scalar_map.encode"`),
     decode: scalarMap(raw?.decode, encoded.dtype, decoded.dtype, `${where}: "scalar_map.decode"`),
   };
-  const codec = new CastValueCodec(decoded, encoded, rounding, mode, maps);
+  const codec = new CastValueCodec({ decoded, encoded, rounding, mode, maps });
   codec.encodedSpec(spec);
   const configuration: JsonObject = { data_type: v3DataTypeJson(encoded.dtype) as JsonValue };
   for (const k of ["rounding", "out_of_range", "scalar_map"]) if (conf[k] !== undefined) configuration[k] = conf[k];
