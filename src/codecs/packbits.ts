@@ -4,8 +4,8 @@
  * little-endian form), and the kept bits of all components are laid end to end, least
  * significant bit of each byte first, padded with zeros to whole bytes; the padding count may
  * lead or end the stream. It is the packed form of the sub-byte types (bool 1 bit, int2/uint2 2,
- * int4/uint4/float4_e2m1fn 4, float6_* 6); wider types pack their full little-endian bytes, or a
- * bit range of them. (numcodecs' v2 `packbits`, filters/packbits.ts, is another codec: bool
+ * int4/uint4/float4_e2m1fn 4, float6_* 6); wider types (datetimes too, as int64) pack their full
+ * little-endian bytes, or a bit range of them. (numcodecs' v2 `packbits`, filters/packbits.ts, is another codec: bool
  * only, first value in the highest bit.)
  *
  * The bits come from, and go back through, the `bytes` codec in little-endian: one conversion
@@ -44,6 +44,8 @@ function componentForm(dt: DataType): ComponentForm {
     const bytes = dt.itemSize / componentsPerElement(dt);
     return { bits: 8 * bytes, bytes, signed: typeFamily(dt) === "int" };
   }
+  // numpy datetime64/timedelta64 pack as the signed int64 counts they are (as zarrs does).
+  if (dt.kind === "datetime") return { bits: 64, bytes: 8, signed: true };
   throw new InvalidMetadataError(`codec "packbits" packs numbers, not ${dt.name}`);
 }
 

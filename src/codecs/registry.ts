@@ -15,6 +15,11 @@ import { shuffleCodec } from "./filters/shuffle.js";
 import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
 import { bz2Codec } from "./bz2.js";
 import { lzmaCodec } from "./lzma.js";
+import { reshapeCodec } from "./reshape.js";
+import { squeezeCodec } from "./squeeze.js";
+import { json2Codec } from "./json2.js";
+import { castValueCodec } from "./filters/cast-value.js";
+import { scaleOffsetCodec } from "./filters/scale-offset.js";
 
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
@@ -52,6 +57,11 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.bz2", bz2Codec],
   ["bz2", bz2Codec],
   ["numcodecs.lzma", lzmaCodec],
+  ["reshape", reshapeCodec],
+  ["zarrs.squeeze", squeezeCodec],
+  ["cast_value", castValueCodec],
+  ["scale_offset", scaleOffsetCodec],
+  ["numcodecs.json2", json2Codec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {

@@ -57,12 +57,13 @@ class VlenCodec implements ArrayToBytesCodec {
 
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView {
     const items = unframe(bytes, product(spec.shape));
-    if (this.name === "vlen-utf8") {
+    // The array's type, not the codec's name, says what an item is (zarrs writes either over either).
+    if (spec.dtype.kind === "string") {
       const strings = items.map((b, i) => {
         try {
           return decoder.decode(b);
         } catch (cause) {
-          throw new CorruptChunkError(`vlen-utf8: item ${i} is not valid UTF-8`, { cause });
+          throw new CorruptChunkError(`${this.name}: item ${i} is not valid UTF-8`, { cause });
         }
       });
       return contiguousView(strings, spec.shape);
@@ -72,14 +73,15 @@ class VlenCodec implements ArrayToBytesCodec {
   }
 }
 
-function vlenFactory(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): CodecFactory {
+/** Either codec frames either type (zarrs accepts vlen-utf8 over bytes and vlen-bytes over strings). */
+function vlenFactory(name: "vlen-utf8" | "vlen-bytes"): CodecFactory {
   return (_conf, spec) => {
-    if (spec.dtype.kind !== kind) {
-      throw new InvalidMetadataError(`codec "${name}" needs a ${kind === "string" ? "string" : "variable_length_bytes"} array, not ${spec.dtype.name}`);
+    if (spec.dtype.kind !== "string" && spec.dtype.kind !== "bytes") {
+      throw new InvalidMetadataError(`codec "${name}" needs a string or variable_length_bytes array, not ${spec.dtype.name}`);
     }
     return { codec: new VlenCodec(name), configuration: {} };
   };
 }
 
-export const vlenUtf8Codec = vlenFactory("vlen-utf8", "string");
-export const vlenBytesCodec = vlenFactory("vlen-bytes", "bytes");
+export const vlenUtf8Codec = vlenFactory("vlen-utf8");
+export const vlenBytesCodec = vlenFactory("vlen-bytes");

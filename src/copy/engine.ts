@@ -102,16 +102,18 @@ export function joinPath(a: string, b: string): string {
   return a === "" ? b : b === "" ? a : `${a}/${b}`;
 }
 
+const OBJECT_CODEC = { string: "vlen-utf8", bytes: "vlen-bytes", json: "json2" } as const;
+
 /** v2 filters that say what an object array holds; null for every other type. */
 function vlenFilters(arr: ZarrArray): JsonObject[] | null {
   const dt = arr.dataType;
-  return isObjectType(dt) ? [{ id: dt.kind === "string" ? "vlen-utf8" : "vlen-bytes" }] : null;
+  return isObjectType(dt) ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
 }
 
 /** The array->bytes codec for a type: vlen for strings and byte strings, `bytes` otherwise. */
 function bytesCodec(arr: ZarrArray): CodecConfig {
   const dt = arr.dataType;
-  if (isObjectType(dt)) return { name: dt.kind === "string" ? "vlen-utf8" : "vlen-bytes", configuration: {} };
+  if (isObjectType(dt)) return { name: OBJECT_CODEC[dt.kind], configuration: {} };
   return { name: "bytes", configuration: dt.itemSize / componentsPerElement(dt) > 1 ? { endian: "little" } : {} };
 }
 

@@ -11,7 +11,7 @@ import {
   v2Codecs,
 } from "../metadata/array-metadata.js";
 import { componentsPerElement, type DataType } from "../metadata/dtype.js";
-import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
+import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
@@ -107,21 +107,24 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
 }
 
 const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
+/** Array->array codecs that keep the element type; the others may hand `bytes` a wider one. */
+const KEEPS_TYPE = new Set(["transpose", "reshape", "zarrs.squeeze", "bitround", "scale_offset"]);
 const ARRAY_TO_ARRAY = new Set([
-  "transpose",
-  "bitround",
+  ...KEEPS_TYPE,
+  "cast_value",
   ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
 ]);
 
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
-  // Variable-length types have their own array->bytes codec in place of `bytes`.
-  const bytesCodec: CodecConfig =
+  // Variable-length types have their own array->bytes codec in place of `bytes`; a multi-byte
+  // type (or one a filter before it may widen) gets the platform's usual little-endian.
+  const bytesCodec = (widened: boolean): CodecConfig =>
     dtype.kind === "string"
       ? { name: "vlen-utf8", configuration: {} }
       : dtype.kind === "bytes"
         ? { name: "vlen-bytes", configuration: {} }
-        : { name: "bytes", configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
-  if (input === undefined) return [bytesCodec, { name: "zstd", configuration: { level: 0, checksum: false } }];
+        : { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  if (input === undefined) return [bytesCodec(false), { name: "zstd", configuration: { level: 0, checksum: false } }];
   const codecs = input.map((c, i): CodecConfig => {
     if (typeof c === "string") return { name: c };
     if (!isJsonObject(c as unknown) || typeof c.name !== "string") {
@@ -129,11 +132,16 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
     }
     return c;
   });
-  // A bare { name: "bytes" } on a multi-byte type means the platform's usual little-endian.
-  const filled = codecs.map((c) => (c.name === "bytes" && c.configuration?.endian === undefined && bytesCodec.name === "bytes" ? bytesCodec : c));
+  const widenedAt = (i: number) => codecs.slice(0, i).some((c) => ARRAY_TO_ARRAY.has(c.name) && !KEEPS_TYPE.has(c.name));
+  // A bare { name: "bytes" } means the platform's usual little-endian.
+  const filled = codecs.map((c, i) => {
+    const plain = bytesCodec(widenedAt(i));
+    return c.name === "bytes" && c.configuration?.endian === undefined && plain.name === "bytes" ? plain : c;
+  });
   if (!filled.some((c) => ARRAY_TO_BYTES.has(c.name))) {
     const at = filled.findIndex((c) => !ARRAY_TO_ARRAY.has(c.name));
-    filled.splice(at === -1 ? filled.length : at, 0, bytesCodec);
+    const i = at === -1 ? filled.length : at;
+    filled.splice(i, 0, bytesCodec(widenedAt(i)));
   }
   return filled;
 }
@@ -145,8 +153,9 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
   const shape = checkShape(options.shape, "shape", 0);
   let dtype = parseDataType(options.dtype, "createArray: dtype");
-  // `|O` with vlen-bytes holds byte strings; plain `|O` and `str` hold strings.
+  // `|O` with vlen-bytes holds byte strings, with json2 JSON values; plain `|O` and `str` hold strings.
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
+  if (dtype.kind === "string" && options.filters?.some((f) => f.id === "json2")) dtype = jsonType();
   const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : checkShape(options.chunks, "chunks", 1);
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);

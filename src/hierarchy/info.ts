@@ -81,7 +81,7 @@ export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | 
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const kind = arr.dataType.kind;
-  const nbytes = kind === "string" || kind === "bytes" ? null : arr.size * arr.dataType.itemSize;
+  const nbytes = kind === "string" || kind === "bytes" || kind === "json" ? null : arr.size * arr.dataType.itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {

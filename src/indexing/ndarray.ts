@@ -51,6 +51,8 @@ export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
   const form = userForm(dtype);
   if (form === "strings") return typeof v === "string";
   if (form === "bytes") return v instanceof Uint8Array;
+  // A JSON value that is not a list of values nor an NDArray: an object value is one element.
+  if (form === "json") return !ArrayBuffer.isView(v) && !Array.isArray(v) && !(typeof v === "object" && v !== null && "data" in v && "shape" in v);
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return true;
   return (
     typeFamily(dtype) === "complex" && Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === "number")

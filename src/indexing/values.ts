@@ -3,15 +3,17 @@
  * strings and records as typed-array components (see metadata/dtype.ts); users see
  *   - strings (`string[]`) for `string` and `fixed_length_utf32` / `<U`,
  *   - byte strings (`Uint8Array[]`) for `variable_length_bytes`, `|S`, raw bits and records,
+ *   - JSON values (`JsonValue[]`) for v2 object arrays with the `json2` codec,
  * one JS value per element, so `data[i]` is element i whatever the type.
  */
 import { ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
 import { codePointsToString, scalarToComponents, stripNuls } from "../metadata/scalars.js";
+import { checkJsonValue, type JsonValue } from "../metadata/json.js";
 
 /** How `get` returns and `set` takes a type's elements. */
-export type UserForm = "typed" | "strings" | "bytes";
+export type UserForm = "typed" | "strings" | "bytes" | "json";
 
 export function userForm(dt: DataType): UserForm {
   switch (dt.kind) {
@@ -23,6 +25,8 @@ export function userForm(dt: DataType): UserForm {
     case "raw_bits":
     case "structured":
       return "bytes";
+    case "json":
+      return "json";
     default:
       return "typed";
   }
@@ -56,6 +60,10 @@ export function toUserData(dt: DataType, data: ElementArray, count: number): Ele
 /** Elements in the user form, in C order, to memory (for `set`). */
 export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementArray {
   const form = userForm(dt);
+  if (form === "json") {
+    items.forEach((v, i) => checkJsonValue(v, `value[${i}]`));
+    return [...items] as JsonValue[];
+  }
   items.forEach((v, i) => {
     const ok = form === "strings" ? typeof v === "string" : v instanceof Uint8Array;
     if (!ok) throw new ShapeMismatchError(`value[${i}] must be a ${form === "strings" ? "string" : "Uint8Array"} for ${dt.name}, got ${typeof v}`);

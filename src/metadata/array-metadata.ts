@@ -5,7 +5,7 @@
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import type { DataType, Scalar } from "./dtype.js";
-import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
+import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
 import { fillValueToJson, parseFillValue } from "./fill-value.js";
 import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
 
@@ -207,22 +207,24 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
 
 /**
  * A v2 `|O` array's elements are whatever its object codec makes: strings for vlen-utf8 (and
- * categorize, whose labels are strings), byte strings for vlen-bytes. Others are refused by name.
+ * categorize, whose labels are strings), byte strings for vlen-bytes, JSON values for json2.
+ * Others are refused by name.
  */
 function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: string): DataType {
   if (raw !== "|O" && raw !== "O") return dt;
   const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
   if (ids.includes("vlen-bytes")) return vlenBytesType();
   if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
-  const other = ids.find((id) => typeof id === "string" && ["vlen-array", "json", "json2", "msgpack", "msgpack2", "pickle"].includes(id));
-  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, categorize)`);
-  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8 or vlen-bytes)`);
+  if (ids.includes("json2")) return jsonType();
+  const other = ids.find((id) => typeof id === "string" && ["vlen-array", "json", "msgpack", "msgpack2", "pickle"].includes(id));
+  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, json2, categorize)`);
+  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes or json2)`);
 }
 
 /** numcodecs filters that work on arrays and may change the element type (`astype`). */
 const V2_ARRAY_FILTERS = new Set(["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"]);
 /** numcodecs filters that turn an array into bytes: they take the place of `bytes`. */
-const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "packbits"]);
+const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "packbits", "json2"]);
 
 /** The type a v2 array filter hands on: its `astype` / `encode_dtype`, or the input type. */
 function filterOutputType(f: JsonObject, dtype: DataType, file: string, field: string): DataType {

@@ -5,7 +5,7 @@ import { componentCodec, type NarrowFloatComponent } from "./narrow-float.js";
 import { isMiniFloatName } from "./minifloat.js";
 import {
   DATETIME_UNITS, NUMERIC_TYPES, isObjectType, type DataType, type DateTimeDataType, type DateTimeUnit, type Endian,
-  type FixedBytesDataType, type FixedDataType, type NarrowFloatDataType, type NumericDataType, type NumericTypeName,
+  type FixedBytesDataType, type FixedDataType, type JsonDataType, type NarrowFloatDataType, type NumericDataType, type NumericTypeName,
   type RawBitsDataType, type StructuredDataType, type StructuredField, type Utf32DataType, type VlenBytesDataType,
   type VlenStringDataType,
 } from "./dtype.js";
@@ -21,12 +21,17 @@ function numericType(name: NumericTypeName, endian: Endian | null): NumericDataT
 
 const STRING_TYPE: VlenStringDataType = { kind: "string", name: "string", itemSize: 0, endian: null };
 const BYTES_TYPE: VlenBytesDataType = { kind: "bytes", name: "variable_length_bytes", itemSize: 0, endian: null };
+const JSON_TYPE: JsonDataType = { kind: "json", name: "json", itemSize: 0, endian: null };
 
 export function vlenStringType(): VlenStringDataType {
   return STRING_TYPE;
 }
 export function vlenBytesType(): VlenBytesDataType {
   return BYTES_TYPE;
+}
+/** The element type of a v2 `|O` array whose object codec is `json2`. */
+export function jsonType(): JsonDataType {
+  return JSON_TYPE;
 }
 
 function dateTimeType(kind: "M" | "m", unit: string, scale: number, endian: Endian, where: string): DateTimeDataType {
@@ -234,6 +239,7 @@ export function toNumpyTypestr(dt: DataType): string {
       return `${byteOrder(dt)}U${dt.length}`;
     case "string":
     case "bytes":
+    case "json":
       return "|O";
     case "narrow_float":
       throw new UnsupportedError(`${dt.name} has no numpy type string: it exists only in Zarr v3`);
@@ -262,6 +268,8 @@ export function v3DataTypeJson(dt: DataType): Serialisable {
       return { name: "null_terminated_bytes", configuration: { length_bytes: dt.itemSize } };
     case "structured":
       return structJson(dt);
+    case "json":
+      throw new UnsupportedError("an object array of JSON values (numcodecs json2) exists only in Zarr v2");
     default:
       return dt.name;
   }

@@ -10,6 +10,7 @@
  * (see indexing/values.ts).
  */
 import type { NarrowFloatComponent } from "./narrow-float.js";
+import type { JsonValue } from "./json.js";
 
 export type NumericTypeName =
   | "bool"
@@ -138,6 +139,18 @@ export interface VlenBytesDataType {
   readonly endian: null;
 }
 
+/**
+ * A v2 object array of JSON values (`|O` with numcodecs' `json2` object codec): one JS value
+ * per element (null, boolean, number, string, array or object). Its scalars and fill value are
+ * those JS values, typed as Scalar where the API names one.
+ */
+export interface JsonDataType {
+  readonly kind: "json";
+  readonly name: "json";
+  readonly itemSize: 0;
+  readonly endian: null;
+}
+
 /** Types whose elements have a fixed size in bytes (everything but the variable-length ones). */
 export type FixedDataType =
   | NumericDataType
@@ -148,7 +161,7 @@ export type FixedDataType =
   | Utf32DataType
   | StructuredDataType;
 
-export type DataType = FixedDataType | VlenStringDataType | VlenBytesDataType;
+export type DataType = FixedDataType | VlenStringDataType | VlenBytesDataType | JsonDataType;
 
 export type TypedArray =
   | Int8Array
@@ -163,7 +176,7 @@ export type TypedArray =
   | BigUint64Array;
 
 /** Memory for elements: a typed array of components, or one JS value per element. */
-export type ElementArray = TypedArray | string[] | Uint8Array[];
+export type ElementArray = TypedArray | string[] | Uint8Array[] | JsonValue[];
 
 /**
  * One element's value as JS sees it: complex values are [re, im]; strings for string types;
@@ -211,7 +224,7 @@ export function subByteBits(dt: DataType): number | undefined {
   return dt.kind === "numeric" ? SUB_BYTE_BITS[dt.name] : undefined;
 }
 
-export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "string" | "bytes";
+export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "string" | "bytes" | "json";
 
 export function typeFamily(dt: DataType): TypeFamily {
   switch (dt.kind) {
@@ -224,9 +237,9 @@ export function typeFamily(dt: DataType): TypeFamily {
   }
 }
 
-/** Whether elements are JS values (strings, Uint8Arrays) rather than typed-array components. */
-export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType {
-  return dt.kind === "string" || dt.kind === "bytes";
+/** Whether elements are JS values (strings, Uint8Arrays, JSON values) rather than typed-array components. */
+export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType | JsonDataType {
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "json";
 }
 
 /** Components per element in memory (see the module comment). */

@@ -1,6 +1,7 @@
 /** The memory that holds elements: typed arrays of components, or JS arrays for variable-length types. */
 import { UnsupportedError } from "../errors.js";
 import { NUMERIC_TYPES, componentsPerElement, type DataType, type ElementArray, type TypedArray } from "./dtype.js";
+import type { JsonValue } from "./json.js";
 
 /** Whether elements live in a typed array (every fixed-size type) rather than a JS array. */
 export function isTypedArray(data: ElementArray | ArrayLike<unknown>): data is TypedArray {
@@ -14,6 +15,7 @@ export const hasFloat16Array = typeof (globalThis as { Float16Array?: unknown })
 export function allocElements(dt: DataType, count: number, shared = false): ElementArray {
   if (dt.kind === "string") return new Array<string>(count).fill("");
   if (dt.kind === "bytes") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
+  if (dt.kind === "json") return new Array<JsonValue>(count).fill(null);
   return allocTypedArray(dt, count, shared);
 }
 
@@ -45,6 +47,7 @@ export function memoryBytesPerComponent(dt: DataType): number {
       return 1;
     case "string":
     case "bytes":
+    case "json":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
 }
@@ -63,6 +66,7 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
       return new Uint8Array(buffer, byteOffset, length);
     case "string":
     case "bytes":
+    case "json":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
   switch (dt.name) {

@@ -128,6 +128,9 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
     case "bytes":
       if (v === 0) return EMPTY_BYTES;
       return jsonBytesValue(v, where, dt);
+    case "json":
+      // Any JSON value (zarr-python 2 writes 0); a value of the type, as the Scalar it is typed as.
+      return v as Scalar;
     case "numeric":
       return parseNumericFill(v, dt, where);
   }
@@ -180,6 +183,9 @@ export function zeroOf(dt: DataType): Scalar {
     case "utf32":
     case "string":
       return "";
+    case "json":
+      // numpy's empty object array holds None.
+      return null as unknown as Scalar;
     case "numeric":
       switch (NUMERIC_TYPES[dt.name].family) {
         case "bool":
@@ -227,6 +233,8 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
     case "utf32":
     case "string":
       return v as string;
+    case "json":
+      return v as Serialisable;
     case "numeric":
       break;
   }

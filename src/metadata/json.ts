@@ -1,5 +1,5 @@
 /** JSON types and a serialiser that writes metadata the way zarr-python does. */
-import { InvalidMetadataError } from "../errors.js";
+import { InvalidArgumentError, InvalidMetadataError } from "../errors.js";
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -53,15 +53,21 @@ function escapeString(s: string, asciiOnly: boolean): string {
 }
 
 export interface SerialiseOptions {
-  indent: number;
+  /** Spaces per level; null: all on one line, with `separators` (Python's indent=None). */
+  indent: number | null;
+  /** With indent null: between items and between a key and its value (Python's default ", ", ": "). */
+  separators?: readonly [string, string];
   sortKeys: boolean;
   /** Python's ensure_ascii: non-ASCII characters written as \uXXXX escapes. */
   asciiOnly: boolean;
 }
 
-/** JSON text in the layout of Python's `json.dumps(indent=N, separators=(",", ": "))`. */
+/** JSON text in the layout of Python's `json.dumps(indent=N, separators=(",", ": "))`, or of indent=None. */
 export function serialiseJson(value: Serialisable, options: SerialiseOptions): string {
-  const pad = (depth: number) => " ".repeat(options.indent * depth);
+  const { indent } = options;
+  const [item, key] = indent === null ? (options.separators ?? [", ", ": "]) : [",\n", ": "];
+  const nl = indent === null ? "" : "\n";
+  const pad = (depth: number) => (indent === null ? "" : " ".repeat(indent * depth));
   const write = (v: Serialisable, depth: number): string => {
     if (v === null) return "null";
     if (v instanceof PyFloat) return pythonFloat(v.value);
@@ -72,15 +78,15 @@ export function serialiseJson(value: Serialisable, options: SerialiseOptions): s
     if (Array.isArray(v)) {
       if (v.length === 0) return "[]";
       const items = v.map((x) => pad(depth + 1) + write(x, depth + 1));
-      return `[\n${items.join(",\n")}\n${pad(depth)}]`;
+      return `[${nl}${items.join(item)}${nl}${pad(depth)}]`;
     }
     const keys = Object.keys(v).filter((k) => v[k] !== undefined);
     if (options.sortKeys) keys.sort();
     if (keys.length === 0) return "{}";
     const items = keys.map(
-      (k) => `${pad(depth + 1)}${escapeString(k, options.asciiOnly)}: ${write(v[k] as Serialisable, depth + 1)}`,
+      (k) => `${pad(depth + 1)}${escapeString(k, options.asciiOnly)}${key}${write(v[k] as Serialisable, depth + 1)}`,
     );
-    return `{\n${items.join(",\n")}\n${pad(depth)}}`;
+    return `{${nl}${items.join(item)}${nl}${pad(depth)}}`;
   };
   return write(value, 0);
 }
@@ -98,6 +104,23 @@ export function jsonBytes(value: Serialisable, options: SerialiseOptions): Uint8
  * a raw RangeError on a document nested thousands deep. Python's json refuses about 1000 deep.
  */
 export const MAX_JSON_DEPTH = 512;
+
+/**
+ * Checks that `v` is a JSON value (null, boolean, number, string, array, plain object) nested at
+ * most MAX_JSON_DEPTH deep: a cycle, a bigint or a class instance fails here, by its place,
+ * before anything is written.
+ */
+export function checkJsonValue(v: unknown, where: string, depth = 0): void {
+  if (v === null || typeof v === "boolean" || typeof v === "number" || typeof v === "string") return;
+  if (depth >= MAX_JSON_DEPTH) throw new InvalidArgumentError(`${where}: nested more than ${MAX_JSON_DEPTH} deep (or circular)`);
+  const proto = typeof v === "object" ? Object.getPrototypeOf(v) : undefined;
+  if (Array.isArray(v) || proto === Object.prototype || proto === null) {
+    for (const x of Object.values(v as object)) checkJsonValue(x, where, depth + 1);
+    if (!Array.isArray(v) || Object.keys(v).length === v.length) return;
+  }
+  const what = v instanceof Object ? v.constructor.name : typeof v;
+  throw new InvalidArgumentError(`${where}: ${Array.isArray(v) ? "a sparse array" : `a ${what}`} is not a JSON value`);
+}
 
 /** The deepest array/object nesting in JSON text (brackets inside strings do not count). */
 function jsonDepth(text: string): number {

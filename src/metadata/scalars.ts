@@ -34,6 +34,9 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
     case "bytes":
       if (!(v instanceof Uint8Array)) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a bytes array (use Uint8Array)`);
       return [v];
+    case "json":
+      // The JSON value itself (checked where it is written).
+      return [v as Component];
     case "fixed_bytes":
     case "raw_bits":
     case "structured": {
@@ -89,7 +92,8 @@ export function storedToScalar(data: ElementArray, i: number, dt: DataType): Sca
   switch (dt.kind) {
     case "string":
     case "bytes":
-      return (data as string[] | Uint8Array[])[i];
+    case "json":
+      return (data as Scalar[])[i];
     case "fixed_bytes":
       return stripNuls((data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize));
     case "raw_bits":
