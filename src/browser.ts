@@ -2,6 +2,7 @@
  * parzarr's browser entry (package.json `exports` condition "browser"): the browser platform
  * (Web Worker pools, no Node built-ins anywhere in the module graph) and the portable API. Paths
  * have no meaning here: open arrays from URLs (FetchStore) or a store object.
+ * @module parzarr/browser
  */
 import "./platform/browser-install.js";
 

@@ -29,10 +29,13 @@ export type ZarrErrorCode =
   | "MISSING_DEPENDENCY"
   | "INTERNAL";
 
+/** The base of every error parzarr throws on purpose: branch on `code`, not on the message. */
 export class ZarrError extends Error {
   // Each class names itself in a string: minifiers rename classes, so `new.target.name` would
   // give "fg" in a minified bundle, and the worker protocol tells some classes apart by name.
+  /** The class name, kept as a string so that it survives minification and the worker boundary. */
   override name = "ZarrError";
+  /** Stable across versions: what a caller branches on. */
   readonly code: ZarrErrorCode;
   constructor(code: ZarrErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -325,8 +328,11 @@ export class InvalidReferenceError extends InvalidMetadataError {
  */
 export class ReferenceTargetError extends StoreError {
   override name = "ReferenceTargetError";
+  /** The reference key whose bytes could not be had. */
   readonly key: string;
+  /** The target file or URL the reference points at. */
   readonly url: string;
+  /** `"missing"`: no such target; `"short"`: the range runs past its end. */
   readonly reason: "missing" | "short";
   constructor(message: string, key: string, url: string, reason: "missing" | "short") {
     super(message);

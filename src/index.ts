@@ -4,6 +4,7 @@
  *
  * The Node entry: the Node platform (worker_threads pools, Buffer limits), then the portable API,
  * then what only Node has (file-system and zip stores, lock files across processes).
+ * @module parzarr
  */
 import "./platform/node.js";
 

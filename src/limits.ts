@@ -24,6 +24,7 @@ export function setMaxChunkBytes(bytes: number): void {
   maxChunkBytes = bytes;
 }
 
+/** The current limit set by setMaxChunkBytes (default DEFAULT_MAX_CHUNK_BYTES). */
 export function getMaxChunkBytes(): number {
   return maxChunkBytes;
 }

@@ -3,6 +3,7 @@
  * subpath of its own so that importing the library does not load zod (≈ 0.3 s of start-up); the
  * functions that take or check models (`fromZarr`, `toZarr`, `diffZarr`, `validateZarr`) stay in
  * the main entry and load zod only when a model is checked.
+ * @module parzarr/zom
  */
 export {
   zomSchema,

@@ -86,13 +86,14 @@ async function chunkBytes(v: ArchiveVariable, idx: number[]): Promise<Uint8Array
   return out;
 }
 
+/** A read-only Zarr v2 view of a NetCDF or HDF5 file: metadata made from the file, each chunk read from it; workers reopen the file. */
 export class ArchiveStore implements ReadableStore {
   readonly readOnly = true;
   private model: Promise<ArchiveModel> | undefined;
   private docs: Promise<Map<string, Uint8Array>> | undefined;
   private readonly instance: string;
 
-  /** `path` is the file; nothing is read until the first request. */
+  /** Nothing is read until the first request. @param path The NetCDF or HDF5 file. */
   constructor(readonly path: string, instance?: string) {
     // Size and mtime: a worker's store cache never serves a file that was replaced since.
     this.instance = instance ?? (() => {
@@ -105,12 +106,13 @@ export class ArchiveStore implements ReadableStore {
     })();
   }
 
-  /** The archive model, opened on first use (and loading h5wasm then, for HDF5 files). */
+  /** The archive model, opened on first use (and loading h5wasm then, for HDF5 files). @internal */
   open(): Promise<ArchiveModel> {
     this.model ??= openArchiveModel(this.path);
     return this.model;
   }
 
+  /** Closes the file; a later request opens it again. */
   close(): void {
     void this.model?.then((m) => m.close(), () => {});
     this.model = undefined;

@@ -12,6 +12,7 @@ import { NETCDF3_MAGIC, openNetcdf3Model } from "./netcdf3.js";
 /** File names parzarr reads as NetCDF or HDF5 archives. */
 export const ARCHIVE_EXTENSIONS = /\.(nc|nc3|nc4|netcdf|cdf|h5|hdf5|he5)$/i;
 
+/** Whether a path names a NetCDF or HDF5 file by its extension (`.nc`, `.h5`, `.hdf5`...): the files openArchive reads. */
 export function isArchivePath(path: string): boolean {
   return ARCHIVE_EXTENSIONS.test(path);
 }

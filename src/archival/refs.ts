@@ -19,6 +19,7 @@ import { ArchiveStore, chunkKeysOf, zarrayOf } from "./archive-store.js";
 import { Hdf5Layout } from "./hdf5-layout.js";
 import type { ArchiveModel, ArchiveVariable } from "./model.js";
 
+/** Options of referencesFor. */
 export interface ReferenceOptions {
   /** The target written into each reference (default: the path as given). */
   url?: string;
@@ -28,7 +29,9 @@ export interface ReferenceOptions {
   skipUnreferenceable?: boolean;
 }
 
+/** What referencesFor makes: the kerchunk document, and what it left out. */
 export interface ReferenceResult {
+  /** The reference document (kerchunk version 1 unless `version: 0`). */
   document: JsonObject;
   /** Variables left out with skipUnreferenceable, with the reason. */
   skipped: { path: string; reason: string }[];

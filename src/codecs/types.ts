@@ -10,8 +10,11 @@ import type { CodecPipeline } from "./pipeline.js";
 
 /** What a codec knows about the chunk it receives: its shape, type and fill value. */
 export interface ChunkSpec {
+  /** The shape of the chunks the codec sees (edge chunks too are whole). */
   shape: number[];
+  /** Its data type. */
   dtype: DataType;
+  /** The array's fill value. */
   fillValue: Scalar | null;
 }
 
@@ -23,8 +26,11 @@ export interface ChunkSpec {
 export interface ChunkView {
   /** A typed array of components, or strings / Uint8Arrays for variable-length types. */
   data: ElementArray;
+  /** Elements along each dimension. */
   shape: number[];
+  /** Elements between neighbours along each dimension. */
   strides: number[];
+  /** Where the first element lies in `data`. */
   offset: number;
 }
 
@@ -168,6 +174,7 @@ export interface ByteScatter {
   put(at: number, src: Uint8Array): void;
 }
 
+/** A codec of one of the three v3 kinds: array to array, array to bytes, bytes to bytes. */
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
 
 /** Builds a codec chain (pipeline.ts) for chunks of `spec`: how a codec that holds chains gets them. */

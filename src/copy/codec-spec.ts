@@ -7,6 +7,7 @@ import { InvalidArgumentError } from "../errors.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 
+/** A compression choice as parseCodecSpec reads it from `zstd:3`, `blosc:lz4:5:shuffle` and the like. */
 export type CodecSpec =
   | { kind: "none" }
   | { kind: "zstd"; level: number }
@@ -15,7 +16,9 @@ export type CodecSpec =
   | { kind: "lz4"; acceleration: number }
   | { kind: "blosc"; cname: BloscName; clevel: number; shuffle: Shuffle };
 
+/** @inline */
 type BloscName = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
+/** @inline */
 type Shuffle = "noshuffle" | "shuffle" | "bitshuffle";
 const BLOSC_NAMES: readonly BloscName[] = ["lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"];
 const SHUFFLES: readonly Shuffle[] = ["noshuffle", "shuffle", "bitshuffle"];
@@ -30,6 +33,7 @@ function level(text: string | undefined, def: number, min: number, max: number, 
   return Number(text);
 }
 
+/** Parses `none`, `zstd[:LEVEL]`, `gzip[:LEVEL]`, `zlib[:LEVEL]`, `lz4[:ACCEL]` or `blosc[:CNAME[:CLEVEL[:SHUFFLE]]]`; anything else is an InvalidArgumentError. */
 export function parseCodecSpec(text: string): CodecSpec {
   const [name, ...args] = text.trim().toLowerCase().split(":");
   const extra = (n: number) => {

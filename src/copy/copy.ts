@@ -29,6 +29,7 @@ import { CopyProgress, copySlab, countedItemBytes, joinPath, planCopy, slabsOf, 
 import { assertNoOverlap } from "./overlap.js";
 import { SlabBuffer } from "./slab-buffer.js";
 
+/** What copy does with a node already at the destination: `raise` (ALREADY_EXISTS), `skip`, `replace`, or `skip_initialized` (copy only the chunks an equal array lacks). */
 export type IfExists = "raise" | "skip" | "replace" | "skip_initialized";
 const IF_EXISTS: readonly IfExists[] = ["raise", "skip", "replace", "skip_initialized"];
 
@@ -37,14 +38,19 @@ export type CopySource = ZarrArray | Group | { store: Store; path?: string };
 /** The group to copy into: a handle, or a store and a path (a missing group there is created). */
 export type CopyDestination = Group | { store: Store; path?: string };
 
+/** What `onProgress` gets as a copy goes. */
 export interface CopyProgressInfo {
   /** Destination chunks (shards when sharded) written so far, and bytes of values in them. */
   chunks: number;
+  /** Bytes of values in the chunks written so far. */
   bytes: number;
+  /** Destination chunks the copy writes in all. */
   totalChunks: number;
+  /** Bytes of values it writes in all. */
   totalBytes: number;
 }
 
+/** Options of copy and copyAll: naming, what to do with existing nodes, the new layout, memory. */
 export interface CopyOptions extends Pick<OperationOptions, "threads" | "pool" | "signal"> {
   /** The name in the destination group (default: the source's own name; required for a store's root). */
   name?: string;
@@ -70,14 +76,19 @@ export interface CopyOptions extends Pick<OperationOptions, "threads" | "pool" |
   onProgress?: (progress: CopyProgressInfo) => void;
 }
 
+/** One node of a copy: where it comes from and goes, and what was done. */
 export interface CopyEntry {
   /** The source node's path ("/a/b"), as zarr-python's log names it. */
   source: string;
   /** Where it goes in the destination store. */
   dest: string;
+  /** What the node is. */
   kind: "array" | "group";
+  /** Whether it is copied or left as it is. */
   action: "copy" | "skip";
+  /** An array's shape. */
   shape?: number[];
+  /** An array's data type name. */
   dtype?: string;
   /** Bytes of values the copy writes (or would write, in a dry run). */
   bytes: number;
@@ -85,10 +96,13 @@ export interface CopyEntry {
 
 /** zarr-python's `(n_copied, n_skipped, n_bytes_copied)`, with what happened to each node. */
 export interface CopyReport {
+  /** Nodes copied. */
   copied: number;
+  /** Nodes skipped. */
   skipped: number;
   /** Bytes of values written (0 in a dry run, as zarr-python). */
   bytesCopied: number;
+  /** Each node and what happened to it, in copy order. */
   entries: CopyEntry[];
 }
 

@@ -64,8 +64,11 @@ const GET_OPTION_NAMES = [...OPERATION_OPTION_NAMES, ...Object.keys(GET_ONLY_KEY
 
 /** `arr.oindex`, `arr.vindex`, `arr.blocks`: a kind of selection's reads and writes. */
 export interface SelectionAccess {
+  /** Reads the selection into `options.out`, as ZarrArray.get does. */
   get<O extends ReadOutput>(selection: Selection, options: GetOptions & { out: O }): Promise<OutResult<O>>;
+  /** Reads the selection: an NDArray, or a scalar where every dimension was an integer. */
   get(selection: Selection, options?: GetOptions): Promise<NDArray | Scalar>;
+  /** Writes a value (an NDArray, or a scalar to every selected element) to the selection. */
   set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
 }
 
@@ -91,7 +94,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   private metaVersion: string | undefined;
   /** @internal use openArray/createArray. */
   constructor(
+    /** The store holding the array. */
     readonly store: Store,
+    /** Its path in the store ("" for the root). */
     readonly path: string,
     private meta: ArrayMetadata,
     private readonly options: ArrayHandleOptions,
@@ -102,9 +107,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
   }
 
+  /** The metadata as parsed, the same model for v2 and v3. */
   get metadata(): Readonly<ArrayMetadata> {
     return this.meta;
   }
+  /** Elements along each dimension (a copy). */
   get shape(): number[] {
     return [...this.meta.shape];
   }
@@ -123,9 +130,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   private get sharding(): JsonObject | undefined {
     return this.meta.codecs.find((c) => c.name === "sharding_indexed")?.configuration;
   }
+  /** The number of dimensions. */
   get ndim(): number {
     return this.meta.shape.length;
   }
+  /** The number of elements. */
   get size(): number {
     return product(this.meta.shape);
   }
@@ -133,6 +142,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   get dtype(): string {
     return this.meta.dtype.name;
   }
+  /** The data type, parsed: kind, item size, byte order. */
   get dataType(): DataType {
     return this.meta.dtype;
   }
@@ -141,15 +151,19 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const dt = this.meta.dtype;
     return dt.kind === "structured" ? JSON.stringify(v2DtypeJson(dt)) : toNumpyTypestr(dt);
   }
+  /** What unwritten elements read as; null only for v2 `fill_value: null` (then zeros). */
   get fillValue(): Scalar | null {
     return this.meta.fillValue;
   }
+  /** The Zarr format version. */
   get zarrFormat(): 2 | 3 {
     return this.meta.zarrFormat;
   }
+  /** The whole codec chain, v3 style (for v2: its order, filters and compressor as codecs). */
   get codecs(): CodecConfig[] {
     return this.meta.codecs.map((c) => ({ ...c }));
   }
+  /** Whether writes are refused (mode "r", or a read-only store). */
   get readOnly(): boolean {
     return this.options.readOnly;
   }
@@ -157,6 +171,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   get attrs(): JsonObject {
     return structuredClone(this.meta.attributes);
   }
+  /** The path with a leading "/", as zarr-python names nodes. */
   get name(): string {
     return this.path === "" ? "/" : `/${this.path}`;
   }
@@ -614,6 +629,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return total;
   }
 
+  /** `<ZarrArray /a shape=[...] dtype=float32 v3>`. */
   toString(): string {
     return `<ZarrArray ${this.name} shape=[${this.meta.shape}] dtype=${this.dtype} v${this.meta.zarrFormat}>`;
   }

@@ -12,6 +12,7 @@ import { slice, type Slice } from "../indexing/selection.js";
 import type { OperationOptions } from "../parallel/execution/options.js";
 import type { ZarrArray } from "./array.js";
 
+/** Options of `arr.iterChunks()`: which chunks, how far to read ahead, and the operation's options. */
 export interface ChunkIterOptions extends OperationOptions {
   /** Every chunk of the grid (missing ones read as the fill value); default: stored chunks only. */
   all?: boolean;
@@ -19,11 +20,13 @@ export interface ChunkIterOptions extends OperationOptions {
   ahead?: number;
 }
 
+/** One chunk as `arr.iterChunks()` yields it. */
 export interface ChunkEntry {
   /** The chunk's grid coordinates (shards, for a sharded array). */
   chunkCoords: number[];
   /** Its region of the array, clipped to the shape: `arr.get(selection)` reads the same. */
   selection: Slice[];
+  /** Its decoded elements, shaped like `selection`. */
   data: NDArray;
 }
 

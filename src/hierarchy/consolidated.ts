@@ -194,6 +194,7 @@ async function collectDocuments(store: ReadableStore, root: string, zarrFormat: 
   return found;
 }
 
+/** Options of consolidateMetadata. */
 export interface ConsolidateOptions {
   /** The group to consolidate ("" or omitted: the root). */
   path?: string;

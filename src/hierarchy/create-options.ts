@@ -18,7 +18,9 @@ import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
 import { checkChunkSize } from "../limits.js";
 
+/** What createArray (and the creation helpers) take: the array's shape, type, chunking and codecs. */
 export interface CreateArrayOptions {
+  /** Elements along each dimension. */
   shape: readonly number[];
   /**
    * Chunk shape; guessed (about 1 MiB per chunk) when omitted. With `shards`, the shape of the
@@ -40,6 +42,7 @@ export interface CreateArrayOptions {
   dtype: string | JsonValue;
   /** A JS value or any JSON form (`"NaN"`, `"0x7fc00000"`, `[re, im]`); v2 also takes null. */
   fillValue?: unknown;
+  /** The Zarr format to write (default 3). */
   zarrFormat?: 2 | 3;
   /** v3 codec chain. A chain without an array->bytes codec gets `bytes` (little-endian) added. */
   codecs?: readonly (CodecConfig | string)[];
@@ -53,7 +56,9 @@ export interface CreateArrayOptions {
   dimensionSeparator?: "." | "/";
   /** v3 chunk key encoding; default `{ name: "default", separator: "/" }`. */
   chunkKeyEncoding?: ChunkKeyEncoding;
+  /** v3 `dimension_names`, one per dimension (null: unnamed). */
   dimensionNames?: readonly (string | null)[];
+  /** User attributes to write with the metadata. */
   attributes?: JsonObject;
   /** Replace whatever node is at the path. */
   overwrite?: boolean;

@@ -18,10 +18,13 @@ import { createArray, type StoreInput } from "./open.js";
 export type CreationOptions = Omit<CreateArrayOptions, "shape" | "dtype" | "fillValue"> & {
   /** Where to create it; a new MemoryStore when omitted. */
   store?: StoreInput;
+  /** The array's path inside the store ("" or omitted: the root). */
   path?: string;
   /** Defaults to float64, as zarr-python 2. */
   dtype?: CreateArrayOptions["dtype"];
+  /** Store chunks whose values all equal the fill value. */
   writeEmptyChunks?: boolean;
+  /** Lock files for partial-chunk writes from several processes (see OpenOptions.synchronizer). */
   synchronizer?: ProcessSynchronizer;
   /** Partial-chunk writes by compare-and-swap (see OpenOptions.conditionalWrites). */
   conditionalWrites?: ConditionalWritesOption;
@@ -116,21 +119,25 @@ function likeOptions(a: ZarrArray, options: CreationOptions): CreationOptions & 
   return { ...layout, ...options, shape: a.shape };
 }
 
+/** An array of zeros with `a`'s layout: shape, chunks, shards, type, codecs (options override). */
 export function zerosLike(a: ZarrArray, options: CreationOptions = {}): Promise<ZarrArray> {
   const { shape, ...o } = likeOptions(a, options);
   return zeros(shape, o);
 }
 
+/** An array of ones with `a`'s layout (options override). */
 export function onesLike(a: ZarrArray, options: CreationOptions = {}): Promise<ZarrArray> {
   const { shape, ...o } = likeOptions(a, options);
   return ones(shape, o);
 }
 
+/** An array of `fillValue` with `a`'s layout (options override). */
 export function fullLike(a: ZarrArray, fillValue: unknown, options: CreationOptions = {}): Promise<ZarrArray> {
   const { shape, ...o } = likeOptions(a, options);
   return full(shape, fillValue, o);
 }
 
+/** An array with `a`'s layout and no values written (options override). */
 export function emptyLike(a: ZarrArray, options: CreationOptions = {}): Promise<ZarrArray> {
   const { shape, ...o } = likeOptions(a, options);
   return empty(shape, o);

@@ -20,29 +20,39 @@ import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
  */
 export class UnopenableNode {
   constructor(
+    /** The child's path in the store. */
     readonly path: string,
+    /** Whether its metadata says array or group. */
     readonly nodeType: NodeType,
+    /** What opening it throws. */
     readonly error: ZarrError,
   ) {}
 }
 
+/** A group: a node holding arrays and other groups, with attributes. Open one with openGroup. */
 export class Group {
   /** @internal use openGroup/createGroup. */
   constructor(
+    /** The store holding the group. */
     readonly store: Store,
+    /** Its path in the store ("" for the root). */
     readonly path: string,
     private attributes: JsonObject,
+    /** The Zarr format version. */
     readonly zarrFormat: 2 | 3,
     private readonly options: NodeOpenOptions,
     private readonly nodes: ChildNodes,
   ) {}
 
+  /** The user attributes (a copy: change them with setAttrs/updateAttrs). */
   get attrs(): JsonObject {
     return structuredClone(this.attributes);
   }
+  /** Whether writes are refused (mode "r", or a read-only store). */
   get readOnly(): boolean {
     return this.options.readOnly;
   }
+  /** The path with a leading "/", as zarr-python names nodes. */
   get name(): string {
     return this.path === "" ? "/" : `/${this.path}`;
   }
@@ -71,6 +81,7 @@ export class Group {
     return view?.covers(path) ? view.node(path) : readNode(this.store, path);
   }
 
+  /** Replaces the attributes (under the lock of the group's metadata document). */
   async setAttrs(attributes: JsonObject): Promise<void> {
     const attrs = structuredClone(attributes);
     await this.rewriteAttrs(() => attrs);
@@ -101,6 +112,7 @@ export class Group {
     return this.nodes.createArray(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
   }
 
+  /** Creates a group below this one, of this group's Zarr format; `overwrite` replaces what is there. */
   async createGroup(name: string, options: { attributes?: JsonObject; overwrite?: boolean } = {}): Promise<Group> {
     this.writableStore();
     return this.nodes.createGroup(this.store, this.childPath(name), { zarrFormat: this.zarrFormat, ...options }, this.options);
@@ -114,6 +126,7 @@ export class Group {
     return this.nodes.open(this.store, path, meta, this.options);
   }
 
+  /** Whether a node exists at the relative path. */
   async contains(name: string): Promise<boolean> {
     return (await this.lookup(this.childPath(name))) !== undefined;
   }
@@ -172,6 +185,7 @@ export class Group {
     return (await this.members()).filter((m): m is [string, ZarrArray] => !(m[1] instanceof Group || m[1] instanceof UnopenableNode));
   }
 
+  /** The child groups that open, with their names. */
   async groups(): Promise<[string, Group][]> {
     return (await this.members()).filter((m): m is [string, Group] => m[1] instanceof Group);
   }
@@ -277,6 +291,7 @@ export class Group {
     await deleteNode(store, path);
   }
 
+  /** `<Group /a v3>`. */
   toString(): string {
     return `<Group ${this.name} v${this.zarrFormat}>`;
   }

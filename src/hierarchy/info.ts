@@ -11,27 +11,37 @@ import { tuple } from "../format.js";
 import type { ZarrArray } from "./array.js";
 import type { Group } from "./group.js";
 
+/** An array's `info()`: what zarr-python's `.info` reports, as data. */
 export interface ArrayInfo {
+  /** The node's path in its store ("" for the root). */
   path: string;
+  /** Always "array". */
   nodeType: "array";
+  /** The Zarr format version. */
   zarrFormat: 2 | 3;
+  /** Elements along each dimension. */
   shape: number[];
   /** The chunk a reader decodes (the inner chunk when sharded). */
   chunks: number[];
   /** The stored shard shape, or null when not sharded. */
   shards: number[] | null;
+  /** The data type's name (`"float32"`, `"numpy.datetime64"`). */
   dtype: string;
   /** The numpy type string; null for types only Zarr v3 has (bfloat16, float8_*, int4, ...). */
   numpyDtype: string | null;
   /** v2 memory order; null for v3 (a transpose codec says it there). */
   order: "C" | "F" | null;
+  /** Whether the handle refuses writes. */
   readOnly: boolean;
   /** The store class: MemoryStore, FileSystemStore, FetchStore, ZipStore, or the custom class's name. */
   storeType: string;
   /** v2: the numcodecs compressor and filters as stored; v3: null (see `codecs`). */
   compressor: unknown;
+  /** v2: the numcodecs filters as stored; v3: null. */
   filters: unknown;
+  /** The whole codec chain, v3 style (for v2: its order, filters and compressor as codecs). */
   codecs: unknown[];
+  /** The fill value as JSON holds it (big integers and non-finite floats as strings). */
   fillValue: unknown;
   /**
    * Logical bytes: elements times the item size; null for variable-length strings and bytes, whose
@@ -45,19 +55,29 @@ export interface ArrayInfo {
   compressionRatio: number | null;
   /** Stored chunks (shards when sharded), null where the store cannot list. */
   chunksInitialized: number | null;
+  /** Chunks (shards when sharded) in the whole grid. */
   chunksTotal: number;
+  /** The user attributes. */
   attributes: unknown;
 }
 
+/** A group's `info()`, as zarr-python's `.info` reports it. */
 export interface GroupInfo {
+  /** The node's path in its store ("" for the root). */
   path: string;
+  /** Always "group". */
   nodeType: "group";
+  /** The Zarr format version. */
   zarrFormat: 2 | 3;
+  /** Whether the handle refuses writes. */
   readOnly: boolean;
+  /** The store class, as for arrays. */
   storeType: string;
   /** The direct members, as zarr-python counts them (not recursive). */
   arrays: string[];
+  /** The direct member groups (not recursive). */
   groups: string[];
+  /** The user attributes. */
   attributes: unknown;
 }
 

@@ -12,6 +12,7 @@ import { buildArrayMetadata, CREATE_ARRAY_OPTION_NAMES, type CreateArrayOptions 
 
 /** What an array opened from the store must have: a mismatch is a MetadataMismatchError. */
 export interface ExpectOptions {
+  /** The shape, exactly. */
   shape?: readonly number[];
   /** A v3 name or numpy type string; compared by the v3 name (`"<f4"` and `"float32"` agree). */
   dtype?: string | JsonValue;

@@ -28,7 +28,9 @@ export type Mode = "r" | "r+" | "a" | "w" | "w-";
 /** A path, a URL, a store, or any object with `get` (stores/caller.ts: keys like "/zarr.json"). */
 export type StoreInput = string | URL | Store | UserStore;
 
+/** Options of opening a node: the mode, where it is, and how reads and writes of it behave. */
 export interface OpenOptions {
+  /** Default "a": read/write, created if missing where the call can create it. */
   mode?: Mode;
   /** The node's path inside the store ("" or omitted: the root). */
   path?: string;
@@ -145,6 +147,7 @@ async function checkConditional(setupResult: ReturnType<typeof setup>): Promise<
 /**
  * The data type in a handle's type: inferred from a `dtype` string given, or named by the caller
  * (`openArray<"float32">(path)`, the caller's claim; `arr.typed("float32")` checks it).
+ * @inline
  */
 type TypedDtype<D extends string> = { dtype?: D | Exclude<JsonValue, string> };
 
@@ -216,8 +219,11 @@ export async function createArray<D extends string = string>(
   return (await createArrayAt(store, path, options, handle)) as unknown as ArrayOf<D>;
 }
 
+/** Options of openGroup and createGroup. */
 export interface GroupOptions extends OpenOptions {
+  /** Attributes of a group this call creates. */
   attributes?: JsonObject;
+  /** createGroup: replace what is at the path. */
   overwrite?: boolean;
 }
 

@@ -101,9 +101,11 @@ async function checkModel(spec: unknown, zarrFormat: 2 | 3, what: string): Promi
   }
 }
 
+/** Options of fromZarr. */
 export interface FromZarrOptions {
   /** The node's path inside the store (for a path or store input). */
   path?: string;
+  /** Only look for this format (for a path or store input). */
   zarrFormat?: 2 | 3;
   /** Use consolidated metadata when the group has some (default true). */
   consolidated?: boolean;
@@ -158,6 +160,7 @@ async function findRoot(
   return root && { root, source };
 }
 
+/** Options of toZarr. */
 export interface ToZarrOptions {
   /** Where the root of the model goes inside the store ("" or omitted: the store root). */
   path?: string;
@@ -219,6 +222,7 @@ function isSpec(x: unknown): x is NodeSpec {
   return isJsonObject(x) && !(x instanceof Group) && !(x instanceof ZarrArray) && "zarr_format" in x;
 }
 
+/** A model, an opened node, or what openGroup takes. @inline */
 type ModelInput = NodeSpec | Group | ZarrArray | StoreInput;
 
 async function modelOf(x: ModelInput): Promise<NodeSpec> {
@@ -234,6 +238,7 @@ export async function diffZarr(want: ModelInput, got: ModelInput): Promise<ZomDi
   return diffSpecs(a, b);
 }
 
+/** What validateZarr answers: the model typed by the schema, or the issues found (and a message listing them). */
 export type ZomValidation<T> =
   | { success: true; data: T; issues: [] }
   | { success: false; issues: ZomIssue[]; message: string };

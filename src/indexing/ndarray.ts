@@ -27,14 +27,18 @@ import { roundToComponent } from "../metadata/narrow-float.js";
  * `Uint8Array[]` for byte strings, raw bits and records (see indexing/values.ts).
  */
 export interface NDArray<T extends ElementArray = ElementArray> {
+  /** The elements, laid out by `stride`. */
   data: T;
+  /** Elements along each dimension. */
   shape: number[];
+  /** Elements between neighbours along each dimension (C order for what `get` returns). */
   stride: number[];
 }
 
 /** The NDArray kinds `get` returns, told apart by their `data`. */
 export type AnyNDArray = NDArray<TypedArray> | NDArray<string[]> | NDArray<Uint8Array[]>;
 
+/** Elements as a typed array or a list of numbers, bigints or booleans. @inline */
 type ValueList = ElementArray | ArrayLike<number | bigint | boolean>;
 
 /** What `set` accepts: a scalar to broadcast, an NDArray, or a flat typed array / list in C order. */

@@ -9,10 +9,15 @@
 import { BadSelectionError } from "../errors.js";
 import { checkPointCount } from "../limits.js";
 
+/** A Python slice along one dimension, as `slice()` makes it; null parts take Python's defaults. */
 export interface Slice {
+  /** Always "slice". */
   readonly kind: "slice";
+  /** First index (negative counts from the end). */
   readonly start: number | null;
+  /** Index before which it stops (exclusive). */
   readonly stop: number | null;
+  /** Step; negative runs backwards. */
   readonly step: number | null;
 }
 
@@ -39,7 +44,9 @@ export type IndexArray =
 /** A boolean mask of one dimension's length: its true positions are selected, in order. */
 export type DimMask = readonly boolean[];
 
+/** One dimension's selection: an index, a slice (null: all of it), an integer array or a boolean mask. */
 export type DimSelection = number | bigint | Slice | null | IndexArray | DimMask;
+/** A DimSelection, or "..." for as many whole dimensions as the others leave. */
 export type SelectionItem = DimSelection | "...";
 
 /**
@@ -47,7 +54,9 @@ export type SelectionItem = DimSelection | "...";
  * selects the points where it is true, as zarr-python's `get_mask_selection`.
  */
 export interface MaskArray {
+  /** The mask values, C order. */
   readonly data: readonly boolean[] | Uint8Array;
+  /** The array's shape. */
   readonly shape: readonly number[];
 }
 

@@ -11,7 +11,9 @@ import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJson
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
 export interface CodecConfig {
+  /** The v3 codec name (`"zstd"`, `"bytes"`, `"numcodecs.delta"`...). */
   name: string;
+  /** Its parameters, as the codec's spec defines them. */
   configuration?: JsonObject;
 }
 
@@ -43,15 +45,21 @@ export function checkCodecCount<T extends readonly unknown[]>(chain: T, where: s
   return chain;
 }
 
+/** How chunk grid coordinates become keys: `c/0/1` (v3 "default") or `0.1` (v2's). */
 export interface ChunkKeyEncoding {
+  /** "default": a `c` prefix; "v2": none. */
   name: "default" | "v2";
+  /** What joins the coordinates. */
   separator: "/" | ".";
 }
 
-/** What a v2 `.zarray` holds beyond the shared model, kept so it can be written back as read. */
+/** What a v2 `.zarray` holds beyond the shared model, kept so it can be written back as read. @inline */
 export interface V2ArrayFields {
+  /** Memory order of the chunks' elements. */
   order: "C" | "F";
+  /** The numcodecs compressor as stored, or null. */
   compressor: JsonObject | null;
+  /** The numcodecs filters as stored, or null. */
   filters: JsonObject[] | null;
   /** Absent in metadata written before zarr-python 2.8; readers then assume ".". */
   dimensionSeparator: "." | "/" | null;
@@ -62,19 +70,27 @@ export interface V2ArrayFields {
   objectFillJson?: JsonValue;
 }
 
+/** An array's metadata as parzarr holds it, the same for v2 and v3 (`arr.metadata`). */
 export interface ArrayMetadata {
+  /** The Zarr format version. */
   zarrFormat: 2 | 3;
+  /** Elements along each dimension. */
   shape: number[];
   /** The regular chunk grid's chunk shape. */
   chunks: number[];
+  /** The data type, parsed. */
   dtype: DataType;
   /** null only in v2 (`fill_value: null`): missing chunks then read as zeros. */
   fillValue: Scalar | null;
   /** The whole chain, array->array first, as v3 orders it. */
   codecs: CodecConfig[];
+  /** How chunk coordinates become store keys. */
   chunkKeyEncoding: ChunkKeyEncoding;
+  /** The names of the dimensions (v3 `dimension_names`); null when absent. */
   dimensionNames: (string | null)[] | null;
+  /** The user attributes. */
   attributes: JsonObject;
+  /** The v2 fields beyond this model, kept to write `.zarray` back as read; null for v3. */
   v2: V2ArrayFields | null;
 }
 

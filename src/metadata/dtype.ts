@@ -12,6 +12,7 @@
 import type { NarrowFloatComponent } from "./narrow-float.js";
 import type { JsonValue } from "./json.js";
 
+/** The names of the numeric data types (v3 names; zarr-extensions' sub-byte integers and complex aliases included). */
 export type NumericTypeName =
   | "bool"
   | "int8"
@@ -36,6 +37,7 @@ export type NumericTypeName =
   | "complex_float32"
   | "complex_float64";
 
+/** A byte order. @inline */
 export type Endian = "little" | "big";
 
 /**
@@ -58,84 +60,125 @@ export interface NumericDataType {
  * specifications' `bytes` encoding says), two for bfloat16/float16 (endian from the codec).
  */
 export interface NarrowFloatDataType {
+  /** Tells the data types apart. */
   readonly kind: "narrow_float";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: string;
+  /** The stored float format of each component. */
   readonly component: NarrowFloatComponent;
+  /** 1 for a real type, 2 (re, im) for a complex one. */
   readonly components: 1 | 2;
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: Endian | null;
 }
 
 export const DATETIME_UNITS = ["Y", "M", "W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as", "generic"] as const;
+/** numpy's datetime64/timedelta64 units. */
 export type DateTimeUnit = (typeof DATETIME_UNITS)[number];
 
 /** numpy datetime64/timedelta64: int64 counts of `scaleFactor` x `unit`; int64 min is NaT. */
 export interface DateTimeDataType {
+  /** Tells the data types apart. */
   readonly kind: "datetime";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "numpy.datetime64" | "numpy.timedelta64";
+  /** The unit of one count. */
   readonly unit: DateTimeUnit;
+  /** Counts are of `scaleFactor` units (`<M8[10ms]`: 10). */
   readonly scaleFactor: number;
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: 8;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: Endian;
 }
 
 /** numpy `|S<n>` (v3 `null_terminated_bytes`): byte strings padded with NULs to n bytes. */
 export interface FixedBytesDataType {
+  /** Tells the data types apart. */
   readonly kind: "fixed_bytes";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "null_terminated_bytes";
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: null;
 }
 
 /** v3 raw bits `r<bits>` (numpy `|V<n>`): opaque bytes per element. */
 export interface RawBitsDataType {
+  /** Tells the data types apart. */
   readonly kind: "raw_bits";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: string;
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: null;
 }
 
 /** numpy `<U<n>` (v3 `fixed_length_utf32`): n UTF-32 code points, NUL-padded. */
 export interface Utf32DataType {
+  /** Tells the data types apart. */
   readonly kind: "utf32";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "fixed_length_utf32";
   /** Code points per element. */
   readonly length: number;
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: Endian;
 }
 
 /** A field of a structured (record) type: its bytes start at `offset` within the record. */
 export interface StructuredField {
+  /** The field's name. */
   readonly name: string;
+  /** Its data type. */
   readonly dtype: FixedDataType;
   /** Sub-array shape (`[2]` for `["b", "<f8", [2]]`), [] for a scalar field. */
   readonly shape: number[];
+  /** Its first byte within the record. */
   readonly offset: number;
 }
 
 /** A numpy structured dtype (v2 records); a record is its raw bytes in memory. */
 export interface StructuredDataType {
+  /** Tells the data types apart. */
   readonly kind: "structured";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "structured";
+  /** The fields, in record order. */
   readonly fields: StructuredField[];
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: null;
 }
 
 /** Variable-length UTF-8 strings: v3 `string`, v2 `|O` with the vlen-utf8 filter. */
 export interface VlenStringDataType {
+  /** Tells the data types apart. */
   readonly kind: "string";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "string";
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: 0;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: null;
 }
 
 /** Variable-length byte strings: v3 `variable_length_bytes` (or `bytes`), v2 `|O` with vlen-bytes. */
 export interface VlenBytesDataType {
+  /** Tells the data types apart. */
   readonly kind: "bytes";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "variable_length_bytes";
+  /** Bytes per stored element (0: variable length). */
   readonly itemSize: 0;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: null;
 }
 
@@ -161,8 +204,10 @@ export type FixedDataType =
   | Utf32DataType
   | StructuredDataType;
 
+/** Every data type parzarr reads and writes, told apart by `kind`. */
 export type DataType = FixedDataType | VlenStringDataType | VlenBytesDataType | JsonDataType;
 
+/** The typed arrays elements live in (components of complex, narrow-float and string types too). */
 export type TypedArray =
   | Int8Array
   | Uint8Array

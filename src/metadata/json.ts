@@ -1,8 +1,11 @@
 /** JSON types and a serialiser that writes metadata the way zarr-python does. */
 import { InvalidArgumentError, InvalidMetadataError } from "../errors.js";
 
+/** @inline */
 export type JsonPrimitive = string | number | boolean | null;
+/** Any JSON value. */
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object: metadata documents, attributes, codec configurations. */
 export type JsonObject = { [key: string]: JsonValue };
 
 export function isJsonObject(v: unknown): v is JsonObject {

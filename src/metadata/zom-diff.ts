@@ -6,6 +6,7 @@
 import type { JsonValue } from "./json.js";
 import { type NodeSpec, isGroupSpec } from "./zom-types.js";
 
+/** One difference between two models, as diffZarr reports it. */
 export interface ZomDifference {
   /** The node: "" for the root, else `a/b`. */
   path: string;

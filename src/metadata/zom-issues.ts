@@ -4,11 +4,13 @@
  */
 import type { z } from "zod";
 
+/** One problem a schema found: which node, which field, what is wrong. */
 export interface ZomIssue {
   /** The node: "" for the root, else `a/b`. */
   path: string;
   /** The field inside the node's model, e.g. `attributes._ARRAY_DIMENSIONS` or `shape[1]`. */
   field: string;
+  /** What is wrong with it. */
   message: string;
 }
 
@@ -50,10 +52,12 @@ function toZomIssue({ path, message }: { path: PropertyKey[]; message: string })
   return { path: node.join("/"), field, message };
 }
 
+/** A zod error's issues, one per node and field. */
 export function zomIssues(error: z.ZodError): ZomIssue[] {
   return error.issues.flatMap((i) => flatten(i as RawIssue, [])).map(toZomIssue);
 }
 
+/** One issue as a line: `"a/b": attributes._ARRAY_DIMENSIONS: is missing`. */
 export function formatZomIssue(issue: ZomIssue): string {
   const where = issue.path === "" ? "the root" : `"${issue.path}"`;
   return issue.field === "" ? `${where}: ${issue.message}` : `${where}: ${issue.field}: ${issue.message}`;

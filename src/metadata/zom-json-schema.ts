@@ -8,12 +8,15 @@
  */
 import type { JsonObject } from "./json.js";
 
+/** One correction to ZEP 6's printed schema. @inline */
 export interface SchemaErratum {
   /** JSON Pointer into the printed schema where ours differs. */
   pointer: string;
+  /** Why the printed schema is wrong there. */
   why: string;
 }
 
+/** Where zomJsonSchema departs from the schemas printed in ZEP 6 (for v2 and v3), and why. */
 export const ZOM_SCHEMA_ERRATA: { 2: SchemaErratum[]; 3: SchemaErratum[] } = {
   2: [
     { pointer: "/definitions/Array/required", why: "lists \"attributess\" (a typo) and not \"zarr_format\"; the model's field is \"attributes\"" },

@@ -135,10 +135,13 @@ export function nodeSpecSchema(zarrFormat: 2 | 3): z.ZodType {
 // The xarray convention (ZEP 6's example): every array names its dimensions, one name per axis.
 // v2 keeps the names in the `_ARRAY_DIMENSIONS` attribute; for v3, xarray writes `dimension_names`.
 
+/** The attributes xarray requires of a v2 array. */
 export type XarrayAttrs = { _ARRAY_DIMENSIONS: string[] };
+/** A v2 array as xarray writes it: `_ARRAY_DIMENSIONS` names its dimensions. */
 export type XarrayArraySpecV2 = ArraySpecV2<XarrayAttrs>;
 /** A group of xarray arrays and of groups like itself (xarray's DataTree nests datasets so). */
 export interface XarrayGroupSpecV2 extends GroupSpecV2<JsonObject, XarrayArraySpecV2 | XarrayGroupSpecV2> {}
+/** A v3 array as xarray writes it: `dimension_names` names every dimension. */
 export type XarrayArraySpecV3 = ArraySpecV3 & { dimension_names: string[] };
 export interface XarrayGroupSpecV3 extends GroupSpecV3<JsonObject, XarrayArraySpecV3 | XarrayGroupSpecV3> {}
 
@@ -149,6 +152,7 @@ const dimensionNames = z.array(z.string(), {
 /** Other attributes may sit beside `_ARRAY_DIMENSIONS` (xarray writes `units`, `_FillValue`...). */
 export const xarrayAttrsSchema = z.looseObject({ _ARRAY_DIMENSIONS: dimensionNames });
 
+/** A v2 array as xarray writes it: `_ARRAY_DIMENSIONS` present, one name per dimension. */
 export const xarrayArraySpecV2Schema = arraySpecV2Schema(xarrayAttrsSchema).superRefine((a, ctx) =>
   rankCheck(a.shape, a.attributes._ARRAY_DIMENSIONS, "attributes._ARRAY_DIMENSIONS", ctx),
 );
@@ -156,6 +160,7 @@ export const xarrayGroupSpecV2Schema: z.ZodType<XarrayGroupSpecV2> = z.lazy(() =
   groupSpecV2Schema(attributesSchema, z.union([xarrayArraySpecV2Schema, xarrayGroupSpecV2Schema])),
 );
 
+/** A v3 array as xarray writes it: `dimension_names` names every dimension. */
 export const xarrayArraySpecV3Schema = arraySpecV3Schema(attributesSchema).superRefine((a, ctx) => {
   const names = a.dimension_names;
   if (!Array.isArray(names) || names.some((n) => typeof n !== "string")) {
@@ -166,6 +171,7 @@ export const xarrayGroupSpecV3Schema: z.ZodType<XarrayGroupSpecV3> = z.lazy(() =
   groupSpecV3Schema(attributesSchema, z.union([xarrayArraySpecV3Schema, xarrayGroupSpecV3Schema])),
 ) as z.ZodType<XarrayGroupSpecV3>;
 
+/** The schema of a hierarchy that follows the xarray convention, of one Zarr version. */
 export function xarraySchema(zarrFormat: 2): z.ZodType<XarrayGroupSpecV2>;
 export function xarraySchema(zarrFormat: 3): z.ZodType<XarrayGroupSpecV3>;
 export function xarraySchema(zarrFormat: 2 | 3): z.ZodType<XarrayGroupSpecV2 | XarrayGroupSpecV3> {

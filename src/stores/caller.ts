@@ -12,18 +12,26 @@ import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, Store, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
 
+/** @inline */
 type Maybe<T> = T | Promise<T>;
+/** @inline */
 type Bytes = Uint8Array | undefined | null;
 
 /** What a user's store offers (zarrita's Readable and Writable, plus optional listing). */
 export interface UserStore {
+  /** The value of an absolute key ("/a/zarr.json"), or undefined (or null) when it does not exist. */
   get(key: string, opts?: StoreReadOptions): Maybe<Bytes>;
+  /** A byte range of the value; without it, parzarr reads the whole value and slices it. */
   getRange?(key: string, range: { offset: number; length: number } | { suffixLength: number }, opts?: StoreReadOptions): Maybe<Bytes>;
+  /** Stores the value; without it the store is read-only. */
   set?(key: string, value: Uint8Array): Maybe<void>;
+  /** Removes the key; without it, chunks that become empty are written rather than deleted. */
   delete?(key: string): Maybe<unknown>;
   /** Every key under a prefix ("/" or "/a/"), with or without the leading "/". */
   list?(prefix: string): Maybe<Iterable<string>>;
+  /** The keys and sub-folders directly under a prefix; without it, derived from `list`. */
   listDir?(prefix: string): Maybe<{ keys: string[]; prefixes: string[] }>;
+  /** Default: true exactly when there is no `set`. */
   readonly readOnly?: boolean;
   /** Plain data of a kind registered with registerStoreKind, from which workers reopen the store. */
   descriptor?(): { kind: string };

@@ -25,6 +25,7 @@ import { bytesOfRangeReply, rangeBodyLimit, rangeHeader } from "./http-range.js"
 import { validateKey, validateRange } from "./keys.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions, VersionedRange, VersionedRead, VersionedReadOptions } from "./types.js";
 
+/** Options of a FetchStore. @inline */
 export interface FetchStoreOptions {
   /** Sent with every request (authorisation, for instance); they travel in the descriptor. */
   headers?: Record<string, string>;
@@ -43,6 +44,7 @@ export interface FetchStoreOptions {
 
 type Method = "GET" | "HEAD";
 
+/** A read-only store over HTTP(S): GET and Range requests under a base URL, with timeouts, retries and same-origin redirects. */
 export class FetchStore implements ReadableStore {
   readonly readOnly = true;
   /** The base URL without trailing slashes, with its query string if it had one. */

@@ -90,7 +90,9 @@ const READ_NOFOLLOW = READ | O_NOFOLLOW;
 /** Folders whose real path was checked, per store: bounded, since chunk folders can be many. */
 const CHECKED_DIRS_MAX = 4096;
 
+/** Options of a FileSystemStore. @inline */
 export interface FileSystemStoreOptions {
+  /** Refuse writes (a ReadOnlyError). */
   readOnly?: boolean;
   /**
    * Follow symbolic links that lead outside the store's folder (chunk folders linked across
@@ -102,11 +104,14 @@ export interface FileSystemStoreOptions {
   followSymlinks?: boolean;
 }
 
+/** One file per key under a root folder; each write is atomic (a temporary file renamed into place). */
 export class FileSystemStore implements WritableStore {
   /** `set` has written the bytes to a file when it settles: writers may reuse their buffer. */
   readonly setReleasesValue = true;
+  /** The root folder, absolute. */
   readonly root: string;
   readonly readOnly: boolean;
+  /** Whether symbolic links under the root are followed (see FileSystemStoreOptions). */
   readonly followSymlinks: boolean;
   /** `root` with a trailing separator, to test that a path lies strictly inside it. */
   private readonly inside: string;

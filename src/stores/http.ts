@@ -18,6 +18,7 @@
 import { AbortError, AccessDeniedError, InvalidArgumentError, StoreError, TooLargeError, ZarrError } from "../errors.js";
 import { maxStoredBytes } from "../limits.js";
 
+/** Timeouts and retries of HTTP(S) requests. */
 export interface HttpOptions {
   /** Milliseconds one attempt (request and body) may take; 0 turns the timeout off. Default 30000. */
   timeoutMs?: number;

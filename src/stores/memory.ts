@@ -17,6 +17,7 @@ export function getMemoryStore(id: string): MemoryStore | undefined {
   return registry.get(id)?.deref();
 }
 
+/** Keys and bytes in a Map (tests, scratch arrays); its chunk tasks run on the calling thread, which alone holds it. */
 export class MemoryStore implements WritableStore {
   readonly readOnly: boolean;
   private readonly map = new Map<string, Uint8Array>();

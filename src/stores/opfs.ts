@@ -78,10 +78,13 @@ async function withSyncHandle<T>(file: FileHandle, fn: (h: SyncAccessHandle) => 
   }
 }
 
+/** Options of an OPFSStore. */
 export interface OPFSStoreOptions {
+  /** Refuse writes (a ReadOnlyError). */
   readOnly?: boolean;
 }
 
+/** A writable store in the browser's Origin Private File System, one file per key; workers open it themselves. */
 export class OPFSStore implements WritableStore {
   readonly readOnly: boolean;
   /** The root folder's path in the origin's file system, "" for its top. */

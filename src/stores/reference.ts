@@ -33,6 +33,7 @@ import {
 } from "./reference-targets.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
 
+/** Where a ReferenceStore's document comes from, as its descriptor carries it. */
 export type ReferenceSource =
   /** A document to read from a path or URL (file, http(s), s3). */
   | { kind: "url"; url: string }
@@ -41,14 +42,19 @@ export type ReferenceSource =
   /** A large document built in memory: only the thread that made the store reaches it. */
   | { kind: "in-thread"; id: string; base?: string };
 
+/** A ReferenceStore as a worker reopens it. */
 export interface ReferenceStoreDescriptor {
+  /** Always "reference". */
   kind: "reference";
+  /** The reference document, or where to read it. */
   source: ReferenceSource;
+  /** The options' headers, HTTP policy, S3 settings and allowed targets, resolved. */
   access: TargetAccess;
   /** Differs per ReferenceStore object: a worker's cached store never outlives a re-read document. */
   instance: string;
 }
 
+/** Options of a ReferenceStore: where relative targets resolve, and which targets may be read. */
 export interface ReferenceStoreOptions extends TargetAccessOptions {
   /**
    * Where relative target paths of an in-memory document resolve: the document's would-be path or
@@ -74,6 +80,7 @@ interface Target {
   text: string;
 }
 
+/** A read-only store over a kerchunk reference document: HDF5, NetCDF-4 or TIFF bytes read as Zarr chunks without copying. */
 export class ReferenceStore implements ReadableStore {
   readonly readOnly = true;
   private readonly source: ReferenceSource;
@@ -329,14 +336,17 @@ export class ReferenceStore implements ReadableStore {
     return this.source.kind === "url" ? `kerchunk references ${this.source.url}` : "kerchunk references in memory";
   }
 
+  /** Always a ReadOnlyError: references are read-only. */
   async set(_key: string, _value: Uint8Array): Promise<void> {
     this.readOnlyError();
   }
 
+  /** Always a ReadOnlyError. */
   async delete(_key: string): Promise<void> {
     this.readOnlyError();
   }
 
+  /** Always a ReadOnlyError. */
   async deletePrefix(_prefix: string): Promise<void> {
     this.readOnlyError();
   }

@@ -48,12 +48,17 @@ import type {
   WriteCondition,
 } from "./types.js";
 
+/** AWS access keys, as the AWS CLI reads them from the environment. */
 export interface S3Credentials {
+  /** AWS_ACCESS_KEY_ID. */
   accessKeyId: string;
+  /** AWS_SECRET_ACCESS_KEY. */
   secretAccessKey: string;
+  /** AWS_SESSION_TOKEN, for temporary credentials. */
   sessionToken?: string;
 }
 
+/** Options of an S3Store; what is missing comes from the AWS_* environment variables (unless `useEnvironment: false`). */
 export interface S3StoreOptions {
   /** An S3-compatible service's URL (`http://127.0.0.1:9000`); addressing is then path-style. */
   endpoint?: string;
@@ -61,6 +66,7 @@ export interface S3StoreOptions {
   region?: string;
   /** Default: the environment's; none there means unsigned requests. */
   credentials?: S3Credentials;
+  /** Refuse writes (a ReadOnlyError). */
   readOnly?: boolean;
   /** Timeouts and retries (http.ts). */
   http?: HttpOptions;
@@ -74,14 +80,21 @@ export interface S3StoreOptions {
 
 /** What a worker needs to open the same store: everything resolved, nothing from its environment. */
 export interface S3StoreDescriptor {
+  /** Always "s3". */
   kind: "s3";
+  /** The bucket. */
   bucket: string;
   /** Object-name prefix without slashes at its ends ("" for the bucket's root). */
   prefix: string;
+  /** The service's URL; absent: AWS S3. */
   endpoint?: string;
+  /** The signing region. */
   region: string;
+  /** Absent: unsigned requests. */
   credentials?: S3Credentials;
+  /** Whether the store refuses writes. */
   readOnly: boolean;
+  /** Timeouts and retries, resolved. */
   http: HttpPolicy;
 }
 
@@ -130,11 +143,16 @@ function fetchable(value: Uint8Array): Uint8Array<ArrayBuffer> {
   return value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
 }
 
+/** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {
   readonly readOnly: boolean;
+  /** The bucket. */
   readonly bucket: string;
+  /** The object-name prefix of the hierarchy ("" for the bucket root). */
   readonly prefix: string;
+  /** The service's URL; undefined for AWS S3. */
   readonly endpoint: string | undefined;
+  /** The signing region. */
   readonly region: string;
   private readonly credentials: S3Credentials | undefined;
   private readonly policy: HttpPolicy;
@@ -171,6 +189,7 @@ export class S3Store implements WritableStore {
     }
   }
 
+  /** The store a descriptor describes: how a worker reopens it. */
   static fromDescriptor(d: S3StoreDescriptor): S3Store {
     return new S3Store(
       { bucket: d.bucket, prefix: d.prefix },

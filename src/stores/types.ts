@@ -33,6 +33,7 @@ export type StoreDescriptor =
   /** A user's store object (stores/caller.ts): no worker can open it; the calling thread moves its bytes. */
   | { kind: "caller"; id: string };
 
+/** A byte range of one value, as `getRange` takes it. */
 export interface RangeRequest {
   /** Byte offset; a negative offset counts from the end (a suffix request). */
   offset: number;
@@ -44,6 +45,7 @@ export interface RangeRequest {
  * Options of one read. `signal` cancels it: a store that waits on something slow (the network)
  * passes it on and rejects with an AbortError once it fires; a store whose reads are quick may
  * ignore it, since the chunk loop checks the signal between chunks anyway.
+ * @inline
  */
 export interface StoreReadOptions {
   signal?: AbortSignal;
@@ -59,11 +61,13 @@ export type VersionedRead = { kind: "missing" } | { kind: "unchanged" } | { kind
 /** A range read with its value's size and version ("" where the store has no validator). */
 export type VersionedRange = { bytes: Uint8Array; size?: number; version: string };
 
+/** @inline */
 export interface VersionedReadOptions extends StoreReadOptions {
   /** A version from an earlier read: answer "unchanged" (without the bytes) when it still holds. */
   ifChanged?: string;
 }
 
+/** The interface of parzarr's built-in stores: keys (`a/zarr.json`, `a/c/0/0`) to bytes. Your own store need only be a UserStore. */
 export interface ReadableStore {
   /**
    * The whole value, or undefined when the key does not exist. Callers take null as missing too:
@@ -72,6 +76,7 @@ export interface ReadableStore {
   get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null>;
   /** A byte range of the value, or undefined (or null) when the key does not exist. */
   getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined | null>;
+  /** Whether the key exists. */
   has(key: string): Promise<boolean>;
   /**
    * The size in bytes of a value without reading it, or undefined when the key does not exist.
@@ -100,7 +105,9 @@ export interface ReadableStore {
   list(prefix: string): Promise<string[]>;
   /** The immediate children of a folder prefix: keys and sub-folders (without trailing `/`). */
   listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }>;
+  /** True when the store refuses writes (a ReadOnlyError). */
   readonly readOnly: boolean;
+  /** How a worker reopens this store; kind "caller" where none can, and then the calling thread moves its bytes. */
   descriptor(): StoreDescriptor;
 }
 
@@ -114,6 +121,7 @@ export type WriteCondition = { ifMatch: string } | { ifNoneMatch: "*" };
 /** What `setIf` answers: written, with the new value's version, or not written (the condition failed). */
 export type ConditionalSetResult = { ok: true; version: string } | { ok: false };
 
+/** A built-in store that also writes and deletes keys. */
 export interface WritableStore extends ReadableStore {
   /** Atomic per key: a reader sees the old value or the new one, never a mix. */
   set(key: string, value: Uint8Array): Promise<void>;
@@ -136,6 +144,7 @@ export interface WritableStore extends ReadableStore {
   deletePrefix(prefix: string): Promise<void>;
 }
 
+/** Any built-in store, readable or writable. */
 export type Store = ReadableStore | WritableStore;
 
 export function isWritable(store: Store): store is WritableStore {

@@ -39,9 +39,12 @@ import {
  */
 const nodeCrypto = (): typeof import("node:crypto") => process.getBuiltinModule("node:crypto");
 
+/** "r": read; "w": write a new archive; "a": append to a copy of the existing one. */
 export type ZipMode = "r" | "w" | "a";
 
+/** Options of a ZipStore. */
 export interface ZipStoreOptions {
+  /** Default "r". */
   mode?: ZipMode;
   /** Write ZIP64 records even for small archives (for tests of readers; off by default). */
   forceZip64?: boolean;
@@ -85,8 +88,11 @@ const dropped = new FinalizationRegistry<{ state: Promise<State> }>((held) => {
   );
 });
 
+/** A hierarchy in one ZIP file, as zarr-python writes it; a written archive appears at `path` only when `close()` finishes. */
 export class ZipStore implements WritableStore {
+  /** The ZIP file. */
   readonly path: string;
+  /** The mode it was opened in. */
   readonly mode: ZipMode;
   readonly readOnly: boolean;
   private readonly forceZip64: boolean;

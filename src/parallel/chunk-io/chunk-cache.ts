@@ -16,11 +16,13 @@ export type CachedChunk =
   | { state: "stored"; data: TypedArray; version: string; checkedAt: number }
   | { state: "missing"; checkedAt: number };
 
+/** Options of a ChunkCache. */
 export interface ChunkCacheOptions {
   /** The most bytes of decoded chunks held; a chunk larger than this is never cached. */
   maxBytes: number;
 }
 
+/** What `cache.stats()` reports: what it holds now and its counts so far. */
 export interface ChunkCacheStats {
   /** Bytes of decoded chunks held now. */
   bytes: number;
@@ -32,10 +34,13 @@ export interface ChunkCacheStats {
   misses: number;
   /** Conditional reads that found a cached chunk unchanged (an HTTP 304, an unchanged file). */
   revalidated: number;
+  /** The cache's limit in bytes. */
   maxBytes: number;
 }
 
+/** Decoded chunks kept in memory, shared by every array opened with it (`cache` option), least recently used evicted first. */
 export class ChunkCache {
+  /** The most bytes of decoded chunks held. */
   readonly maxBytes: number;
   /** Insertion order is recency order: a hit moves its entry to the end. */
   private readonly entries = new Map<string, CachedChunk>();
@@ -55,6 +60,7 @@ export class ChunkCache {
     return this.held;
   }
 
+  /** Bytes and entries held, hits, misses and revalidations so far. */
   stats(): ChunkCacheStats {
     return { bytes: this.held, entries: this.entries.size, ...this.counts, maxBytes: this.maxBytes };
   }

@@ -22,7 +22,7 @@ import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
 import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
-/** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
+/** One chunk of a task: its store key and the runs within the chunk and within the output/value. @internal */
 export interface ChunkItem {
   key: string;
   /** The chunk's first element in array coordinates (grid coordinates times chunk shape). */
@@ -49,6 +49,7 @@ export interface TaskBuffer {
   strides: number[];
 }
 
+/** A read of chunk items into a shared buffer, as operations plan it. @internal */
 export interface ReadTask {
   kind: "read";
   store: StoreDescriptor;
@@ -72,6 +73,7 @@ export type ChunkVersion = string | null;
 
 export type WriteValue = { kind: "array"; buffer: TaskBuffer } | { kind: "scalar"; value: Scalar };
 
+/** A write of chunk items from a shared value, as operations plan it. @internal */
 export interface WriteTask {
   kind: "write";
   store: StoreDescriptor;
@@ -89,6 +91,7 @@ export interface WriteTask {
   conditional?: ConditionalWritePolicy;
 }
 
+/** What runChunkTask runs: built by the planner, cloned to workers; not built by callers. @internal */
 export type ChunkTask = ReadTask | WriteTask;
 
 // ---------------------------------------------------------------------------------------------
@@ -391,6 +394,7 @@ export async function prefetchedStore(task: ChunkTask, store: Store, signal?: Ab
  * executor overlaps several tasks to hide latency. A worker opens the store from the task's
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
  * `signal` reaches every store read, so a slow fetch stops when the operation is cancelled.
+ * @internal
  */
 export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
   if (task.kind === "read") {

@@ -12,6 +12,7 @@ import { startDefaultWorker } from "../../../browser/default-worker.js";
 
 /** What parzarr needs of a Web Worker: a message endpoint it can end. */
 export interface WorkerLike extends Endpoint {
+  /** Ends the worker; the pool calls it when it closes. */
   terminate(): void;
 }
 

@@ -2,6 +2,7 @@
 import type { WorkerPool } from "./worker-pool.js";
 import { InvalidArgumentError } from "../../errors.js";
 
+/** Options every read and write takes: cancellation, progress, and where chunks run. */
 export interface OperationOptions {
   /** Cancels the operation; chunks already written stay written. Rejects with an AbortError. */
   signal?: AbortSignal;

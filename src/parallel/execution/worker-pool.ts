@@ -9,6 +9,7 @@ import type { WorkerLike } from "./comlink-web-workers.js";
 import type { Executor } from "./executor.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 
+/** Options of a WorkerPool: how many threads, which executor, and where its worker module is. */
 export interface WorkerPoolOptions {
   /**
    * Number of worker threads; by default `os.availableParallelism()` on Node,
@@ -45,8 +46,11 @@ export interface WorkerPoolOptions {
   fetchOnCaller?: boolean;
 }
 
+/** Worker threads (Node) or Web Workers (browsers) that decode and encode chunks; share one across operations with the `pool` option, and `close()` it when done. */
 export class WorkerPool {
+  /** The number of workers. */
   readonly threads: number;
+  /** Which executor runs the tasks. */
   readonly executorKind: "piscina" | "comlink";
   /** Whether tasks share memory with the workers (see WorkerPoolOptions.sharedMemory). */
   readonly sharedMemory: boolean;
@@ -85,6 +89,7 @@ export class WorkerPool {
     return this.inFlight;
   }
 
+  /** Whether `close()` was called. */
   get closed(): boolean {
     return this.closing !== null;
   }

@@ -33,6 +33,7 @@ export interface ConditionalWritePolicy {
   maxBackoffMs: number;
 }
 
+/** The policy `conditionalWrites: true` means. */
 export const DEFAULT_CONDITIONAL_WRITES: Readonly<ConditionalWritePolicy> = { maxAttempts: 20, backoffMs: 10, maxBackoffMs: 2000 };
 
 const POLICY_KEYS: Record<keyof ConditionalWritePolicy, true> = { maxAttempts: true, backoffMs: true, maxBackoffMs: true };

@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import lockfile from "proper-lockfile";
 import { LockTimeoutError, StoreError } from "../../errors.js";
 
+/** Options of a ProcessSynchronizer. */
 export interface ProcessSynchronizerOptions {
   /**
    * A lock whose holder stopped refreshing it for this long is taken as abandoned (its process
@@ -26,9 +27,13 @@ export interface ProcessSynchronizerOptions {
 
 /** The serialisable form a write task carries. */
 export interface ProcessSyncDescriptor {
+  /** Always "lockfile". */
   kind: "lockfile";
+  /** The lock folder, absolute. */
   dir: string;
+  /** As ProcessSynchronizerOptions.staleMs. */
   staleMs: number;
+  /** As ProcessSynchronizerOptions.timeoutMs. */
   timeoutMs: number;
 }
 
@@ -60,9 +65,13 @@ function errno(err: unknown): string | undefined {
   return err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
 }
 
+/** Chunk locks across processes sharing a file system: lock files in a folder, freed `staleMs` after their holder dies. */
 export class ProcessSynchronizer {
+  /** The lock folder, absolute. */
   readonly dir: string;
+  /** After this many milliseconds without refresh, a lock counts as abandoned (at least 2000). */
   readonly staleMs: number;
+  /** How long a writer waits for a lock before a LockTimeoutError. */
   readonly timeoutMs: number;
   private ready: Promise<unknown> | undefined;
 
@@ -73,6 +82,7 @@ export class ProcessSynchronizer {
     this.timeoutMs = checkMs(options.timeoutMs, "timeoutMs", 60_000);
   }
 
+  /** The plain data write tasks carry, from which a worker takes the same locks. */
   descriptor(): ProcessSyncDescriptor {
     return { kind: "lockfile", dir: this.dir, staleMs: this.staleMs, timeoutMs: this.timeoutMs };
   }

@@ -19,6 +19,7 @@ import type { Redis as RedisClient } from "ioredis";
 import { InvalidArgumentError, LockTimeoutError, StoreError } from "../../errors.js";
 import { connectRedis, redactRedisUrl } from "./redis-connect.js";
 
+/** Options of a RedisSynchronizer. */
 export interface RedisSynchronizerOptions {
   /** How long a lease lasts without renewal: a dead holder blocks others this long at most. Default 10000 ms. */
   leaseMs?: number;
@@ -30,10 +31,15 @@ export interface RedisSynchronizerOptions {
 
 /** The serialisable form a write task carries. */
 export interface RedisSyncDescriptor {
+  /** Always "redis". */
   kind: "redis";
+  /** The Redis URL. */
   url: string;
+  /** As RedisSynchronizerOptions.leaseMs. */
   leaseMs: number;
+  /** As RedisSynchronizerOptions.timeoutMs. */
   timeoutMs: number;
+  /** As RedisSynchronizerOptions.keyPrefix. */
   keyPrefix: string;
 }
 
@@ -56,10 +62,15 @@ function checkMs(v: number | undefined, name: string, fallback: number): number 
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Chunk locks for writers on several machines: leases in Redis that lapse `leaseMs` after their holder dies. */
 export class RedisSynchronizer {
+  /** The Redis URL (`redis://host:6379`, `rediss://` for TLS). */
   readonly url: string;
+  /** How long a lease lasts without renewal. */
   readonly leaseMs: number;
+  /** How long a writer waits for a lock before a LockTimeoutError. */
   readonly timeoutMs: number;
+  /** The prefix of the lock keys in Redis. */
   readonly keyPrefix: string;
   private client: Promise<RedisClient> | undefined;
   /** Locks held or awaited through this synchronizer now. */
@@ -81,6 +92,7 @@ export class RedisSynchronizer {
     return redactRedisUrl(this.url);
   }
 
+  /** The plain data write tasks carry, from which a worker takes the same locks. */
   descriptor(): RedisSyncDescriptor {
     return { kind: "redis", url: this.url, leaseMs: this.leaseMs, timeoutMs: this.timeoutMs, keyPrefix: this.keyPrefix };
   }

@@ -7,8 +7,10 @@ import { registerFileLocker } from "./lock-table.js";
 import { fileLockFor, ProcessSynchronizer, type ProcessSyncDescriptor } from "./process-sync.js";
 import { redisLockFor, RedisSynchronizer, type RedisSyncDescriptor } from "./redis-sync.js";
 
+/** What the `synchronizer` option takes: lock files (one file system) or Redis leases (several machines). */
 export type Synchronizer = ProcessSynchronizer | RedisSynchronizer;
 
+/** A synchronizer as plain data, as write tasks carry it to workers. */
 export type SyncDescriptor = ProcessSyncDescriptor | RedisSyncDescriptor;
 
 export function isSynchronizer(v: unknown): v is Synchronizer {
