@@ -50,6 +50,7 @@ export type {
   RawBitsDataType,
   VlenStringDataType,
   VlenBytesDataType,
+  JsonDataType,
   NarrowFloatDataType,
 } from "./metadata/dtype.js";
 export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";

@@ -187,11 +187,11 @@ export interface VlenBytesDataType {
  * per element (null, boolean, number, string, array or object). Its scalars and fill value are
  * those JS values, typed as Scalar where the API names one.
  */
-export interface JsonDataType {
+export interface JsonDataType extends Omit<VlenBytesDataType, "kind" | "name"> {
+  /** Tells the data types apart. */
   readonly kind: "json";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: "json";
-  readonly itemSize: 0;
-  readonly endian: null;
 }
 
 /** Types whose elements have a fixed size in bytes (everything but the variable-length ones). */
