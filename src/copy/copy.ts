@@ -20,7 +20,7 @@ import { storedChunkCoords } from "../hierarchy/chunk-iter.js";
 import { Group, UnopenableNode } from "../hierarchy/group.js";
 import { createGroup, openGroup } from "../hierarchy/open.js";
 import { openNodeAt } from "../hierarchy/walk.js";
-import { chunkGridShape } from "../indexing/projection.js";
+import { gridShape } from "../metadata/chunk-grid.js";
 import type { JsonObject } from "../metadata/json.js";
 import { checkOptionNames, type OperationOptions } from "../parallel/execution/options.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -353,9 +353,10 @@ async function missingSlabs(dst: ZarrArray, job: ArrayJob, slabs: SlabBox[]): Pr
   const unit = dst.metadata.chunks;
   const src = job.source;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (!same(dst.shape, src.shape) || !same(unit, job.unit) || JSON.stringify(dst.dataType) !== JSON.stringify(src.dataType)) return undefined;
+  // Slabs are cut on a regular grid: a rectilinear destination is replaced, not filled in.
+  if (dst.metadata.rectilinear || !same(dst.shape, src.shape) || !same(unit, job.unit) || JSON.stringify(dst.dataType) !== JSON.stringify(src.dataType)) return undefined;
   const stored = new Set((await storedChunkCoords(dst)).map((c) => c.join(",")));
-  const grid = chunkGridShape(dst.shape, unit);
+  const grid = gridShape(dst.shape, unit);
   if (stored.size === grid.reduce((a, b) => a * b, 1)) return [];
   const itemBytes = src.size === 0 ? 0 : countedItemBytes(src);
   const out: SlabBox[] = [];

@@ -10,8 +10,9 @@ import { InternalFault } from "../../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
 
-export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
-  return { shape: meta.chunks, dtype: meta.dtype, fillValue: meta.fillValue };
+/** The spec of a chunk of `shape` (a rectilinear grid's chunks differ; the regular grid's is `meta.chunks`). */
+export function chunkSpecOf(meta: ArrayMetadata, shape: readonly number[] = meta.chunks): ChunkSpec {
+  return { shape: [...shape], dtype: meta.dtype, fillValue: meta.fillValue };
 }
 
 /**
@@ -20,17 +21,19 @@ export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
  */
 const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
 
-export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
-  let p = pipelinesByMeta.get(meta);
+/** The chain for chunks of `shape` (default: the regular grid's); one per distinct shape. */
+export function pipelineFor(meta: ArrayMetadata, shape: readonly number[] = meta.chunks): CodecPipeline {
+  const regular = shape === meta.chunks;
+  let p = regular ? pipelinesByMeta.get(meta) : undefined;
   if (p) return p;
-  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, meta.chunks]);
+  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, shape]);
   p = pipelines.get(cacheKey);
   if (!p) {
-    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
+    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta, shape));
     if (pipelines.size > 256) pipelines.clear();
     pipelines.set(cacheKey, p);
   }
-  pipelinesByMeta.set(meta, p);
+  if (regular) pipelinesByMeta.set(meta, p);
   return p;
 }
 
@@ -48,14 +51,13 @@ export function asCorruptChunk(key: string, err: unknown): unknown {
 }
 
 /** Decodes a chunk, turning any failure of its bytes into a CorruptChunkError naming the key. */
-export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array): Promise<ChunkView> {
+export async function decodeChunk(meta: ArrayMetadata, key: string, bytes: Uint8Array, expected: readonly number[] = meta.chunks): Promise<ChunkView> {
   let view: ChunkView;
   try {
-    view = await pipelineFor(meta).decode(bytes);
+    view = await pipelineFor(meta, expected).decode(bytes);
   } catch (err) {
     throw asCorruptChunk(key, err);
   }
-  const expected = meta.chunks;
   if (view.shape.length !== expected.length || view.shape.some((n, i) => n !== expected[i])) {
     throw new CorruptChunkError(`chunk "${key}" decoded to shape [${view.shape}], expected [${expected}]`);
   }

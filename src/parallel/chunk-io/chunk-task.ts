@@ -18,6 +18,11 @@ import { storeFromDescriptor } from "../../stores/open.js";
 import { asCorruptChunk, decodeChunk, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
+
+/** An item's chunk shape: its own on a rectilinear grid, else the regular grid's. */
+export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
+  return item.shape ?? meta.chunks;
+}
 import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
 import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
@@ -25,8 +30,10 @@ import { withConflictRetries, type ConditionalWritePolicy } from "../sync/condit
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. */
 export interface ChunkItem {
   key: string;
-  /** The chunk's first element in array coordinates (grid coordinates times chunk shape). */
+  /** The chunk's first element in array coordinates. */
   origin: number[];
+  /** The chunk's shape on a rectilinear grid (see chunkShapeOf); absent: the regular `meta.chunks`. */
+  shape?: number[];
   chunkSel: DimRun[];
   /** Start of the matching region in the full-rank output (reads) or value (writes). */
   outStart: number[];
@@ -168,7 +175,7 @@ async function readScattered(task: ReadTask, store: Store, item: ChunkItem, sign
   const counts = item.chunkSel.map((r) => r.count);
   const boxStrides = contiguousStrides(counts);
   const box = allocElements(meta.dtype, product(counts));
-  const plain: ChunkItem = { key: item.key, origin: item.origin, chunkSel: item.chunkSel, outStart: counts.map(() => 0) };
+  const plain: ChunkItem = { key: item.key, origin: item.origin, shape: item.shape, chunkSel: item.chunkSel, outStart: counts.map(() => 0) };
   await readItem({ ...task, out: { data: box, strides: boxStrides } }, store, plain, signal);
   const c = componentsPerElement(meta.dtype);
   forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
@@ -195,7 +202,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const fromStore = new Set<unknown>();
   let found: boolean;
   try {
-    found = await pipelineFor(meta).partialDecoder(chunkSource(task, store, item.key, held, fromStore, signal)).decodeInto(item.chunkSel, target);
+    found = await pipelineFor(meta, chunkShapeOf(meta, item)).partialDecoder(chunkSource(task, store, item.key, held, fromStore, signal)).decodeInto(item.chunkSel, target);
   } catch (err) {
     throw fromStore.has(err) ? asAbort(err) : asCorruptChunk(item.key, err);
   } finally {
@@ -233,11 +240,11 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
   const outRegion = regionAt(item.outStart, null, out.strides);
   const read = await readVersioned(store, item.key, { signal });
   if (read.kind !== "value") {
-    fillMissing(task, item, outRegion, meta.chunks);
+    fillMissing(task, item, outRegion, chunkShapeOf(meta, item));
     return null;
   }
   try {
-    await pipelineFor(meta).decodeInto(read.bytes, { data: out.data, ...outRegion });
+    await pipelineFor(meta, chunkShapeOf(meta, item)).decodeInto(read.bytes, { data: out.data, ...outRegion });
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }
@@ -253,8 +260,9 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
 export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
   // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
   if (item.scatter) return false;
+  const shape = chunkShapeOf(meta, item);
   return item.chunkSel.every((r, d) => {
-    const extent = inBounds ? Math.min(meta.chunks[d], meta.shape[d] - item.origin[d]) : meta.chunks[d];
+    const extent = inBounds ? Math.min(shape[d], meta.shape[d] - item.origin[d]) : shape[d];
     return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
   });
 }
@@ -332,10 +340,10 @@ async function mergeAndStoreWith(
   swap: SwapAttempt | undefined,
 ): Promise<void> {
   const { meta, value } = task;
-  const chunkShape = meta.chunks;
+  const chunkShape = chunkShapeOf(meta, item);
   const chunkStrides = contiguousStrides(chunkShape);
   const comps = fillComponents(meta.fillValue, meta.dtype);
-  if (whole && value.kind === "array" && !item.outStep && !pipelineFor(meta).hasArrayToArray) {
+  if (whole && value.kind === "array" && !item.outStep && !pipelineFor(meta, chunkShape).hasArrayToArray) {
     // A chunk the value covers: encode straight from the value's region (a view when it
     // is one C-order run, else the one gather the array->bytes codec makes), no merge buffer.
     const { offset, strides } = valueRegionOf(item, value.buffer);
@@ -356,7 +364,7 @@ async function mergeAndStoreWith(
     } else previous = (await store.get(item.key, { signal })) ?? undefined;
     if (previous === undefined) fillElements(chunk, full, chunkShape, comps);
     else {
-      const view = await decodeChunk(meta, item.key, previous);
+      const view = await decodeChunk(meta, item.key, previous, chunkShape);
       copyElements(meta.dtype, chunk, full, view.data, { offset: view.offset, strides: view.strides }, chunkShape);
     }
   }
@@ -406,6 +414,7 @@ async function encodeAndStore(
   swap?: SwapAttempt,
 ): Promise<void> {
   const meta = task.meta;
+  const pipeline = pipelineFor(meta, view.shape);
   const region = { offset: view.offset, strides: view.strides };
   const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
   if (swap) {
@@ -414,9 +423,7 @@ async function encodeAndStore(
       swap.done = true;
       return;
     }
-    const bytes = previous
-      ? await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel)
-      : await pipelineFor(meta).encode(view, lease);
+    const bytes = previous ? await pipeline.encodeUpdate(previous, view, item.chunkSel) : await pipeline.encode(view, lease);
     swap.done = (await store.setIf!(item.key, bytes, swap.condition!)).ok;
     return;
   }
@@ -425,9 +432,9 @@ async function encodeAndStore(
     return;
   }
   // A partial write to a shard re-encodes only the inner chunks it touched.
-  if (previous) await store.set(item.key, await pipelineFor(meta).encodeUpdate(previous, view, item.chunkSel));
-  else if (lease) await store.set(item.key, await pipelineFor(meta).encode(view, lease));
-  else await store.set(item.key, await pipelineFor(meta).encode(view));
+  if (previous) await store.set(item.key, await pipeline.encodeUpdate(previous, view, item.chunkSel));
+  else if (lease) await store.set(item.key, await pipeline.encode(view, lease));
+  else await store.set(item.key, await pipeline.encode(view));
 }
 
 /**
