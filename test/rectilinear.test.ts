@@ -9,7 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { FileSystemStore, MemoryStore, createArray, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
+import { FileSystemStore, MemoryStore, createArray, formatInfo, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
+import { main } from "../src/cli/main.js";
 import { scratchDir } from "./helpers/paths.js";
 import { rng, testPool } from "./helpers/random.js";
 
@@ -236,4 +237,67 @@ test("edge lists need Zarr v3", async () => {
     createArray(new MemoryStore(), { shape: [5], chunks: [[2, 3]], dtype: "int8", zarrFormat: 2 }),
     (e: Error & { code?: string }) => e.code === "INVALID_METADATA",
   );
+});
+
+/** The CLI in this process: exit code and output. */
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const sink = (add: (t: string) => void) => ({ write: (t: string | Uint8Array) => (add(String(t)), true) }) as unknown as NodeJS.WritableStream;
+  const code = await main(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: {} });
+  return { code, stdout, stderr };
+}
+
+test("parzarr cp --chunks to a rectilinear grid (edges joined by ':' or the chunk_shapes JSON), back to regular, and keeping it by default", async () => {
+  const root = scratchDir();
+  const src = join(root, "src.zarr");
+  const data = Float32Array.from({ length: 8 * 5 }, (_, i) => i / 2);
+  const a = await createArray(new FileSystemStore(src), { shape: [8, 5], chunks: [4, 5], dtype: "float32" });
+  await a.set(null, { data, shape: [8, 5] });
+  const gridOf = (dir: string) => JSON.parse(readFileSync(join(dir, "zarr.json"), "utf8")).chunk_grid;
+  const cases: [string, string[], unknown][] = [
+    ["colon.zarr", ["--chunks", "3:1:4,5"], { name: "rectilinear", configuration: { kind: "inline", chunk_shapes: [[3, 1, 4], 5] } }],
+    ["json.zarr", ["--chunks", "[[[2,3],2],2]", "--threads", "2"], { name: "rectilinear", configuration: { kind: "inline", chunk_shapes: [[[2, 4]], 2] } }], // equal neighbours merged
+    ["sharded.zarr", ["--shards", "4:2:2,5", "--chunks", "2,5"], { name: "rectilinear", configuration: { kind: "inline", chunk_shapes: [[4, [2, 2]], 5] } }],
+  ];
+  for (const [name, args, grid] of cases) {
+    const dst = join(root, name);
+    const r = await cli(["cp", src, dst, "-q", ...args]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(gridOf(dst), grid, name);
+    assert.deepEqual(flat(await (await openArray(new FileSystemStore(dst))).get(null)), Array.from(data), name);
+  }
+  // From a rectilinear source: a v3 copy keeps its edges, --chunks makes it regular, v2 takes its largest edges.
+  const from = join(root, "colon.zarr");
+  const kept = join(root, "kept.zarr");
+  assert.equal((await cli(["cp", from, kept, "-q"])).code, 0);
+  assert.deepEqual(gridOf(kept), cases[0][2]);
+  const regular = join(root, "regular.zarr");
+  assert.equal((await cli(["cp", from, regular, "-q", "--chunks", "2,2"])).code, 0);
+  assert.deepEqual(gridOf(regular), { name: "regular", configuration: { chunk_shape: [2, 2] } });
+  const v2 = join(root, "v2.zarr");
+  assert.equal((await cli(["cp", from, v2, "-q", "--format", "2"])).code, 0);
+  assert.deepEqual(JSON.parse(readFileSync(join(v2, ".zarray"), "utf8")).chunks, [4, 5]);
+  for (const dir of [kept, regular, v2]) assert.deepEqual(flat(await (await openArray(new FileSystemStore(dir))).get(null)), Array.from(data), dir);
+  // Usage errors: edges that fall short, edge lists for v2, shards the inner chunks do not divide.
+  for (const args of [["--chunks", "3:1,5"], ["--chunks", "3:5,5", "--format", "2"], ["--shards", "3:5,5", "--chunks", "2,5"], ["--chunks", "[[3,"]]) {
+    const r = await cli(["cp", src, join(root, "bad.zarr"), "-q", "--overwrite", ...args]);
+    assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+  }
+});
+
+test("info, tree and the viewer's array info show a rectilinear grid", async () => {
+  const dir = scratchDir();
+  await createArray(new FileSystemStore(dir), { shape: [6, 6], chunks: [[1, [2, 2], 1], 4], dtype: "uint8", attributes: { a: 1 } });
+  const text = (await cli(["info", dir])).stdout;
+  assert.match(text, /Chunk shape\s+: at most \(2, 4\)/);
+  assert.match(text, /Chunk grid\s+: rectilinear \[\[1,\[2,2\],1\],4\]/);
+  assert.match(text, /Chunks initialized\s+: 0\/8/);
+  const json = JSON.parse((await cli(["info", dir, "--json"])).stdout);
+  assert.deepEqual(json.chunkShapes, [[1, [2, 2], 1], 4]);
+  const tree = await cli(["tree", dir]);
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /\(6, 6\) uint8/);
+  const arr = await openArray(new FileSystemStore(dir));
+  assert.match((await arr.info()).chunkShapes ? formatInfo(await arr.info()) : "", /Chunk grid\s+: rectilinear/);
 });

@@ -19,6 +19,7 @@ import { ZarrArray } from "../hierarchy/array.js";
 import { storedChunkCoords } from "../hierarchy/chunk-iter.js";
 import { Group, UnopenableNode } from "../hierarchy/group.js";
 import { createGroup, openGroup } from "../hierarchy/open.js";
+import type { GridOption } from "../hierarchy/create-options.js";
 import { openNodeAt } from "../hierarchy/walk.js";
 import { gridShape } from "../metadata/chunk-grid.js";
 import type { JsonObject } from "../metadata/json.js";
@@ -50,10 +51,10 @@ export interface CopyOptions extends Pick<OperationOptions, "threads" | "pool" |
   name?: string;
   /** What to do with a node already in the destination (default `raise`, as zarr-python). */
   ifExists?: IfExists;
-  /** Destination chunk shape (default the source's). */
-  chunks?: number[];
+  /** Destination chunk shape (default the source's); edge lists make a rectilinear grid (see GridOption). */
+  chunks?: GridOption;
   /** Store chunks in shards of this shape (v3; a multiple of `chunks`). */
-  shards?: number[];
+  shards?: GridOption;
   /** Compression, as `parzarr cp --codec` takes it (`"zstd:3"`, `"blosc:lz4:5:shuffle"`, `"none"`). */
   codec?: string | CodecSpec;
   /** Zarr format of what is created (default the destination group's). */

@@ -20,10 +20,11 @@ import { checkChunkSize } from "../limits.js";
 import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 
 /**
- * A chunk (or shard) shape; a dimension given as a list of edges (`[10, [5, 5, 20]]`) makes the
- * grid `rectilinear` (v3): chunks of those lengths, in order, covering at least the array's length.
+ * A chunk (or shard) shape; a dimension given as a list of edges makes the grid `rectilinear`
+ * (v3), spelled as its `chunk_shapes`: `[10, [5, 5, [20, 3]]]` is a uniform 10, then edges 5, 5
+ * and three of 20, in order, covering at least the array's length.
  */
-export type GridOption = readonly (number | readonly number[])[];
+export type GridOption = readonly (number | readonly (number | readonly number[])[])[];
 
 export interface CreateArrayOptions {
   shape: readonly number[];

@@ -207,10 +207,11 @@ export function checkShardEdges(edges: readonly AxisEdges[] | undefined, inner: 
 }
 
 /**
- * Edges as a caller gives them (`[10, [5, 5, 20]]`: uniform 10, then explicit edges) into runs,
+ * Edges as a caller gives them, the spec's `chunk_shapes` (`[10, [5, 5, [20, 3]]]`: uniform 10;
+ * edges 5, 5 and three of 20) into runs,
  * or null when every dimension is uniform (a regular grid). Throws INVALID_METADATA naming `what`.
  */
-export function edgesFromOption(option: readonly (number | readonly number[])[], shape: readonly number[], what: string): { edges: AxisEdges[]; chunks: number[] } | null {
+export function edgesFromOption(option: readonly (number | readonly unknown[])[], shape: readonly number[], what: string): { edges: AxisEdges[]; chunks: number[] } | null {
   if (option.every((e) => typeof e === "number")) return null;
   const conf = { kind: "inline", chunk_shapes: option.map((e) => (typeof e === "number" ? e : [...e])) } as JsonValue;
   return parseRectilinear(conf, shape, what);
