@@ -9,7 +9,19 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { FileSystemStore, MemoryStore, createArray, formatInfo, openArray, slice, type NDArray, type ZarrArray } from "../src/index.js";
+import {
+  ChunkCache,
+  FileSystemStore,
+  MemoryStore,
+  MetadataMismatchError,
+  createArray,
+  formatInfo,
+  openArray,
+  slice,
+  zerosLike,
+  type NDArray,
+  type ZarrArray,
+} from "../src/index.js";
 import { main } from "../src/cli/main.js";
 import { scratchDir } from "./helpers/paths.js";
 import { rng, testPool } from "./helpers/random.js";
@@ -300,4 +312,24 @@ test("info, tree and the viewer's array info show a rectilinear grid", async () 
   assert.match(tree.stdout, /\(6, 6\) uint8/);
   const arr = await openArray(new FileSystemStore(dir));
   assert.match((await arr.info()).chunkShapes ? formatInfo(await arr.info()) : "", /Chunk grid\s+: rectilinear/);
+});
+
+test("zerosLike keeps the edges; a chunk cache is passed by, not filled with chunks of another shape; assumed edges are checked", async () => {
+  const dir = scratchDir();
+  const spec = { shape: [9, 4], chunks: [[2, 3, 4], 4], dtype: "int32", fillValue: 0 } as const;
+  const a = await createArray(new FileSystemStore(dir), spec);
+  await a.set(null, { data: Int32Array.from({ length: 36 }, (_, i) => i), shape: [9, 4] });
+  const like = await zerosLike(a);
+  assert.deepEqual(like.chunkShapes, [[2, 3, 4], 4]);
+  const cache = new ChunkCache({ maxBytes: 1 << 20 });
+  const cached = await openArray(new FileSystemStore(dir), { mode: "r", cache });
+  assert.deepEqual(flat(await cached.get([slice(1, 8), 2])), [6, 10, 14, 18, 22, 26, 30]);
+  assert.equal(cache.stats().entries, 0);
+  // Other edges than assumed are refused when the metadata is rewritten; a shape another writer changed is not.
+  const wrong = await openArray(new FileSystemStore(dir), { mode: "r+", assumeCachedMetadata: { ...spec, chunks: [[3, 2, 4], 4] } });
+  await assert.rejects(wrong.resize([9, 4]), (e: unknown) => e instanceof MetadataMismatchError && e.field === "chunks");
+  const right = await openArray(new FileSystemStore(dir), { mode: "r+", assumeCachedMetadata: spec });
+  await a.resize([3, 4]);
+  await right.resize([12, 4]);
+  assert.deepEqual(right.chunkShapes, [[2, 3, [4, 2]], 4]);
 });

@@ -90,6 +90,29 @@ export function chunkLen(axis: GridAxis, c: number): number {
   return typeof axis === "number" ? axis : axis.edge[runAt(axis.first, c)];
 }
 
+/** The element after the run that holds element `i` (a uniform axis, and the last run, go on). */
+function runEnd(axis: GridAxis, i: number): number {
+  if (typeof axis === "number") return Infinity;
+  const r = runAt(axis.start, i);
+  return r + 1 < axis.start.length ? axis.start[r + 1] : Infinity;
+}
+
+/**
+ * Whether two grids put the same chunks over the first `upTo[d]` elements of each dimension
+ * (beyond, a resize may have added edges to either): one run at a time, never chunk by chunk.
+ */
+export function gridsAgree(a: GridSource, b: GridSource, upTo: readonly number[]): boolean {
+  const ax = gridAxes(a);
+  const bx = gridAxes(b);
+  return upTo.every((n, d) => {
+    for (let i = 0; i < n; i = Math.min(runEnd(ax[d], i), runEnd(bx[d], i))) {
+      const [ca, cb] = [chunkAt(ax[d], i), chunkAt(bx[d], i)];
+      if (chunkStart(ax[d], ca) !== i || chunkStart(bx[d], cb) !== i || chunkLen(ax[d], ca) !== chunkLen(bx[d], cb)) return false;
+    }
+    return true;
+  });
+}
+
 /** Number of chunks along each dimension that hold elements of an array of `shape`. */
 export function gridShape(shape: readonly number[], axes: readonly GridAxis[]): number[] {
   return shape.map((s, d) => (s === 0 ? 0 : chunkAt(axes[d], s - 1) + 1));
