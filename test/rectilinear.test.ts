@@ -23,6 +23,8 @@ import {
   type ZarrArray,
 } from "../src/index.js";
 import { main } from "../src/cli/main.js";
+import { gridAxes, type AxisEdges } from "../src/metadata/chunk-grid.js";
+import { planSelection } from "../src/indexing/projection.js";
 import { scratchDir } from "./helpers/paths.js";
 import { rng, testPool } from "./helpers/random.js";
 
@@ -132,8 +134,11 @@ function randomIndices(r: (n: number) => number, n: number): number[] {
 test("every selection kind reads and writes the same values on uneven chunks as on a regular grid, inline and on the pool", async () => {
   const r = rng(29);
   const shape = [11, 9];
-  const [regular, uneven] = await twins(shape, [[1, 4, 2, 4], [2, 1, 1, 5]], r);
-  for (let k = 0; k < 60; k++) {
+  // Edges of 1 (steps skip some chunks and not others), then none shorter than 3 (steps up to 3 touch every chunk).
+  const ones = await twins(shape, [[1, 4, 2, 4], [2, 1, 1, 5]], r);
+  const threes = await twins(shape, [[3, 5, 3], [4, 5]], r);
+  for (let k = 0; k < 120; k++) {
+    const [regular, uneven] = k % 2 ? threes : ones;
     const options = k % 3 === 0 ? { pool, threads: 2 } : { threads: 0 };
     const pick = k % 4;
     const ortho = () => shape.map((n) => (r(3) === 0 ? randomIndices(r, n) : randomSlice(r, n)));
@@ -156,6 +161,7 @@ test("every selection kind reads and writes the same values on uneven chunks as 
     assert.deepEqual(flat(await uneven.get(null)), flat(await regular.get(null)), `write ${k}: ${JSON.stringify(sel)}`);
   }
   // Block (2, 3) is rows 5..6 (edges 1, 4, 2) and columns 4..8 (edges 2, 1, 1, 5).
+  const [regular, uneven] = ones;
   assert.deepEqual(await uneven.blocks.get([2, 3]), await regular.get([slice(5, 7), slice(4, 9)]));
   assert.deepEqual(await uneven.blocks.get([slice(1, 3), -1]), await regular.get([slice(1, 7), slice(4, 9)]));
 });
@@ -332,4 +338,14 @@ test("zerosLike keeps the edges; a chunk cache is passed by, not filled with chu
   await a.resize([3, 4]);
   await right.resize([12, 4]);
   assert.deepEqual(right.chunkShapes, [[2, 3, [4, 2]], 4]);
+});
+
+test("a strided slice plans only the chunks it touches: all between its ends when no edge is shorter than the step, else by jumps", () => {
+  const axes = (edges: AxisEdges) => gridAxes({ chunks: [0], rectilinear: [edges] });
+  const chunksOf = (edges: AxisEdges, start: number, step: number, count: number) =>
+    Array.from(planSelection([{ kind: "range", start, step, count }], axes(edges)), (p) => [p.coords[0], p.chunkSel[0].start, p.chunkSel[0].count]);
+  // Edges 1 x 10, then 5: elements 0, 3, 6, 9, 12 lie in chunks 0, 3, 6, 9 and 10 (at 2 in it).
+  assert.deepEqual(chunksOf([[1, 10], [5, 1]], 0, 3, 5), [[0, 0, 1], [3, 0, 1], [6, 0, 1], [9, 0, 1], [10, 2, 1]]);
+  // Edges 3, 4, 3: a step of 3 meets every chunk.
+  assert.deepEqual(chunksOf([[3, 1], [4, 1], [3, 1]], 1, 3, 3), [[0, 1, 1], [1, 1, 1], [2, 0, 1]]);
 });

@@ -67,8 +67,8 @@ const listed = (parts: DimPart[]): DimParts => ({ length: parts.length, at: (i) 
  * A forward run of the dimension: the parts of each chunk it crosses. A step no longer than
  * the chunk touches every chunk from the first element's to the last's; a longer one puts each
  * element in a chunk of its own (and skips the chunks between). On uneven (rectilinear) edges a
- * step over 1 may skip some chunks and not others: those it touches are found by jumping from
- * each to the next selected element past its end (at most `count` of them).
+ * step longer than the shortest edge may skip some chunks and not others: those it touches are
+ * found by jumping from each to the next selected element past its end (at most `count` of them).
  */
 function projectRun(start: number, step: number, count: number, axis: GridAxis): DimParts {
   const last = start + (count - 1) * step;
@@ -79,7 +79,7 @@ function projectRun(start: number, step: number, count: number, axis: GridAxis):
     return { chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 };
   };
   const c0 = chunkAt(axis, start);
-  if (step === 1 || (typeof axis === "number" && step <= axis)) return { length: chunkAt(axis, last) - c0 + 1, at: (i) => part(c0 + i) };
+  if (step <= (typeof axis === "number" ? axis : axis.min)) return { length: chunkAt(axis, last) - c0 + 1, at: (i) => part(c0 + i) };
   if (typeof axis === "number") return { length: count, at: (i) => part(Math.floor((start + i * step) / axis)) };
   const touched: number[] = [];
   for (let c = c0; ; ) {

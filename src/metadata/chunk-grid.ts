@@ -23,6 +23,8 @@ export interface RunAxis {
   first: number[];
   /** One past the last explicit element. */
   end: number;
+  /** The shortest edge. */
+  min: number;
 }
 
 /** What grid lookups need from the metadata (ArrayMetadata has both). */
@@ -33,13 +35,14 @@ export interface GridSource {
 
 function compile(edges: AxisEdges): GridAxis {
   if (typeof edges === "number") return edges;
-  const axis: RunAxis = { edge: [], start: [], first: [], end: 0 };
+  const axis: RunAxis = { edge: [], start: [], first: [], end: 0, min: Infinity };
   let chunk = 0;
   for (const [edge, count] of edges) {
     axis.edge.push(edge);
     axis.start.push(axis.end);
     axis.first.push(chunk);
     axis.end += edge * count;
+    axis.min = Math.min(axis.min, edge);
     chunk += count;
   }
   return axis;
