@@ -115,7 +115,8 @@ async function twins(shape: number[], edges: (number | number[])[], r: (n: numbe
   const n = shape.reduce((x, y) => x * y, 1);
   const data = Int32Array.from({ length: n }, () => r(1000));
   const regular = await createArray(new MemoryStore(), { shape, chunks: [3, 2], dtype: "int32", fillValue: -1 });
-  const uneven = await createArray(new MemoryStore(), { shape, chunks: edges, dtype: "int32", fillValue: -1 });
+  // On files, so reads and writes with threads run on the pool's workers.
+  const uneven = await createArray(new FileSystemStore(scratchDir()), { shape, chunks: edges, dtype: "int32", fillValue: -1 });
   for (const a of [regular, uneven]) await a.set(null, { data, shape });
   return [regular, uneven];
 }
