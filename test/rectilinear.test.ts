@@ -321,24 +321,34 @@ test("info, tree and the viewer's array info show a rectilinear grid", async () 
   assert.match((await arr.info()).chunkShapes ? formatInfo(await arr.info()) : "", /Chunk grid\s+: rectilinear/);
 });
 
-test("zerosLike keeps the edges; a chunk cache is passed by, not filled with chunks of another shape; assumed edges are checked", async () => {
+test("zerosLike keeps the edges; a chunk cache holds each chunk at its own shape; assumed edges are checked", async () => {
   const dir = scratchDir();
-  const spec = { shape: [9, 4], chunks: [[2, 3, 4], 4], dtype: "int32", fillValue: 0 } as const;
+  const spec = { shape: [9, 4], chunks: [[2, 3, 4], [1, 3]], dtype: "int32", fillValue: 0 } as const;
   const a = await createArray(new FileSystemStore(dir), spec);
   await a.set(null, { data: Int32Array.from({ length: 36 }, (_, i) => i), shape: [9, 4] });
   const like = await zerosLike(a);
-  assert.deepEqual(like.chunkShapes, [[2, 3, 4], 4]);
+  assert.deepEqual(like.chunkShapes, [[2, 3, 4], [1, 3]]);
+  // Through a chunk cache, inline and on the pool: each chunk cached at its own shape.
   const cache = new ChunkCache({ maxBytes: 1 << 20 });
   const cached = await openArray(new FileSystemStore(dir), { mode: "r", cache });
-  assert.deepEqual(flat(await cached.get([slice(1, 8), 2])), [6, 10, 14, 18, 22, 26, 30]);
-  assert.equal(cache.stats().entries, 0);
+  for (const options of [{ pool, threads: 2 }, { threads: 0 }]) {
+    assert.deepEqual(flat(await cached.get([slice(1, 8), 2], options)), [6, 10, 14, 18, 22, 26, 30]);
+    assert.deepEqual(flat(await cached.get([slice(1, 8), 0], options)), [4, 8, 12, 16, 20, 24, 28]);
+  }
+  // Every chunk, each of rows 2, 3, 4 by columns 1, 3: 36 elements.
+  assert.deepEqual([cache.stats().entries, cache.size], [6, 36 * 4]);
+  // Another writer changes chunk 1 (rows 2..4) and empties chunk 2 (rows 5..8): read again, revalidated.
+  await a.set([3, 2], 99);
+  await a.set([slice(5, 9), null], 0);
+  assert.deepEqual(flat(await cached.get([slice(1, 8), 2])), [6, 10, 99, 18, 0, 0, 0]);
+  assert.deepEqual(flat(await cached.vindex.get([[0, 3, 6, 8], [1, 2, 2, 3]])), [1, 99, 0, 0]);
   // Other edges than assumed are refused when the metadata is rewritten; a shape another writer changed is not.
-  const wrong = await openArray(new FileSystemStore(dir), { mode: "r+", assumeCachedMetadata: { ...spec, chunks: [[3, 2, 4], 4] } });
+  const wrong = await openArray(new FileSystemStore(dir), { mode: "r+", assumeCachedMetadata: { ...spec, chunks: [[3, 2, 4], [1, 3]] } });
   await assert.rejects(wrong.resize([9, 4]), (e: unknown) => e instanceof MetadataMismatchError && e.field === "chunks");
   const right = await openArray(new FileSystemStore(dir), { mode: "r+", assumeCachedMetadata: spec });
   await a.resize([3, 4]);
   await right.resize([12, 4]);
-  assert.deepEqual(right.chunkShapes, [[2, 3, [4, 2]], 4]);
+  assert.deepEqual(right.chunkShapes, [[2, 3, [4, 2]], [1, 3]]);
 });
 
 test("a strided slice plans only the chunks it touches: all between its ends when no edge is shorter than the step, else by jumps", () => {

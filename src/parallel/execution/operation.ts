@@ -83,8 +83,7 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   // An empty output of the type tells the coordinator whether workers could share it at all.
   const probe = allocElements(meta.dtype, 0);
   const raw = pipelineFor(meta).storesRawBytes;
-  // The chunk cache holds chunks of one shape: a rectilinear grid's reads go past it.
-  const cache = meta.rectilinear || isObjectType(meta.dtype) ? undefined : array.cache;
+  const { cache } = array;
   const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, o);
   const placement = place(options);
   // Workers write only into shared memory. A result they fill is still ordinary memory (a
@@ -92,7 +91,7 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   // `out` that is not shared: tasks then read into reused shared buffers, copied into it here.
   // A shared `out` is written in place; a scattering selection or a cache fill gets shared memory.
   const onPool = placement.where === "pool" && placement.shared;
-  const staged = onPool && op.stageable && !cache && (into === null || !isShared(into.data));
+  const staged = onPool && op.stageable && !(cache && !isObjectType(meta.dtype)) && (into === null || !isShared(into.data));
   const data = into?.data ?? allocateOrTooLarge(() => allocElements(meta.dtype, product(full), onPool && !staged), product(full) * meta.dtype.itemSize, op.what);
   let placeOptions: OperationOptions = options;
   if (onPool && !staged && !(isTypedArray(data) && isShared(data))) {
@@ -107,7 +106,7 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const out: TaskBuffer = { data, strides: into?.strides ?? contiguousStrides(full) };
   const descriptor = store.descriptor();
   const missing = array.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
-  if (cache) {
+  if (cache && !isObjectType(meta.dtype)) {
     const context = { cache, recheck: array.recheckCachedData ?? true, openedAt: op.openedAt, store, meta, missing: missing.missing };
     await readThroughCache(context, items, out, placeOptions);
     return data;
