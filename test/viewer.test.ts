@@ -52,6 +52,9 @@ describe("parzarr view in headless Chromium", { skip }, () => {
     const data = new Float32Array(SHAPE[0] * SHAPE[1] * SHAPE[2]);
     for (let z = 0; z < SHAPE[0]; z++) for (let r = 0; r < SHAPE[1]; r++) for (let c = 0; c < SHAPE[2]; c++) data[(z * SHAPE[1] + r) * SHAPE[2] + c] = value(z, r, c);
     await img.set(null, { data, shape: [...SHAPE] }, { threads: 0 });
+    // A rectilinear grid: edges 7 then three of 11 down, 5, 25, 30 across.
+    const uneven = await createArray(root, { path: "uneven", shape: [40, 60], chunks: [[7, [11, 3]], [5, 25, 30]], dtype: "float32" });
+    await uneven.set(null, { data: data.subarray(0, 2400), shape: [40, 60] }, { threads: 0 });
     const line = await createArray(root, { path: "sub/line", shape: [50], chunks: [10], dtype: "int16", zarrFormat: 2 });
     await line.set([slice(0, 50)], { data: Int16Array.from({ length: 50 }, (_, i) => i), shape: [50] }, { threads: 0 });
     const main = new URL("../src/cli/main.ts", import.meta.url).pathname;
@@ -105,7 +108,7 @@ describe("parzarr view in headless Chromium", { skip }, () => {
       await page.goto(`${pageUrl}&array=img&cmap=gray&lo=${LO}&hi=${HI}`);
       await rendered(page);
       const tree = await page.evaluate(() => Array.from(document.querySelectorAll("#tree div"), (d) => d.textContent));
-      assert.deepEqual(tree, ["/", "img [3, 40, 60] float32", "sub/", "line [50] int16"]);
+      assert.deepEqual(tree, ["/", "img [3, 40, 60] float32", "sub/", "line [50] int16", "uneven [40, 60] float32"]);
       const info = JSON.parse(await page.evaluate(() => document.getElementById("info")!.textContent!)) as { shape: number[]; chunks: number[] };
       assert.deepEqual(info.shape, [...SHAPE]);
       assert.deepEqual(info.chunks, [1, 16, 16]);
@@ -131,6 +134,12 @@ describe("parzarr view in headless Chromium", { skip }, () => {
         const g = Math.round(((value(2, r, c) - LO) / (HI - LO)) * 255);
         assert.deepEqual(await pixel(page, r, c), [lut[g * 3], lut[g * 3 + 1], lut[g * 3 + 2], 255], `viridis (${r}, ${c})`);
       }
+      // A rectilinear array: its grid in the info, its values drawn through its uneven chunks.
+      await page.goto(`${pageUrl}&array=uneven&cmap=gray&lo=${LO}&hi=${HI}`);
+      await rendered(page);
+      const grid = JSON.parse(await page.evaluate(() => document.getElementById("info")!.textContent!)) as { chunkShapes: unknown };
+      assert.deepEqual(grid.chunkShapes, [[7, [11, 3]], [5, 25, 30]]);
+      for (const [r, c] of [...PROBES, [6, 4], [7, 5], [18, 29], [29, 30]] as [number, number][]) assert.deepEqual(await pixel(page, r, c), gray(value(0, r, c)), `uneven (${r}, ${c})`);
       const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, "viewer.png") as `${string}.png` });

@@ -100,6 +100,32 @@ export function parseShape(text: string, name: string): number[] {
   return parts.map(Number);
 }
 
+/**
+ * A chunk grid option: `512,512`; a dimension given as edges joined by `:` (`10:20:30,64`) makes
+ * the grid rectilinear; or the metadata's own `chunk_shapes` JSON (`[[[10,3],5],64]`, runs too).
+ * The edges' values are checked where the array's shape is known.
+ */
+export function parseGrid(text: string, name: string): (number | number[])[] {
+  const t = text.trim();
+  if (t.startsWith("[")) {
+    let v: unknown;
+    try {
+      v = JSON.parse(t);
+    } catch {
+      v = undefined;
+    }
+    if (!Array.isArray(v)) throw new UsageError(`--${name} is not a JSON list: ${JSON.stringify(text)}`);
+    return v as (number | number[])[];
+  }
+  return t.split(/[,x]/).map((dim) => {
+    const edges = dim.split(":").map((s) => s.trim());
+    if (edges.some((s) => !/^\d+$/.test(s) || Number(s) < 1)) {
+      throw new UsageError(`--${name} must be positive integers separated by commas, edges of one dimension joined by ":" (e.g. 512,512 or 10:20:30,64), got ${JSON.stringify(text)}`);
+    }
+    return edges.length === 1 ? Number(edges[0]) : edges.map(Number);
+  });
+}
+
 const UNITS: Record<string, number> = {
   "": 1,
   b: 1,

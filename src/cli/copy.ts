@@ -4,6 +4,12 @@ import { layoutOf } from "../hierarchy/layout.js";
 import { baseName } from "../hierarchy/walk.js";
 import { UsageError, type Target } from "./args.js";
 import { formatBytes, tuple } from "./format.js";
+import type { GridOption } from "../hierarchy/create-options.js";
+
+/** A grid as cp names it: a regular shape as a tuple, a rectilinear one as its chunk_shapes. */
+function gridText(grid: GridOption): string {
+  return grid.every((n) => typeof n === "number") ? tuple(grid as number[]) : `rectilinear ${JSON.stringify(grid)}`;
+}
 
 /** cp's options are flags, and a bad one is a usage error (exit code 2). */
 export const CLI_NAMING: OptionNaming = {
@@ -20,8 +26,8 @@ export function describePlan(plan: CopyPlan, s: CopySettings, dest: Target): str
     const p = j.plan;
     lines.push(
       `array ${j.rel === "" ? baseName(src.path) : j.rel}: ${tuple(src.shape)} ${src.dtype}, ` +
-        `v${src.zarrFormat} chunks ${tuple(l.chunks)}${l.shards ? ` shards ${tuple(l.shards)}` : ""} -> ` +
-        `v${j.options.zarrFormat} ${j.unit.length ? `chunks ${tuple(j.options.chunks as number[])}` : "0-d"} codec ${j.codecText}`,
+        `v${src.zarrFormat} chunks ${tuple(l.chunks)}${l.shards ? ` shards ${tuple(l.shards)}` : ""}${src.chunkShapes ? ` grid ${gridText(src.chunkShapes)}` : ""} -> ` +
+        `v${j.options.zarrFormat} ${j.unit.length ? `chunks ${gridText(j.options.chunks!)}` : "0-d"} codec ${j.codecText}`,
     );
     lines.push(
       `  ${p.count} slab(s) of ${tuple(p.slab)} = ${formatBytes(p.slabBytes)} + ${formatBytes(p.inFlightBytes)} in flight ` +

@@ -1,6 +1,6 @@
 /** `parzarr cp SRC DST`: copy, rechunk, recompress and convert arrays and hierarchies. */
 import { FileSystemStore, InvalidArgumentError, resolveStore, ZipStore } from "../index.js";
-import { UsageError, flag, intOpt, parse, parseBytes, parseShape, parseTarget, requirePositionals, stringOpt } from "./args.js";
+import { UsageError, flag, intOpt, parse, parseBytes, parseGrid, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { CODEC_SPEC_HELP, parseCodecSpec, type CodecSpec } from "../copy/codec-spec.js";
 import { write, type CliIO, type Command } from "./command.js";
 import { assertNoOverlap, planCopy, runCopy, type CopyHooks, type CopySettings } from "../copy/engine.js";
@@ -15,10 +15,13 @@ const HELP = `Usage: parzarr cp SRC[#inner/path] DST[#inner/path] [options]
 Copies one array, or a group with everything below it (attributes included), into DST,
 rechunking, recompressing and converting between Zarr v2 and v3 on the way. Memory stays within
 --memory: the copy goes slab by slab, each slab a box of whole destination chunks (or shards),
-so every destination chunk is written once, whole, with no read-modify-write.
+so every destination chunk is written once, whole, with no read-modify-write (on a rectilinear
+grid a chunk across a slab's edge is merged, under its lock, by each slab it meets).
 
 Options:
   --chunks 512,512       destination chunk shape (default: the source's)
+                         10:20:30,64: a rectilinear grid (v3), the edges of a dimension
+                         joined by ":"; or its chunk_shapes JSON, e.g. '[[[10,3],5],64]'
   --shards 4096,4096     store chunks in shards of this shape (v3; a multiple of --chunks)
   --codec SPEC           ${CODEC_SPEC_HELP}
                          e.g. zstd:3, blosc:lz4:5:shuffle, gzip:6, none (default: the source's)
@@ -133,8 +136,8 @@ export const cpCommand: Command = {
     const codec = stringOpt(p, "codec");
     const memoryText = stringOpt(p, "memory");
     const settings: CopySettings = {
-      chunks: chunks === undefined ? undefined : parseShape(chunks, "chunks"),
-      shards: shards === undefined ? undefined : parseShape(shards, "shards"),
+      chunks: chunks === undefined ? undefined : parseGrid(chunks, "chunks"),
+      shards: shards === undefined ? undefined : parseGrid(shards, "shards"),
       codec: codec === undefined ? undefined : parseCodec(codec),
       format: parseFormat(stringOpt(p, "format")),
       threads: intOpt(p, "threads", 0),

@@ -5,7 +5,7 @@ import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, tuple } from "./format.js";
 import { layoutOf } from "../hierarchy/layout.js";
 import { openNode, walk } from "./nodes.js";
-import { arrayInfo, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
+import { arrayInfo, gridRows, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
 
 // One function gives the library's `arr.info()` and this command's array facts.
 export { arrayInfo, type ArrayInfo };
@@ -73,9 +73,8 @@ export function formatArrayInfo(info: ArrayInfo, arr: ZarrArray): string {
     ["Type", `array (Zarr v${info.zarrFormat})`],
     ["Data type", info.zarrFormat === 2 ? `${info.dtype} (${info.numpyDtype})` : info.dtype],
     ["Shape", tuple(info.shape)],
-    ["Chunk shape", tuple(info.chunks)],
+    ...gridRows(info),
   ];
-  if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
   if (info.order) rows.push(["Order", info.order]);
   const v2 = arr.metadata.v2;
   if (v2) {

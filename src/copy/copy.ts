@@ -19,8 +19,9 @@ import { ZarrArray } from "../hierarchy/array.js";
 import { storedChunkCoords } from "../hierarchy/chunk-iter.js";
 import { Group, UnopenableNode } from "../hierarchy/group.js";
 import { createGroup, openGroup } from "../hierarchy/open.js";
+import type { GridOption } from "../hierarchy/create-options.js";
 import { openNodeAt } from "../hierarchy/walk.js";
-import { chunkGridShape } from "../indexing/projection.js";
+import { gridShape } from "../metadata/chunk-grid.js";
 import type { JsonObject } from "../metadata/json.js";
 import { checkOptionNames, type OperationOptions } from "../parallel/execution/options.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -56,10 +57,10 @@ export interface CopyOptions extends Pick<OperationOptions, "threads" | "pool" |
   name?: string;
   /** What to do with a node already in the destination (default `raise`, as zarr-python). */
   ifExists?: IfExists;
-  /** Destination chunk shape (default the source's). */
-  chunks?: number[];
+  /** Destination chunk shape (default the source's); edge lists make a rectilinear grid (see GridOption). */
+  chunks?: GridOption;
   /** Store chunks in shards of this shape (v3; a multiple of `chunks`). */
-  shards?: number[];
+  shards?: GridOption;
   /** Compression, as `parzarr cp --codec` takes it (`"zstd:3"`, `"blosc:lz4:5:shuffle"`, `"none"`). */
   codec?: string | CodecSpec;
   /** Zarr format of what is created (default the destination group's). */
@@ -367,9 +368,10 @@ async function missingSlabs(dst: ZarrArray, job: ArrayJob, slabs: SlabBox[]): Pr
   const unit = dst.metadata.chunks;
   const src = job.source;
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  if (!same(dst.shape, src.shape) || !same(unit, job.unit) || JSON.stringify(dst.dataType) !== JSON.stringify(src.dataType)) return undefined;
+  // Slabs are cut on a regular grid: a rectilinear destination is replaced, not filled in.
+  if (dst.metadata.rectilinear || !same(dst.shape, src.shape) || !same(unit, job.unit) || JSON.stringify(dst.dataType) !== JSON.stringify(src.dataType)) return undefined;
   const stored = new Set((await storedChunkCoords(dst)).map((c) => c.join(",")));
-  const grid = chunkGridShape(dst.shape, unit);
+  const grid = gridShape(dst.shape, unit);
   if (stored.size === grid.reduce((a, b) => a * b, 1)) return [];
   const itemBytes = src.size === 0 ? 0 : countedItemBytes(src);
   const out: SlabBox[] = [];

@@ -7,7 +7,8 @@
  */
 import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, TooLargeError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
-import type { CreateArrayOptions } from "../hierarchy/create-options.js";
+import type { CreateArrayOptions, GridOption } from "../hierarchy/create-options.js";
+import { checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 import type { Group } from "../hierarchy/group.js";
 import { layoutOf } from "../hierarchy/layout.js";
 import { createArray, createGroup, openArray } from "../hierarchy/open.js";
@@ -48,8 +49,9 @@ export const LIBRARY_NAMING: OptionNaming = {
 
 /** What decides the destination's layout and the slabs. */
 export interface PlanSettings {
-  chunks?: number[];
-  shards?: number[];
+  /** A list of edges (or `[edge, count]` runs) along a dimension makes a rectilinear grid (see GridOption). */
+  chunks?: GridOption;
+  shards?: GridOption;
   codec?: CodecSpec;
   format?: 2 | 3;
   threads?: number;
@@ -144,15 +146,39 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
   const layout = layoutOf(src);
   const format = s.format ?? src.zarrFormat;
   const ndim = src.ndim;
-  const rank = (what: string, xs: number[] | undefined) => {
+  const rank = (what: string, xs: GridOption | undefined) => {
     if (xs && xs.length !== ndim) throw invalid(`${option(what)} has ${xs.length} dimensions but ${where} has ${ndim}`);
     return xs;
   };
-  const chunks = rank("chunks", s.chunks) ?? layout.chunks;
-  let shards = rank("shards", s.shards) ?? null;
-  if (shards === null && s.chunks === undefined && layout.shards && format === 3) shards = layout.shards;
-  if (shards && format === 2) throw invalid(`${option("shards")} needs ${option("format")} 3: Zarr v2 has no sharding`);
-  if (shards && shards.some((n, d) => n % chunks[d] !== 0)) {
+  // A rectilinear source's edges carry over to a v3 destination unless a layout is asked for;
+  // v2 has no such grid and gets the largest edges as its regular chunk shape.
+  const srcEdges = format === 3 ? src.chunkShapes : null;
+  const chunkGrid = rank("chunks", s.chunks) ?? (srcEdges && !layout.shards ? srcEdges : layout.chunks);
+  let shardGrid = rank("shards", s.shards) ?? null;
+  if (shardGrid === null && s.chunks === undefined && layout.shards && format === 3) shardGrid = srcEdges ?? layout.shards;
+  if (shardGrid && format === 2) throw invalid(`${option("shards")} needs ${option("format")} 3: Zarr v2 has no sharding`);
+  // Edge lists: the grid is rectilinear (v3), and its largest edges are the unit slabs are planned by.
+  const edges = (what: string, xs: GridOption) => {
+    try {
+      const grid = edgesFromOption(xs, src.shape, `${where}: ${option(what)}`);
+      if (grid && format === 2) throw invalid(`${option(what)} with edge lists (a rectilinear grid) needs ${option("format")} 3`);
+      return grid;
+    } catch (err) {
+      throw err instanceof ZarrError && err.code === "INVALID_METADATA" ? invalid(err.message) : err;
+    }
+  };
+  const chunkEdges = edges("chunks", chunkGrid);
+  if (chunkEdges && shardGrid) throw invalid(`${option("chunks")} is the inner chunk shape with ${option("shards")}: it takes no edge lists`);
+  const chunks = chunkEdges?.chunks ?? (chunkGrid as number[]);
+  const shardEdges = shardGrid && edges("shards", shardGrid);
+  const shards = shardEdges?.chunks ?? (shardGrid as number[] | null);
+  if (shardEdges) {
+    try {
+      checkShardEdges(shardEdges.edges, chunks, `${where}: ${option("shards")}`);
+    } catch (err) {
+      throw invalid((err as Error).message);
+    }
+  } else if (shards && shards.some((n, d) => n % chunks[d] !== 0)) {
     throw invalid(`${option("shards")} ${shards} must be a multiple of the chunk shape ${chunks} along every dimension`);
   }
   const spec = s.codec ?? specOfChain(layout.codecs);
@@ -160,7 +186,7 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
   const { attributes, dimensionNames } = dimensionsFor(src, format);
   const base: CreateArrayOptions = {
     shape: src.shape,
-    chunks: shards ?? chunks,
+    chunks: shardGrid ?? chunkGrid,
     // The whole type document (a datetime's unit, a string's length), not only its name.
     dtype: (format === 2 ? v2DtypeJson(src.dataType) : v3DataTypeJson(src.dataType)) as JsonValue,
     zarrFormat: format,

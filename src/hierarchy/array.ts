@@ -16,7 +16,8 @@ import { toUserData } from "../indexing/values.js";
 import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { chunkGridShape, mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
+import { type ChunkShapes, checkShardEdges, chunkOrigin, chunkShapesJson, chunkShapeAt, gridAxes, gridShape, resizedGrid } from "../metadata/chunk-grid.js";
+import { mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
 import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
 import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
@@ -105,6 +106,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     this.metaCheckedAt = this.openedAt;
     // Refused before any chunk is allocated: metadata may come from anywhere.
     checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
+    if (this.shards) checkShardEdges(meta.rectilinear, this.chunks, `array ${describePath(path)}`);
   }
 
   /** The metadata as parsed, the same model for v2 and v3. */
@@ -117,13 +119,21 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
   /**
    * The chunk shape a reader decodes: for a sharded array the inner chunks (as zarr-python 3's
-   * `.chunks`); otherwise the chunk grid's chunk shape.
+   * `.chunks`); otherwise the chunk grid's chunk shape, on a rectilinear grid its largest edges
+   * (`chunkShapes` has the edges).
    */
   get chunks(): number[] {
     const inner = this.sharding?.chunk_shape;
     return Array.isArray(inner) ? (inner as number[]).slice() : [...this.meta.chunks];
   }
-  /** The shard shape (the chunk grid's chunk shape) of a sharded array; null when not sharded. */
+  /**
+   * A rectilinear grid's edges per dimension, as its metadata's `chunk_shapes` (one integer: a
+   * uniform edge; a list of edges and `[edge, count]` runs); null for the regular grid.
+   */
+  get chunkShapes(): ChunkShapes | null {
+    return this.meta.rectilinear ? chunkShapesJson(this.meta.rectilinear) : null;
+  }
+  /** The shard shape (the chunk grid's chunk shape, its largest edges when rectilinear) of a sharded array; null when not sharded. */
   get shards(): number[] | null {
     return this.sharding ? [...this.meta.chunks] : null;
   }
@@ -196,7 +206,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** Number of chunks in the grid along each dimension. */
   get chunkGrid(): number[] {
-    return chunkGridShape(this.meta.shape, this.meta.chunks);
+    return gridShape(this.meta.shape, gridAxes(this.meta));
   }
 
   /** The store key of a chunk from its grid coordinates. */
@@ -262,14 +272,16 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** The chunk items of a plan, made lazily as the coordinator takes them. */
   private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
-    const chunks = this.meta.chunks;
+    const axes = gridAxes(this.meta);
+    const uneven = this.meta.rectilinear !== undefined;
     return mapPlan(plan, (p) => {
       const item: ChunkItem = {
         key: this.chunkKey(p.coords),
-        origin: p.coords.map((c, d) => c * chunks[d]),
+        origin: chunkOrigin(axes, p.coords),
         chunkSel: p.chunkSel,
         outStart: p.outStart,
       };
+      if (uneven) item.shape = chunkShapeAt(axes, p.coords);
       if (p.outStep) item.outStep = p.outStep;
       if (p.scatter) item.scatter = p.scatter;
       return item;
@@ -284,7 +296,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // The plan is made when asked for: a read checks its result's size first.
     if (sel.kind === "points") {
       return {
-        plan: () => planPoints(sel.coords, sel.count, this.meta.shape, this.meta.chunks),
+        plan: () => planPoints(sel.coords, sel.count, this.meta.shape, gridAxes(this.meta)),
         full: [sel.count],
         shape: sel.shape,
         dropped: [false],
@@ -293,7 +305,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const { indexers } = sel;
     return {
-      plan: () => planSelection(indexers, this.meta.chunks),
+      plan: () => planSelection(indexers, gridAxes(this.meta)),
       full: fullRankShape(indexers),
       shape: selectionShape(indexers),
       dropped: indexers.map((ix) => ix.kind === "int"),
@@ -347,7 +359,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
    * sharded array) by chunk index and step-1 slices of chunk indices. */
   get blocks(): SelectionAccess {
-    return this.access((sel) => resolveBlocks(sel, this.meta.shape, this.meta.chunks));
+    return this.access((sel) => resolveBlocks(sel, this.meta.shape, gridAxes(this.meta)));
   }
 
   private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
@@ -496,7 +508,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   private async changeShape(what: string, next: (current: number[]) => number[]): Promise<number[]> {
     const meta = await this.rewriteMetadata(
       what,
-      (stored) => ({ ...stored, shape: next([...stored.shape]) }),
+      (stored) => {
+        const shape = next([...stored.shape]);
+        return { ...stored, shape, ...resizedGrid(stored, shape) };
+      },
       // Under the lock: a writer growing the array next must not see its new chunks deleted.
       (meta) => this.deleteChunksOutside(meta.shape),
     );
@@ -558,7 +573,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
     const store = this.writableStore();
-    const grid = chunkGridShape(shape, this.meta.chunks);
+    const grid = gridShape(shape, gridAxes(this.meta));
     const prefix = this.path === "" ? "" : `${this.path}/`;
     const outside = (await store.list(prefix)).filter((key) => {
       const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);

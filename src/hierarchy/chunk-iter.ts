@@ -7,7 +7,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { parseChunkKey } from "../metadata/chunk-key.js";
 import type { Scalar } from "../metadata/dtype.js";
 import type { NDArray } from "../indexing/ndarray.js";
-import { chunkGridShape } from "../indexing/projection.js";
+import { chunkStart, gridAxes, gridShape } from "../metadata/chunk-grid.js";
 import { slice, type Slice } from "../indexing/selection.js";
 import type { OperationOptions } from "../parallel/execution/options.js";
 import type { ZarrArray } from "./array.js";
@@ -33,7 +33,7 @@ export interface ChunkEntry {
 /** The grid coordinates of the stored chunks, in C order. */
 export async function storedChunkCoords(arr: ZarrArray): Promise<number[][]> {
   const meta = arr.metadata;
-  const grid = chunkGridShape(meta.shape, meta.chunks);
+  const grid = gridShape(meta.shape, gridAxes(meta));
   const prefix = arr.path === "" ? "" : `${arr.path}/`;
   const out: number[][] = [];
   for (const key of await arr.store.list(prefix)) {
@@ -65,9 +65,10 @@ export async function* iterChunks(arr: ZarrArray, options: ChunkIterOptions = {}
   const { all = false, ahead = 2, ...readOptions } = options;
   if (!Number.isInteger(ahead) || ahead < 0) throw new InvalidArgumentError(`iterChunks: ahead must be a non-negative integer, got ${ahead}`);
   const meta = arr.metadata;
-  const coordsList: Iterable<number[]> = all ? gridCoords(chunkGridShape(meta.shape, meta.chunks)) : await storedChunkCoords(arr);
+  const axes = gridAxes(meta);
+  const coordsList: Iterable<number[]> = all ? gridCoords(gridShape(meta.shape, axes)) : await storedChunkCoords(arr);
   const read = (coords: number[]) => {
-    const selection = coords.map((c, d) => slice(c * meta.chunks[d], Math.min((c + 1) * meta.chunks[d], meta.shape[d])));
+    const selection = coords.map((c, d) => slice(chunkStart(axes[d], c), Math.min(chunkStart(axes[d], c + 1), meta.shape[d])));
     const data = arr.get(selection, readOptions) as Promise<NDArray | Scalar>;
     // Rejections are handled when the entry is awaited; none goes unhandled meanwhile.
     data.catch(() => undefined);

@@ -17,6 +17,14 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
 import { checkChunkSize } from "../limits.js";
+import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
+
+/**
+ * A chunk (or shard) shape; a dimension given as a list of edges makes the grid `rectilinear`
+ * (v3), spelled as its `chunk_shapes`: `[10, [5, 5, [20, 3]]]` is a uniform 10, then edges 5, 5
+ * and three of 20, in order, covering at least the array's length.
+ */
+export type GridOption = readonly (number | readonly (number | readonly number[])[])[];
 
 /** What createArray (and the creation helpers) take: the array's shape, type, chunking and codecs. */
 export interface CreateArrayOptions {
@@ -26,12 +34,12 @@ export interface CreateArrayOptions {
    * Chunk shape; guessed (about 1 MiB per chunk) when omitted. With `shards`, the shape of the
    * inner chunks (as in zarr-python 3).
    */
-  chunks?: readonly number[];
+  chunks?: GridOption;
   /**
    * v3 only: store shards of this shape (a multiple of `chunks`), each holding a grid of inner
    * chunks encoded by `codecs`: the chain becomes one `sharding_indexed` codec around them.
    */
-  shards?: readonly number[];
+  shards?: GridOption;
   /** Where the shard index lies in each shard (default "end", as zarr-python writes it). */
   shardIndexLocation?: "start" | "end";
   /**
@@ -161,7 +169,12 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   // `|O` with vlen-bytes holds byte strings, with json2 JSON values; plain `|O` and `str` hold strings.
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "json2")) dtype = jsonType();
-  const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : checkShape(options.chunks, "chunks", 1);
+  // A rectilinear grid: its largest edges stand for the chunk shape in the checks below.
+  const uneven = (option: GridOption | undefined, field: string) => (Array.isArray(option) ? edgesFromOption(option, shape, `createArray: "${field}"`) : null);
+  const chunkEdges = uneven(options.chunks, "chunks");
+  const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : (chunkEdges?.chunks ?? checkShape(options.chunks as number[], "chunks", 1));
+  let rectilinear: AxisEdges[] | undefined = chunkEdges?.edges;
+  if (rectilinear && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: a rectilinear chunk grid (edge lists in "chunks") needs Zarr v3`);
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
   }
@@ -191,7 +204,10 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     }
     let codecs = v3Codecs(options.codecs, dtype);
     if (options.shards !== undefined) {
-      gridChunks = checkShape(options.shards, "shards", 1);
+      if (rectilinear) throw new InvalidMetadataError(`createArray: with "shards", "chunks" is the inner chunk shape and takes no edge lists`);
+      const shardEdges = uneven(options.shards, "shards");
+      rectilinear = shardEdges?.edges;
+      gridChunks = shardEdges?.chunks ?? checkShape(options.shards as number[], "shards", 1);
       if (gridChunks.length !== shape.length) {
         throw new InvalidMetadataError(`createArray: shards has ${gridChunks.length} dimensions but shape has ${shape.length}`);
       }
@@ -199,6 +215,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
         throw new InvalidMetadataError(`createArray: give either "shards" or a "sharding_indexed" codec, not both`);
       }
       const inner = options.chunks === undefined ? guessChunks(gridChunks, dtype.itemSize) : chunks;
+      checkShardEdges(rectilinear, inner, "createArray");
       codecs = [
         {
           name: "sharding_indexed",
@@ -217,6 +234,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
       zarrFormat: 3,
       shape,
       chunks: gridChunks,
+      ...(rectilinear && { rectilinear }),
       dtype,
       fillValue,
       codecs,

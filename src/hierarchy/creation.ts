@@ -107,9 +107,11 @@ export async function array(
 /** createArray options that copy `a`'s layout: shape, chunks, shards, type, codecs, v2 order. */
 function likeOptions(a: ZarrArray, options: CreationOptions): CreationOptions & { shape: number[] } {
   const meta = a.metadata;
-  const layout: CreationOptions = { zarrFormat: meta.zarrFormat, chunks: a.chunks, dtype: a.zarrFormat === 2 ? a.numpyDtype : a.dtype };
+  // A rectilinear grid's edges are its chunk (or shard) shape.
+  const grid = a.chunkShapes;
+  const layout: CreationOptions = { zarrFormat: meta.zarrFormat, chunks: a.shards ? a.chunks : (grid ?? a.chunks), dtype: a.zarrFormat === 2 ? a.numpyDtype : a.dtype };
   if (meta.v2) Object.assign(layout, { compressor: meta.v2.compressor, filters: meta.v2.filters, order: meta.v2.order });
-  else if (a.shards) Object.assign(layout, { shards: a.shards });
+  else if (a.shards) Object.assign(layout, { shards: grid ?? a.shards });
   else Object.assign(layout, { codecs: a.codecs });
   if (a.shards) {
     // The inner chain of the sharding codec is the chain to give createArray with `shards`.

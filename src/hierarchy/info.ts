@@ -7,6 +7,7 @@ import type { NodeType } from "../metadata/array-metadata.js";
 import type { Scalar } from "../metadata/dtype.js";
 import { hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
+import type { ChunkShapes } from "../metadata/chunk-grid.js";
 // Types only: the handles import this module to answer `info()`, so it must not import them back.
 import type { ZarrArray } from "./array.js";
 import type { Group } from "./group.js";
@@ -25,6 +26,8 @@ export interface ArrayInfo {
   chunks: number[];
   /** The stored shard shape, or null when not sharded. */
   shards: number[] | null;
+  /** A rectilinear grid's edges (`arr.chunkShapes`; `chunks` or `shards` is then its largest); null when regular. */
+  chunkShapes: ChunkShapes | null;
   /** The data type's name (`"float32"`, `"numpy.datetime64"`). */
   dtype: string;
   /** The numpy type string; null for types only Zarr v3 has (bfloat16, float8_*, int4, ...). */
@@ -111,6 +114,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     shape: arr.shape,
     chunks: arr.chunks,
     shards: arr.shards,
+    chunkShapes: arr.chunkShapes,
     dtype: arr.dtype,
     numpyDtype: hasNumpyForm(arr.dataType) ? arr.numpyDtype : null,
     order: v2 ? v2.order : null,
@@ -157,6 +161,18 @@ function humanSize(n: number): string {
 
 const bytesText = (n: number) => (n < 1024 ? `${n}` : `${n} (${humanSize(n)})`);
 
+/**
+ * The grid's rows: chunk (and shard) shape; on a rectilinear grid the largest, and its edges as
+ * the metadata's `chunk_shapes`.
+ */
+export function gridRows(info: ArrayInfo): [string, string][] {
+  const bound = info.chunkShapes ? "at most " : "";
+  const rows: [string, string][] = [["Chunk shape", `${info.shards ? "" : bound}${tuple(info.chunks)}`]];
+  if (info.shards) rows.push(["Shard shape", `${bound}${tuple(info.shards)}`]);
+  if (info.chunkShapes) rows.push(["Chunk grid", `rectilinear ${JSON.stringify(info.chunkShapes)}`]);
+  return rows;
+}
+
 /** "No. bytes": the logical size, or for variable-length elements how many there are. */
 export function logicalBytesText(info: ArrayInfo): string {
   if (info.nbytes !== null) return bytesText(info.nbytes);
@@ -174,8 +190,7 @@ export function formatInfo(info: ArrayInfo | GroupInfo): string {
     if (info.groups.length) rows.push(["Groups", info.groups.join(", ")]);
   } else {
     rows.push(["Type", `array (Zarr v${info.zarrFormat})`], ["Data type", info.zarrFormat === 2 && info.numpyDtype !== null ? info.numpyDtype : info.dtype]);
-    rows.push(["Shape", tuple(info.shape)], ["Chunk shape", tuple(info.chunks)]);
-    if (info.shards) rows.push(["Shard shape", tuple(info.shards)]);
+    rows.push(["Shape", tuple(info.shape)], ...gridRows(info));
     if (info.order) rows.push(["Order", info.order]);
     rows.push(["Read-only", info.readOnly ? "True" : "False"]);
     if (info.zarrFormat === 2) {

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError, MetadataMismatchError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
+import { gridsAgree } from "../metadata/chunk-grid.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/execution/options.js";
@@ -71,12 +72,16 @@ export function checkSameLayout(stored: ArrayMetadata, assumed: ArrayMetadata, w
   const fields = [
     ["zarrFormat", stored.zarrFormat, assumed.zarrFormat],
     ["dtype", stored.dtype, assumed.dtype],
-    ["chunks", stored.chunks, assumed.chunks],
+    // A rectilinear grid's largest edge changes with the shape: its edges are compared below.
+    ["chunks", stored.rectilinear ? "rectilinear" : stored.chunks, assumed.rectilinear ? "rectilinear" : assumed.chunks],
     ["fillValue", stored.fillValue, assumed.fillValue],
     ["codecs", stored.codecs, assumed.codecs],
     ["chunkKeyEncoding", stored.chunkKeyEncoding, assumed.chunkKeyEncoding],
   ] as const;
   for (const [field, got, want] of fields) {
     if (!same(got, want)) throw mismatch(`${where}: the stored metadata differs from the assumed`, field, want, got);
+  }
+  if (!gridsAgree(stored, assumed, stored.shape.map((n, d) => Math.min(n, assumed.shape[d] ?? 0)))) {
+    throw mismatch(`${where}: the stored metadata differs from the assumed`, "chunks", assumed.rectilinear, stored.rectilinear);
   }
 }

@@ -8,6 +8,7 @@
  */
 import { BadSelectionError } from "../errors.js";
 import { checkPointCount } from "../limits.js";
+import { chunkStart, gridShape, type GridAxis } from "../metadata/chunk-grid.js";
 import {
   expandItems,
   isArrayItem,
@@ -114,12 +115,12 @@ function coordinatePoints(selection: Selection, shape: readonly number[]): Resol
  * `blocks`: integers and step-1 slices of chunk indices, each selecting whole chunks (an integer
  * keeps its dimension, as zarr-python's `get_block_selection`); `chunks` is the chunk grid's shape.
  */
-export function resolveBlocks(selection: Selection, shape: readonly number[], chunks: readonly number[]): ResolvedSelection {
+export function resolveBlocks(selection: Selection, shape: readonly number[], chunks: readonly GridAxis[]): ResolvedSelection {
   if (isMaskArray(selection)) throw new BadSelectionError("a block selection takes chunk indices and slices, not a mask");
   const indexers = expandItems(selection, shape.length).map((item, axis): DimIndexer => {
     const n = shape[axis];
     const c = chunks[axis];
-    const blocks = Math.ceil(n / c);
+    const blocks = gridShape([n], [c])[0];
     let first: number;
     let end: number;
     if (typeof item === "number" || typeof item === "bigint") {
@@ -135,8 +136,8 @@ export function resolveBlocks(selection: Selection, shape: readonly number[], ch
     } else {
       throw new BadSelectionError(`axis ${axis}: a block selection takes chunk indices and slices`);
     }
-    const start = Math.min(first * c, n);
-    return { kind: "range", start, step: 1, count: Math.max(0, Math.min(end * c, n) - start) };
+    const start = Math.min(chunkStart(c, first), n);
+    return { kind: "range", start, step: 1, count: Math.max(0, Math.min(chunkStart(c, end), n) - start) };
   });
   return { kind: "orthogonal", indexers };
 }

@@ -7,6 +7,7 @@
  */
 import { BadSelectionError } from "../errors.js";
 import type { DimIndexer } from "./selection.js";
+import { chunkAt, chunkLen, chunkStart, gridShape, type GridAxis } from "../metadata/chunk-grid.js";
 
 /** A strided run along one dimension: `start, start+step, ...` (`count` items). */
 export interface DimRun {
@@ -65,26 +66,37 @@ const listed = (parts: DimPart[]): DimParts => ({ length: parts.length, at: (i) 
 /**
  * A forward run of the dimension: the parts of each chunk it crosses. A step no longer than
  * the chunk touches every chunk from the first element's to the last's; a longer one puts each
- * element in a chunk of its own (and skips the chunks between).
+ * element in a chunk of its own (and skips the chunks between). On uneven (rectilinear) edges a
+ * step longer than the shortest edge may skip some chunks and not others: those it touches are
+ * found by jumping from each to the next selected element past its end (at most `count` of them).
  */
-function projectRun(start: number, step: number, count: number, chunkLen: number): DimParts {
+function projectRun(start: number, step: number, count: number, axis: GridAxis): DimParts {
   const last = start + (count - 1) * step;
   const part = (c: number): DimPart => {
-    const cs = c * chunkLen;
+    const cs = chunkStart(axis, c);
     const first = start >= cs ? start : start + Math.ceil((cs - start) / step) * step;
-    const n = Math.floor((Math.min(cs + chunkLen - 1, last) - first) / step) + 1;
+    const n = Math.floor((Math.min(cs + chunkLen(axis, c) - 1, last) - first) / step) + 1;
     return { chunk: c, chunkSel: { start: first - cs, step, count: n }, outStart: (first - start) / step, outStep: 1 };
   };
-  const c0 = Math.floor(start / chunkLen);
-  if (step <= chunkLen) return { length: Math.floor(last / chunkLen) - c0 + 1, at: (i) => part(c0 + i) };
-  return { length: count, at: (i) => part(Math.floor((start + i * step) / chunkLen)) };
+  const c0 = chunkAt(axis, start);
+  if (step <= (typeof axis === "number" ? axis : axis.min)) return { length: chunkAt(axis, last) - c0 + 1, at: (i) => part(c0 + i) };
+  if (typeof axis === "number") return { length: count, at: (i) => part(Math.floor((start + i * step) / axis)) };
+  const touched: number[] = [];
+  for (let c = c0; ; ) {
+    touched.push(c);
+    const end = chunkStart(axis, c) + chunkLen(axis, c);
+    const next = start + Math.ceil((end - start) / step) * step;
+    if (next > last) break;
+    c = chunkAt(axis, next);
+  }
+  return { length: touched.length, at: (i) => part(touched[i]) };
 }
 
 /** Arbitrary indices grouped by chunk (chunks ascending, each keeping the indices' order). */
-function projectList(indices: readonly number[], chunkLen: number): DimPart[] {
+function projectList(indices: readonly number[], axis: GridAxis): DimPart[] {
   const byChunk = new Map<number, number[]>();
   indices.forEach((ix, k) => {
-    const c = Math.floor(ix / chunkLen);
+    const c = chunkAt(axis, ix);
     let ks = byChunk.get(c);
     if (!ks) byChunk.set(c, (ks = []));
     ks.push(k);
@@ -100,22 +112,22 @@ function projectList(indices: readonly number[], chunkLen: number): DimPart[] {
         hi = Math.max(hi, indices[k]);
       }
       const map = { sel: ks.map((k) => indices[k] - lo), out: ks };
-      return { chunk: c, chunkSel: { start: lo - c * chunkLen, step: 1, count: hi - lo + 1 }, outStart: 0, outStep: 1, map };
+      return { chunk: c, chunkSel: { start: lo - chunkStart(axis, c), step: 1, count: hi - lo + 1 }, outStart: 0, outStep: 1, map };
     });
 }
 
-function projectDim(ix: DimIndexer, chunkLen: number): DimParts {
+function projectDim(ix: DimIndexer, axis: GridAxis): DimParts {
   if (ix.kind === "int") {
-    const chunk = Math.floor(ix.index / chunkLen);
-    return listed([{ chunk, chunkSel: { start: ix.index - chunk * chunkLen, step: 1, count: 1 }, outStart: 0, outStep: 1 }]);
+    const chunk = chunkAt(axis, ix.index);
+    return listed([{ chunk, chunkSel: { start: ix.index - chunkStart(axis, chunk), step: 1, count: 1 }, outStart: 0, outStep: 1 }]);
   }
-  if (ix.kind === "list") return listed(ix.indices.length === 0 ? [] : projectList(ix.indices, chunkLen));
+  if (ix.kind === "list") return listed(ix.indices.length === 0 ? [] : projectList(ix.indices, axis));
   if (ix.count === 0) return listed([]);
-  if (ix.step > 0) return projectRun(ix.start, ix.step, ix.count, chunkLen);
+  if (ix.step > 0) return projectRun(ix.start, ix.step, ix.count, axis);
   // A backward slice reads the same elements forwards and places them backwards: forward item j
   // is output item count-1-j. (Chunks still come in ascending order.)
   const { start, step, count } = ix;
-  const forward = projectRun(start + (count - 1) * step, -step, count, chunkLen);
+  const forward = projectRun(start + (count - 1) * step, -step, count, axis);
   const back = (p: DimPart): DimPart => ({ ...p, outStart: count - 1 - p.outStart, outStep: p.chunkSel.count > 1 ? -1 : 1 });
   return { length: forward.length, at: (i) => back(forward.at(i)) };
 }
@@ -135,7 +147,7 @@ export interface ChunkPlan<T> {
 }
 
 /** The plan of an orthogonal selection: one projection per touched chunk, made lazily. */
-export function planSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
+export function planSelection(indexers: readonly DimIndexer[], chunks: readonly GridAxis[]): ChunkPlan<ChunkProjection> {
   // Parts are made as they are combined; only index lists are held (as long as the user's own).
   const perDim = indexers.map((ix, d) => projectDim(ix, chunks[d]));
   const count = perDim.reduce((n, p) => n * p.length, 1);
@@ -189,7 +201,7 @@ export function mapPlan<A, B>(plan: ChunkPlan<A>, map: (a: A) => B): ChunkPlan<B
  * Every chunk the selection touches, in C order of chunk coordinates, as one array: for small
  * grids (a shard's inner chunks); operations on whole arrays use `planSelection`.
  */
-export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly number[]): ChunkProjection[] {
+export function projectSelection(indexers: readonly DimIndexer[], chunks: readonly GridAxis[]): ChunkProjection[] {
   return Array.from(planSelection(indexers, chunks));
 }
 
@@ -197,9 +209,9 @@ export function projectSelection(indexers: readonly DimIndexer[], chunks: readon
  * Every chunk a point selection touches, in C order of chunk coordinates: `coords[d][k]` is point
  * k's (in-bounds) index along dimension d. Each chunk's points keep their selection order.
  */
-export function planPoints(coords: readonly (readonly number[])[], count: number, shape: readonly number[], chunks: readonly number[]): ChunkPlan<ChunkProjection> {
+export function planPoints(coords: readonly (readonly number[])[], count: number, shape: readonly number[], chunks: readonly GridAxis[]): ChunkPlan<ChunkProjection> {
   const nd = chunks.length;
-  const grid = chunkGridShape(shape, chunks);
+  const grid = gridShape(shape, chunks);
   // Chunks are keyed by their linear index in the grid.
   if (!Number.isSafeInteger(grid.reduce((a, b) => a * b, 1))) {
     throw new BadSelectionError(`a point selection over a grid of [${grid}] chunks is too large to plan`);
@@ -207,7 +219,7 @@ export function planPoints(coords: readonly (readonly number[])[], count: number
   const byChunk = new Map<number, number[]>();
   for (let k = 0; k < count; k++) {
     let linear = 0;
-    for (let d = 0; d < nd; d++) linear = linear * grid[d] + Math.floor(coords[d][k] / chunks[d]);
+    for (let d = 0; d < nd; d++) linear = linear * grid[d] + chunkAt(chunks[d], coords[d][k]);
     let ks = byChunk.get(linear);
     if (!ks) byChunk.set(linear, (ks = []));
     ks.push(k);
@@ -235,7 +247,7 @@ export function planPoints(coords: readonly (readonly number[])[], count: number
       });
       return {
         coords: chunkCoords,
-        chunkSel: lo.map((l, d) => ({ start: l - chunkCoords[d] * chunks[d], step: 1, count: hi[d] - l + 1 })),
+        chunkSel: lo.map((l, d) => ({ start: l - chunkStart(chunks[d], chunkCoords[d]), step: 1, count: hi[d] - l + 1 })),
         outStart: new Array<number>(nd).fill(0),
         scatter: { kind: "points" as const, sel, out: ks },
       };
@@ -248,7 +260,3 @@ export function planPoints(coords: readonly (readonly number[])[], count: number
   };
 }
 
-/** Number of chunks along each dimension of the grid. */
-export function chunkGridShape(shape: readonly number[], chunks: readonly number[]): number[] {
-  return shape.map((s, i) => Math.ceil(s / chunks[i]));
-}

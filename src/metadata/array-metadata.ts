@@ -7,6 +7,7 @@ import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import type { DataType, Scalar } from "./dtype.js";
 import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
 import { fillValueToJson, parseFillValue } from "./fill-value.js";
+import { type AxisEdges, parseRectilinear, rectilinearJson } from "./chunk-grid.js";
 import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
@@ -76,8 +77,13 @@ export interface ArrayMetadata {
   zarrFormat: 2 | 3;
   /** Elements along each dimension. */
   shape: number[];
-  /** The regular chunk grid's chunk shape. */
+  /**
+   * The regular chunk grid's chunk shape. For a rectilinear grid, the largest edge along each
+   * dimension: a bound for sizes and limits, never a chunk's shape (chunk-grid.ts gives that).
+   */
   chunks: number[];
+  /** A rectilinear grid's edges per dimension (v3 only); absent for the regular grid. */
+  rectilinear?: AxisEdges[];
   /** The data type, parsed. */
   dtype: DataType;
   /** null only in v2 (`fill_value: null`): missing chunks then read as zeros. */
@@ -364,13 +370,18 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
   }
   const shape = intList(requireField(doc, "shape", file), file, "shape", 0);
   const grid = requireField(doc, "chunk_grid", file);
-  if (!isJsonObject(grid) || grid.name !== "regular") {
-    throw new UnsupportedError(`${file}: chunk_grid ${JSON.stringify(isJsonObject(grid) ? grid.name : grid)} is not supported (only "regular")`);
+  if (!isJsonObject(grid) || (grid.name !== "regular" && grid.name !== "rectilinear")) {
+    throw new UnsupportedError(`${file}: chunk_grid ${JSON.stringify(isJsonObject(grid) ? grid.name : grid)} is not supported (only "regular" and "rectilinear")`);
   }
-  const gridConf = isJsonObject(grid.configuration) ? grid.configuration : {};
-  const chunks = intList(gridConf.chunk_shape, file, "chunk_grid.configuration.chunk_shape", 1);
-  if (chunks.length !== shape.length) {
-    fail(file, "chunk_grid.configuration.chunk_shape", `has ${chunks.length} dimensions but shape has ${shape.length}`);
+  let chunks: number[];
+  let rectilinear: AxisEdges[] | undefined;
+  if (grid.name === "rectilinear") ({ edges: rectilinear, chunks } = parseRectilinear(grid.configuration, shape, file));
+  else {
+    const gridConf = isJsonObject(grid.configuration) ? grid.configuration : {};
+    chunks = intList(gridConf.chunk_shape, file, "chunk_grid.configuration.chunk_shape", 1);
+    if (chunks.length !== shape.length) {
+      fail(file, "chunk_grid.configuration.chunk_shape", `has ${chunks.length} dimensions but shape has ${shape.length}`);
+    }
   }
   const dtype = parseDataType(requireField(doc, "data_type", file), `${file}: field "data_type"`);
   requireField(doc, "fill_value", file);
@@ -400,6 +411,7 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
     zarrFormat: 3,
     shape,
     chunks,
+    ...(rectilinear && { rectilinear }),
     dtype,
     fillValue,
     codecs,
@@ -445,7 +457,7 @@ export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
   const doc: Record<string, Serialisable | undefined> = {
     shape: meta.shape,
     data_type: v3DataTypeJson(meta.dtype),
-    chunk_grid: { name: "regular", configuration: { chunk_shape: meta.chunks } },
+    chunk_grid: meta.rectilinear ? rectilinearJson(meta.rectilinear) : { name: "regular", configuration: { chunk_shape: meta.chunks } },
     chunk_key_encoding: { name: meta.chunkKeyEncoding.name, configuration: { separator: meta.chunkKeyEncoding.separator } },
     fill_value: fillValueToJson(meta.fillValue, meta.dtype, 3),
     codecs: meta.codecs.map((c) => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name })),

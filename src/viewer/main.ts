@@ -91,7 +91,7 @@ async function showArray(node: TreeNode): Promise<void> {
   if (!(a instanceof ZarrArray)) return;
   current = a;
   $("info").textContent = JSON.stringify(
-    node.info ?? { path: a.path, shape: a.shape, chunks: a.chunks, shards: a.shards, dtype: a.dtype, fillValue: a.fillValue, codecs: a.codecs, attributes: a.attrs },
+    node.info ?? { path: a.path, shape: a.shape, chunks: a.chunks, shards: a.shards, chunkShapes: a.chunkShapes, dtype: a.dtype, fillValue: a.fillValue, codecs: a.codecs, attributes: a.attrs },
     (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v),
     1,
   );

@@ -9,12 +9,12 @@ import { AbortError, MissingChunkError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { componentsPerElement, type TypedArray } from "../../metadata/dtype.js";
 import { allocElements } from "../../metadata/elements.js";
-import { fillComponents, fillElements, regionAt } from "../../codecs/view.js";
+import { copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { ChunkPlan } from "../../indexing/projection.js";
 import { readVersioned, type Store } from "../../stores/types.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-codec.js";
-import { placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
+import { chunkShapeOf, placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
 import { CONCURRENCY } from "../execution/concurrency.js";
 import { placeOperation, runOperation } from "../execution/coordinator.js";
@@ -35,14 +35,20 @@ export interface CachedReadContext {
  * Two handles on one array share entries; a handle that sees another layout never does.
  */
 export function cacheId(store: Store, meta: ArrayMetadata, key: string): string {
-  return JSON.stringify([store.descriptor(), meta.dtype, meta.chunks, meta.codecs, meta.fillValue, key]);
+  return JSON.stringify([store.descriptor(), meta.dtype, meta.chunks, meta.rectilinear ?? null, meta.codecs, meta.fillValue, key]);
 }
 
-/** A whole decoded chunk in C order, copied out of a view into a buffer of its own. */
-function wholeChunk(meta: ArrayMetadata, data: TypedArray, offset: number): TypedArray {
+/**
+ * A whole decoded chunk in C order, copied out of its slot (at element `offset`, `strides` those
+ * of the fill task's output) into a buffer of its own. A rectilinear grid's chunk may be smaller
+ * than its slot, which has the grid's largest edges.
+ */
+function wholeChunk(meta: ArrayMetadata, shape: readonly number[], data: TypedArray, offset: number, strides: readonly number[]): TypedArray {
   const per = componentsPerElement(meta.dtype);
-  const n = product(meta.chunks) * per;
-  return data.slice(offset * per, offset * per + n);
+  if (shape === meta.chunks) return data.slice(offset * per, (offset + product(shape)) * per);
+  const chunk = allocElements(meta.dtype, product(shape)) as TypedArray;
+  copyElements(meta.dtype, chunk, { offset: 0, strides: contiguousStrides([...shape]) }, data, { offset, strides: [...strides] }, [...shape]);
+  return chunk;
 }
 
 export async function readThroughCache(ctx: CachedReadContext, plan: ChunkPlan<ChunkItem>, out: TaskBuffer, options: OperationOptions): Promise<void> {
@@ -55,13 +61,13 @@ export async function readThroughCache(ctx: CachedReadContext, plan: ChunkPlan<C
     else byKey.set(item.key, [item]);
   }
   const ready = new Map<string, CachedChunk>();
-  const stale: [string, CachedChunk][] = [];
+  const stale: [string, CachedChunk, readonly number[]][] = [];
   const misses: ChunkItem[] = [];
   for (const [key, items] of byKey) {
     const entry = cache.lookup(cacheId(store, meta, key));
     if (entry === undefined) misses.push(wholeItem(meta, items[0]));
     else if (isFresh(ctx.recheck, entry.checkedAt, ctx.openedAt)) ready.set(key, entry);
-    else stale.push([key, entry]);
+    else stale.push([key, entry, chunkShapeOf(meta, items[0])]);
   }
   const changed = await revalidate(ctx, stale, ready, signal);
   if (signal?.aborted) throw new AbortError();
@@ -69,34 +75,37 @@ export async function readThroughCache(ctx: CachedReadContext, plan: ChunkPlan<C
   // Hits: chunks served without reading their bytes (fresh, or found unchanged).
   cache.count("hits", byKey.size - misses.length - changed);
   const fill_ = fillComponents(meta.fillValue, meta.dtype);
-  const chunkStrides = contiguousStrides(meta.chunks);
   for (const [key, items] of byKey) {
     const entry = ready.get(key)!;
+    const shape = chunkShapeOf(meta, items[0]);
+    const whole = (data: TypedArray) => ({ data, shape, strides: contiguousStrides(shape), offset: 0 });
     for (const item of items) {
       if (entry.state === "missing") {
         if (ctx.missing === "error") throw new MissingChunkError(`chunk "${key}" is not stored (the array was opened with fillMissingDataReads: false)`, key);
-        if (item.scatter) placeFromChunk(meta, item, { data: filledChunk(meta), shape: meta.chunks, strides: chunkStrides, offset: 0 }, out);
+        if (item.scatter) placeFromChunk(meta, item, whole(filledChunk(meta, shape)), out);
         else fillElements(out.data, regionAt(item.outStart, item.outStep ?? null, out.strides), item.chunkSel.map((r) => r.count), fill_);
       } else {
-        placeFromChunk(meta, item, { data: entry.data, shape: meta.chunks, strides: chunkStrides, offset: 0 }, out);
+        placeFromChunk(meta, item, whole(entry.data), out);
       }
     }
   }
 }
 
-function filledChunk(meta: ArrayMetadata): TypedArray {
-  const data = allocElements(meta.dtype, product(meta.chunks)) as TypedArray;
-  fillElements(data, { offset: 0, strides: contiguousStrides(meta.chunks) }, meta.chunks, fillComponents(meta.fillValue, meta.dtype));
+function filledChunk(meta: ArrayMetadata, shape: number[]): TypedArray {
+  const data = allocElements(meta.dtype, product(shape)) as TypedArray;
+  fillElements(data, { offset: 0, strides: contiguousStrides(shape) }, shape, fillComponents(meta.fillValue, meta.dtype));
   return data;
 }
 
 /** The item that reads a chunk whole (its place in a fill task's output is set per batch). */
 function wholeItem(meta: ArrayMetadata, item: ChunkItem): ChunkItem {
+  const shape = chunkShapeOf(meta, item);
   return {
     key: item.key,
     origin: item.origin,
-    chunkSel: meta.chunks.map((n) => ({ start: 0, step: 1, count: n })),
-    outStart: meta.chunks.map(() => 0),
+    ...(item.shape && { shape: item.shape }),
+    chunkSel: shape.map((n) => ({ start: 0, step: 1, count: n })),
+    outStart: shape.map(() => 0),
   };
 }
 
@@ -104,13 +113,13 @@ function wholeItem(meta: ArrayMetadata, item: ChunkItem): ChunkItem {
  * Conditional reads of stale entries: unchanged ones are fresh again, changed ones decoded here.
  * Returns how many had changed.
  */
-async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][], ready: Map<string, CachedChunk>, signal?: AbortSignal): Promise<number> {
+async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk, readonly number[]][], ready: Map<string, CachedChunk>, signal?: AbortSignal): Promise<number> {
   const { cache, store, meta } = ctx;
   let next = 0;
   let changed = 0;
   const runner = async (): Promise<void> => {
     while (next < stale.length) {
-      const [key, entry] = stale[next++];
+      const [key, entry, shape] = stale[next++];
       const now = Date.now();
       const read = await readVersioned(store, key, { signal, ifChanged: entry.state === "stored" && entry.version !== "" ? entry.version : undefined });
       let fresh: CachedChunk;
@@ -127,8 +136,8 @@ async function revalidate(ctx: CachedReadContext, stale: [string, CachedChunk][]
       } else {
         cache.count("misses");
         changed++;
-        const data = allocElements(meta.dtype, product(meta.chunks)) as TypedArray;
-        await pipelineFor(meta).decodeInto(read.bytes, { data, offset: 0, strides: contiguousStrides(meta.chunks) }).catch((err) => Promise.reject(asCorruptChunk(key, err)));
+        const data = allocElements(meta.dtype, product(shape)) as TypedArray;
+        await pipelineFor(meta, shape).decodeInto(read.bytes, { data, offset: 0, strides: contiguousStrides([...shape]) }).catch((err) => Promise.reject(asCorruptChunk(key, err)));
         fresh = { state: "stored", data, version: read.version, checkedAt: now };
       }
       cache.store(cacheId(store, meta, key), fresh);
@@ -148,6 +157,7 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
   if (misses.length === 0) return;
   const { cache, store, meta } = ctx;
   ctx.cache.count("misses", misses.length);
+  // One slot per chunk, of the regular grid's chunk shape (a rectilinear grid's largest edges).
   const chunkElems = product(meta.chunks);
   const chunkBytes = chunkElems * meta.dtype.itemSize;
   const probe = allocElements(meta.dtype, 0);
@@ -170,7 +180,7 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
       const entry: CachedChunk =
         version === null
           ? { state: "missing", checkedAt: now }
-          : { state: "stored", data: wholeChunk(meta, task.out.data as TypedArray, index * chunkElems), version, checkedAt: now };
+          : { state: "stored", data: wholeChunk(meta, chunkShapeOf(meta, task.items[index]), task.out.data as TypedArray, index * chunkElems, task.out.strides), version, checkedAt: now };
       cache.store(cacheId(store, meta, key), entry);
       ready.set(key, entry);
     }

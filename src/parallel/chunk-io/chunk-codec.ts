@@ -10,8 +10,9 @@ import { asCorrupt } from "../../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
 
-export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
-  return { shape: meta.chunks, dtype: meta.dtype, fillValue: meta.fillValue };
+/** The spec of a chunk of `shape` (a rectilinear grid's chunks differ; the regular grid's is `meta.chunks`). */
+export function chunkSpecOf(meta: ArrayMetadata, shape: readonly number[] = meta.chunks): ChunkSpec {
+  return { shape: [...shape], dtype: meta.dtype, fillValue: meta.fillValue };
 }
 
 /**
@@ -20,17 +21,19 @@ export function chunkSpecOf(meta: ArrayMetadata): ChunkSpec {
  */
 const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
 
-export function pipelineFor(meta: ArrayMetadata): CodecPipeline {
-  let p = pipelinesByMeta.get(meta);
+/** The chain for chunks of `shape` (default: the regular grid's); one per distinct shape. */
+export function pipelineFor(meta: ArrayMetadata, shape: readonly number[] = meta.chunks): CodecPipeline {
+  const regular = shape === meta.chunks;
+  let p = regular ? pipelinesByMeta.get(meta) : undefined;
   if (p) return p;
-  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, meta.chunks]);
+  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, shape]);
   p = pipelines.get(cacheKey);
   if (!p) {
-    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
+    p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta, shape));
     if (pipelines.size > 256) pipelines.clear();
     pipelines.set(cacheKey, p);
   }
-  pipelinesByMeta.set(meta, p);
+  if (regular) pipelinesByMeta.set(meta, p);
   return p;
 }
 

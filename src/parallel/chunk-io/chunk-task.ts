@@ -18,6 +18,11 @@ import { storeFromDescriptor } from "../../stores/open.js";
 import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
+
+/** An item's chunk shape: its own on a rectilinear grid, else the regular grid's. */
+export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
+  return item.shape ?? meta.chunks;
+}
 import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
 import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
 import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
@@ -25,8 +30,10 @@ import { withConflictRetries, type ConditionalWritePolicy } from "../sync/condit
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. @internal */
 export interface ChunkItem {
   key: string;
-  /** The chunk's first element in array coordinates (grid coordinates times chunk shape). */
+  /** The chunk's first element in array coordinates. */
   origin: number[];
+  /** The chunk's shape on a rectilinear grid (see chunkShapeOf); absent: the regular `meta.chunks`. */
+  shape?: number[];
   chunkSel: DimRun[];
   /** Start of the matching region in the full-rank output (reads) or value (writes). */
   outStart: number[];
@@ -171,7 +178,7 @@ async function readScattered(task: ReadTask, store: Store, item: ChunkItem, sign
   const counts = item.chunkSel.map((r) => r.count);
   const boxStrides = contiguousStrides(counts);
   const box = allocElements(meta.dtype, product(counts));
-  const plain: ChunkItem = { key: item.key, origin: item.origin, chunkSel: item.chunkSel, outStart: counts.map(() => 0) };
+  const plain: ChunkItem = { key: item.key, origin: item.origin, shape: item.shape, chunkSel: item.chunkSel, outStart: counts.map(() => 0) };
   await readItem({ ...task, out: { data: box, strides: boxStrides } }, store, plain, signal);
   const c = componentsPerElement(meta.dtype);
   forEachScattered(item, { offset: 0, strides: boxStrides }, out.strides, (b, o) => copyElement(out.data, o, box, b, c));
@@ -198,7 +205,7 @@ async function readItem(task: ReadTask, store: Store, item: ChunkItem, signal: A
   const fromStore = new Set<unknown>();
   let found: boolean;
   try {
-    found = await pipelineFor(meta).partialDecoder(chunkSource(task, store, item.key, held, fromStore, signal)).decodeInto(item.chunkSel, target);
+    found = await pipelineFor(meta, chunkShapeOf(meta, item)).partialDecoder(chunkSource(task, store, item.key, held, fromStore, signal)).decodeInto(item.chunkSel, target);
   } catch (err) {
     throw fromStore.has(err) ? asAbort(err) : asCorruptChunk(item.key, err);
   } finally {
@@ -236,11 +243,11 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
   const outRegion = regionAt(item.outStart, null, out.strides);
   const read = await readVersioned(store, item.key, { signal });
   if (read.kind !== "value") {
-    fillMissing(task, item, outRegion, meta.chunks);
+    fillMissing(task, item, outRegion, chunkShapeOf(meta, item));
     return null;
   }
   try {
-    await pipelineFor(meta).decodeInto(read.bytes, { data: out.data, ...outRegion });
+    await pipelineFor(meta, chunkShapeOf(meta, item)).decodeInto(read.bytes, { data: out.data, ...outRegion });
   } catch (err) {
     throw asCorruptChunk(item.key, err);
   }
@@ -256,8 +263,9 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
 export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
   // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
   if (item.scatter) return false;
+  const shape = chunkShapeOf(meta, item);
   return item.chunkSel.every((r, d) => {
-    const extent = inBounds ? Math.min(meta.chunks[d], meta.shape[d] - item.origin[d]) : meta.chunks[d];
+    const extent = inBounds ? Math.min(shape[d], meta.shape[d] - item.origin[d]) : shape[d];
     return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
   });
 }
@@ -289,9 +297,10 @@ async function withLease<T>(store: WritableStore, use: (lease: ScratchLease | un
 
 async function writeWhole(task: WriteTask, store: WritableStore, item: ChunkItem, value: TaskBuffer): Promise<void> {
   const { meta } = task;
-  const view = { data: value.data, shape: meta.chunks, ...valueRegionOf(item, value) };
-  if (!task.writeEmptyChunks && allFill(chunkSpecOf(meta), view.data, view)) return storeEncoded(store, item, EMPTY);
-  await withLease(store, async (lease) => storeEncoded(store, item, { kind: "bytes", bytes: await pipelineFor(meta).encode(view, lease) }));
+  const shape = chunkShapeOf(meta, item);
+  const view = { data: value.data, shape, ...valueRegionOf(item, value) };
+  if (!task.writeEmptyChunks && allFill(chunkSpecOf(meta, shape), view.data, view)) return storeEncoded(store, item, EMPTY);
+  await withLease(store, async (lease) => storeEncoded(store, item, { kind: "bytes", bytes: await pipelineFor(meta, shape).encode(view, lease) }));
 }
 
 const EMPTY: EncodedChunk = { kind: "empty" };
@@ -346,7 +355,7 @@ async function writePart(task: WriteTask, store: WritableStore, item: ChunkItem,
   await withLease(store, async (lease) => {
     let encoded: EncodedChunk;
     try {
-      encoded = await pipelineFor(task.meta).partialEncoder(previous, { lease, writeEmpty }).encode(chunkWrite(task, item));
+      encoded = await pipelineFor(task.meta, chunkShapeOf(task.meta, item)).partialEncoder(previous, { lease, writeEmpty }).encode(chunkWrite(task, item));
     } catch (err) {
       throw err instanceof CorruptChunkError ? asCorruptChunk(item.key, err) : err;
     }
