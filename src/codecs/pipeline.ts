@@ -23,6 +23,7 @@ import type {
 } from "./types.js";
 import { contiguousView, copyElements, coversAll, regionAt, rowScatter, targetBytes } from "./view.js";
 import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
+import { decodeCost } from "./decode-cost.js";
 
 export class CodecPipeline {
   private constructor(
@@ -200,6 +201,11 @@ export class CodecPipeline {
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
   get storesRawBytes(): boolean {
     return this.decodesIntoPlace && this.bytesToBytes.length === 0;
+  }
+
+  /** Decoding CPU per decoded byte, in ns (decode-cost.ts): what placement weighs against the pool's own cost. */
+  get decodeCost(): number {
+    return decodeCost(this.configs);
   }
 
   /**

@@ -152,8 +152,8 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
   const chunkElems = product(meta.chunks);
   const chunkBytes = chunkElems * meta.dtype.itemSize;
   const probe = allocElements(meta.dtype, 0);
-  const raw = pipelineFor(meta).storesRawBytes;
-  const placement = placeOperation({ store, chunkCount: misses.length, chunkBytes, raw, op: "read", data: probe }, options);
+  const { decodeCost } = pipelineFor(meta);
+  const placement = placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe }, options);
   const shared = placement.where === "pool" && placement.shared;
   const descriptor = store.descriptor();
   const first = meta.chunks[0] ?? 1;

@@ -82,9 +82,9 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const chunkBytes = chunkBytesOf(meta);
   // An empty output of the type tells the coordinator whether workers could share it at all.
   const probe = allocElements(meta.dtype, 0);
-  const raw = pipelineFor(meta).storesRawBytes;
+  const { decodeCost } = pipelineFor(meta);
   const { cache } = array;
-  const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, o);
+  const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "read", data: probe }, o);
   const placement = place(options);
   // Workers write only into shared memory. A result they fill is still ordinary memory (a
   // dropped SharedArrayBuffer is not collected in time: see staged-output.ts), as is a caller's
@@ -125,8 +125,8 @@ export async function runWrite(op: WriteOperation): Promise<void> {
   const { store, meta, items, value, options, array } = op;
   const chunkBytes = chunkBytesOf(meta);
   const data = value.kind === "array" ? value.buffer.data : null;
-  const raw = pipelineFor(meta).storesRawBytes;
-  const placement = placeOperation({ store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
+  const { decodeCost } = pipelineFor(meta);
+  const placement = placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "write", data }, options);
   // Workers read the value from shared memory: a shared value as it is, any other gathered task
   // by task into reused shared buffers (staged-value.ts) rather than copied whole into fresh ones.
   const stager =
