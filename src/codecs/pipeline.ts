@@ -97,10 +97,11 @@ export class CodecPipeline {
   /** The default partial decoder: the whole chunk read and decoded, the selection copied out. */
   private async decodeFrom(source: ByteSource, selection: readonly ChunkRun[], target: DecodeTarget): Promise<boolean> {
     const { shape, dtype } = this.spec;
-    const place = coversAll(selection, shape) && source.readInto && this.storesRawBytes ? targetBytes(target, shape, dtype) : null;
+    const raw = coversAll(selection, shape) && source.readInto && this.storesRawBytes;
+    // Raw bytes from a store that reads into buffers: straight into their place, or its rows.
+    const place = raw ? (targetBytes(target, shape, dtype) ?? rowScatter(target, shape, dtype)) : null;
     if (place) {
-      // Raw bytes from a store that reads into a buffer: straight into their place.
-      const size = await source.readInto!(place);
+      const size = await source.readInto!(place instanceof Uint8Array ? place : place.runs());
       if (size === undefined) return false;
       if (size !== place.length) throw new CorruptChunkError(`expected ${place.length} bytes, got ${size}`);
       return true;

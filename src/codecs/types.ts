@@ -61,8 +61,8 @@ export interface ByteSource {
   get(): Promise<Uint8Array | undefined>;
   /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */
   getRange(range: ByteRange): Promise<SourceRange | undefined>;
-  /** Optional: reads the value into `dest`; its whole size (over dest's: not all read), or undefined when missing. */
-  readInto?(dest: Uint8Array): Promise<number | undefined>;
+  /** Optional: reads the value into `dest` (or runs, in order); its whole size (over dest's: not all read), or undefined when missing. */
+  readInto?(dest: Uint8Array | readonly Uint8Array[]): Promise<number | undefined>;
 }
 
 /**
@@ -143,6 +143,8 @@ export interface ByteScatter {
   readonly length: number;
   /** Places `src`, the decoded bytes `[at, at + src.length)` of the chunk. */
   put(at: number, src: Uint8Array): void;
+  /** The runs themselves, in the chunk's order: a raw chunk is read straight into them. */
+  runs(): Uint8Array[];
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;

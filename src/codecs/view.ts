@@ -162,5 +162,6 @@ export function rowScatter(target: DecodeTarget, shape: readonly number[], dtype
         i += n;
       }
     },
+    runs: () => Array.from(offsets, (o) => bytes.subarray(o, o + rowBytes)),
   };
 }

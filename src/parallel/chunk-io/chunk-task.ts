@@ -134,7 +134,7 @@ function chunkSource(task: ReadTask, store: Store, key: string, held: Uint8Array
         const bytes = await store.getRange(key, range, { signal });
         return bytes ? { bytes } : undefined;
       }),
-    ...(readInto && { readInto: (dest: Uint8Array) => io(async () => (await readInto(key, dest, { signal })) ?? undefined) }),
+    ...(readInto && { readInto: (dest: Uint8Array | readonly Uint8Array[]) => io(async () => (await readInto(key, dest, { signal })) ?? undefined) }),
   };
 }
 
