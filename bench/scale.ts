@@ -69,6 +69,7 @@ data = null;
 
 const out = new Float32Array(new SharedArrayBuffer(bytes));
 const seconds = new Map<string, number>();
+const samples: Record<string, number[]> = {};
 const sums = new Map<CompareCodec, number>();
 for (const codec of codecs) {
   const arr = await openArray(paths.get(codec)!, { mode: "r" });
@@ -83,7 +84,10 @@ for (const codec of codecs) {
       xs[k].push((performance.now() - t0) / 1000);
     }
   }
-  settings.forEach((t, k) => seconds.set(`${codec} ${label(t)}`, median(xs[k])));
+  settings.forEach((t, k) => {
+    seconds.set(`${codec} ${label(t)}`, median(xs[k]));
+    samples[`${codec} ${label(t)}`] = xs[k];
+  });
 }
 
 let python: PythonResult | string = pythonSkipReason() ?? "";
@@ -118,5 +122,5 @@ else {
     if (Math.abs(r.checksum - sums.get(r.codec)!) > 1e-6 * Math.max(1, Math.abs(r.checksum))) console.log(`WARNING: zarr-python read different values for ${r.codec}`);
   }
 }
-if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), python }, null, 2));
+if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), samples, python }, null, 2));
 process.exit(0);

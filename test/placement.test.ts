@@ -15,7 +15,7 @@ import type { Store } from "../src/stores/types.js";
 const MiB = 2 ** 20;
 const spec = { shape: [1024, 1024], dtype: parseDataType("<f4"), fillValue: 0 };
 const costOf = (configs: CodecConfig[]): number => CodecPipeline.create(configs, spec).decodeCost;
-const LE: CodecConfig = { name: "bytes", configuration: { endian: "little" } };
+const LE = { name: "bytes", configuration: { endian: "little" } };
 const blosc = (cname: string, shuffle = "shuffle"): CodecConfig => ({ name: "blosc", configuration: { cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 } });
 
 test("a chain's decoding cost orders raw < blosc-lz4 < blosc-zstd < blosc-zlib < zlib", () => {
