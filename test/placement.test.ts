@@ -63,4 +63,10 @@ test("placeOperation follows the cost when threads are not given, and the caller
   assert.equal(lanes(place(lz4, 256)), 16 * 3, "the whole pool: one task running per worker slot and one waiting");
   assert.equal(lanes(place(lz4, 64)), threadsByCost(lz4, 64, MiB, 16), "part of the pool: that many tasks in flight");
   assert.deepEqual(place(lz4, 64, 0), { where: "inline" });
+  // Writes encode, which costs more than decoding: fewer chunks already pay.
+  const write = (chunkCount: number) =>
+    placeOperation({ store: fs, chunkCount, chunkBytes: MiB, decodeCost: lz4, op: "write", data: new Float32Array(0) }, { pool }).where;
+  assert.equal(place(lz4, 16).where, "inline");
+  assert.equal(write(16), "pool", "16 MiB of blosc-lz4 is worth encoding on 2 or more threads");
+  assert.equal(placeOperation({ store: fs, chunkCount: 4096, chunkBytes: MiB, decodeCost: 0, op: "write", data: null }, { pool }).where, "inline", "raw writes too");
 });

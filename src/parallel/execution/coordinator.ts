@@ -37,6 +37,12 @@ export const POOL_NS_PER_BYTE = 0.15;
  * work) stays inline, as bench/pool-crossover.ts found (break-even between 8 and 16 MiB).
  */
 export const MIN_WORK_PER_THREAD_NS = 2e6;
+/**
+ * Encoding costs more than decoding: LZ4 compresses at 1.0-1.3 GB/s per core against 3 GB/s
+ * decoding, zlib level 1 and zstd level 3 at a third to a fifth of their decoding speed
+ * (`npm run bench`). Writes weigh the chain's decoding cost by this much; raw still costs 0.
+ */
+export const ENCODE_OVER_DECODE = 3;
 
 /**
  * How many threads an operation gets when the caller did not say: as many as its decoding beyond
@@ -70,10 +76,7 @@ export interface PlacementRequest {
   chunkCount: number;
   /** Decoded bytes of one chunk. */
   chunkBytes: number;
-  /**
-   * The chain's decoding CPU per decoded byte in ns (CodecPipeline.decodeCost); writes pass the
-   * same number, as encoding costs at least as much as decoding for every codec here.
-   */
+  /** The chain's decoding CPU per decoded byte in ns (CodecPipeline.decodeCost), for writes too. */
   decodeCost: number;
   op: "read" | "write";
   /**
@@ -102,7 +105,8 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (!callerMoves && !workerCanOpen(req.store.descriptor())) return { where: "inline" };
   // The pool's size is known without making the default pool, which a read that stays inline never needs.
   const size = pool?.threads ?? defaultPoolThreads();
-  const byCost = threads ?? threadsByCost(req.decodeCost, req.chunkCount, req.chunkBytes, size);
+  const cost = req.op === "write" ? req.decodeCost * ENCODE_OVER_DECODE : req.decodeCost;
+  const byCost = threads ?? threadsByCost(cost, req.chunkCount, req.chunkBytes, size);
   if (byCost === 0) return { where: "inline" };
   const p = pool ?? defaultPool();
   // Without shared memory a worker's writes could not take the lock table, nor read the value in
