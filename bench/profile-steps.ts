@@ -24,10 +24,11 @@ interface Profile {
 const dir = process.argv[2];
 const mib = Number(process.argv[3] ?? 0);
 const STEPS: [string, RegExp][] = [
-  ["waiting", /^\(idle\)$/],
+  // Idle, or a worker blocked in piscina's Atomics.wait for its next task.
+  ["waiting", /^\(idle\)$|^atomicsWaitLoop$/],
   ["gc", /^\(garbage collector\)$/],
   // Loading and compiling modules (tsx compiles the sources in every worker): once per process.
-  ["startup", /esm|modules|compile|esbuild|tsx|loader|realm|lexer|bootstrap/i],
+  ["startup", /internal\/modules|compile|esbuild|\/tsx\/|loader|realm|lexer|bootstrap/i],
   ["decode", /wasm|blosc|lz4|zstd|inflate|unshuffle|decodeStream|decodeFrame/i],
   ["scatter", /^put$|copyElements|rowScatter|copyRun|strided/i],
   ["messages", /piscina|postMessage|MessagePort|structuredClone|serialize|deserialize|onmessage|worker-task|task-outcome|receiveMessage/i],
