@@ -3,7 +3,8 @@
  * placement (parallel/execution/coordinator.ts) weighs against what the pool itself costs.
  * Measured with `npm run bench -- --filter 'decode|inflate'` (CPU time, 1024^2 float32 random
  * walks, Node 20, the 2-core development VM; docs/benchmarks.md): MiB/s turned into ns/B.
- * Only the order matters to placement: a copy, a fast decoder, a slow one.
+ * Rough figures do: placement compares them with the pool's own cost and a minimum of work per
+ * thread, where a factor of two moves the crossover by a factor of two in size.
  */
 import type { CodecConfig } from "../metadata/array-metadata.js";
 

@@ -252,8 +252,9 @@ export class FileSystemStore implements WritableStore {
   }
 
   /**
-   * Reads the value into `dest` (up to its length) and returns the value's size, or undefined when
-   * the key does not exist: raw chunks go from the file straight into an output buffer.
+   * Reads the value into `dest` (up to its length; runs are filled in order) and returns the value's
+   * size, or undefined when the key does not exist: raw chunks go from the file straight into an
+   * output buffer, or into its rows.
    */
   async readInto(key: string, dest: Uint8Array | readonly Uint8Array[]): Promise<number | undefined> {
     const length = ArrayBuffer.isView(dest) ? dest.length : dest.reduce((n, run) => n + run.length, 0);

@@ -34,7 +34,9 @@ export const POOL_NS_PER_BYTE = 0.15;
  * Each thread of an operation placed by cost gets at least this much decoding beyond the pool's
  * own cost (ns): handing out tasks, waking workers and waiting for the last task cost about a
  * millisecond, which a smaller share would not pay back. A 16 MiB blosc-lz4 read (2.9 ms of such
- * work) stays inline, as bench/pool-crossover.ts found (break-even between 8 and 16 MiB).
+ * work) stays inline: there 2 threads were no faster on the 2-core VM (`npm run bench:scale --
+ * --size 2048`, loaded: medians 10 and 23 ms inline, 12 and 22 ms on 2 threads), where 64 MiB
+ * (11 ms of work) ran 2.2x faster on 2 (146 against 66 ms).
  */
 export const MIN_WORK_PER_THREAD_NS = 2e6;
 /**
