@@ -13,7 +13,7 @@ import { contiguousStrides, product } from "../../indexing/strided.js";
 import { allocateOrTooLarge } from "../../limits.js";
 import { CallerStore } from "../../stores/caller.js";
 import type { Store } from "../../stores/types.js";
-import { pipelineFor, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
+import { pipelineFor, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
 import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
 import { cacheId, readThroughCache } from "../chunk-io/cached-read.js";
 import { chunkLockRef, lockScopeOf } from "../sync/lock-table.js";
@@ -111,7 +111,8 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
     await readThroughCache(context, items, out, placeOptions);
     return data;
   }
-  const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta, items: batch, out: buffer, ...missing });
+  const sent = taskMeta(meta);
+  const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta: sent, items: batch, out: buffer, ...missing });
   const stager = staged ? new OutputStager(meta.dtype, meta.chunks, { ...out, data: data as TypedArray }) : null;
   const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
   const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
@@ -145,10 +146,11 @@ export async function runWrite(op: WriteOperation): Promise<void> {
     if (cache) for (const key of keys) cache.drop(cacheId(store, meta, key));
   };
   const written: string[] = [];
+  const sent = taskMeta(meta);
   const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
     kind: "write",
     store: descriptor,
-    meta,
+    meta: sent,
     items: batch,
     value,
     writeEmptyChunks,
