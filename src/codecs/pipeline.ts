@@ -99,11 +99,12 @@ export class CodecPipeline {
     const { shape, dtype } = this.spec;
     const raw = coversAll(selection, shape) && source.readInto && this.storesRawBytes;
     // Raw bytes from a store that reads into buffers: straight into their place, or its rows.
-    const place = raw ? (targetBytes(target, shape, dtype) ?? rowScatter(target, shape, dtype)) : null;
+    const place = raw ? (targetBytes(target, shape, dtype) ?? rowScatter(target, shape, dtype)?.runs()) : null;
     if (place) {
-      const size = await source.readInto!(place instanceof Uint8Array ? place : place.runs());
+      const length = place instanceof Uint8Array ? place.length : place.reduce((n, run) => n + run.length, 0);
+      const size = await source.readInto!(place);
       if (size === undefined) return false;
-      if (size !== place.length) throw new CorruptChunkError(`expected ${place.length} bytes, got ${size}`);
+      if (size !== length) throw new CorruptChunkError(`expected ${length} bytes, got ${size}`);
       return true;
     }
     const bytes = await source.get();

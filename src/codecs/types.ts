@@ -143,8 +143,11 @@ export interface ByteScatter {
   readonly length: number;
   /** Places `src`, the decoded bytes `[at, at + src.length)` of the chunk. */
   put(at: number, src: Uint8Array): void;
-  /** The runs themselves, in the chunk's order: a raw chunk is read straight into them. */
-  runs(): Uint8Array[];
+  /**
+   * The runs themselves, in the chunk's order, for a raw chunk to be read straight into them; null
+   * when they are too short to be worth a view each (see rowScatter).
+   */
+  runs(): Uint8Array[] | null;
 }
 
 export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
