@@ -1,7 +1,7 @@
 /**
  * Where the pool starts paying off: whole reads of small float32 arrays (square chunks of EDGE,
  * 64 by default: 16 KiB decoded) with threads 0 against a warm 2-thread pool, for growing chunk
- * counts. The total size from which the pool wins is INLINE_BELOW_BYTES in coordinator.ts.
+ * counts. Where the pool wins is threadsByCost in coordinator.ts (MIN_WORK_PER_THREAD_NS).
  *   node --import tsx bench/pool-crossover.ts [EDGE] [MAX_CHUNKS]
  */
 import { rmSync } from "node:fs";

@@ -25,7 +25,7 @@ import {
   type TypedArray,
   type ZarrArray,
 } from "../src/index.js";
-import { INLINE_BELOW_BYTES, batchSize, inBatches, placeOperation } from "../src/parallel/execution/coordinator.js";
+import { batchSize, inBatches, placeOperation } from "../src/parallel/execution/coordinator.js";
 import { toShared } from "../src/parallel/execution/shared.js";
 import { scratchDir } from "./helpers/paths.js";
 import { randomData, rng } from "./helpers/random.js";
@@ -169,7 +169,7 @@ test("without shared memory reads go to the workers and writes run inline; the p
   assert.equal(pool.sharedMemory, false);
   assert.equal(pools.comlink.sharedMemory, true);
   const store = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
-  const req = { store, chunkCount: 8, chunkBytes: 1 << 20, raw: false, data: null };
+  const req = { store, chunkCount: 8, chunkBytes: 1 << 20, decodeCost: 1, data: null };
   const read = placeOperation({ ...req, op: "read", data: new Float32Array(0) }, { pool });
   assert.equal(read.where, "pool");
   assert.equal(read.where === "pool" && read.shared, false);
@@ -340,14 +340,14 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   const pool = pools.piscina;
   const typed = new Float32Array(0);
   const place = (chunkCount: number, over: Partial<Parameters<typeof placeOperation>[0]> = {}, options = {}) =>
-    placeOperation({ store: fs, chunkCount, chunkBytes: 1 << 20, raw: false, op: "read", data: typed, ...over }, { pool, ...options }).where;
-  const below = INLINE_BELOW_BYTES >> 20;
-  assert.equal(place(below - 1), "inline");
-  assert.equal(place(below), "pool");
-  assert.equal(place(100000, { raw: true }), "inline", "raw reads are file reads and copies: the pool only adds work");
-  assert.equal(place(1, { raw: true }, { threads: 2 }), "pool");
-  assert.equal(place(100000, { raw: true, op: "write" }), "inline", "raw writes have nothing to share out");
-  assert.equal(place(1, { raw: true, op: "write" }, { threads: 1 }), "pool");
+    placeOperation({ store: fs, chunkCount, chunkBytes: 1 << 20, decodeCost: 1, op: "read", data: typed, ...over }, { pool, ...options }).where;
+  // Placement by cost is test/placement.test.ts's; here, the cases around it.
+  assert.equal(place(2), "inline", "2 MiB of decoding is too little to share");
+  assert.equal(place(100), "pool");
+  assert.equal(place(100000, { decodeCost: 0 }), "inline", "raw reads are file reads and copies: the pool only adds work");
+  assert.equal(place(1, { decodeCost: 0 }, { threads: 2 }), "pool");
+  assert.equal(place(100000, { decodeCost: 0, op: "write" }), "inline", "raw writes have nothing to share out");
+  assert.equal(place(1, { decodeCost: 0, op: "write" }, { threads: 1 }), "pool");
   assert.equal(place(1, {}, { threads: 2 }), "pool", "asking for threads gets workers");
   assert.equal(place(1000, {}, { threads: 0 }), "inline");
   assert.equal(place(1000, { store: new MemoryStore() }), "inline");

@@ -128,7 +128,7 @@ export const COMPARE_CODECS: CodecSpec[] = [
 
 /** Bumped when the generator changes, so stale caches are not reused. */
 const DATA_VERSION = 1;
-const PYTHON = process.env.PARZARR_PYTHON ?? "/usr/bin/python3";
+export const PYTHON = process.env.PARZARR_PYTHON ?? "/usr/bin/python3";
 
 const sameSum = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(a), Math.abs(b));
 
@@ -138,14 +138,14 @@ function threadOptions(t: ThreadSetting): OperationOptions {
 
 const threadLabel = (t: ThreadSetting): string => (t === "default" ? "default" : String(t));
 
-function makeData(rows: number, cols: number): Float32Array {
+export function makeData(rows: number, cols: number): Float32Array {
   const data = new Float32Array(rows * cols);
   fillRandomWalks(data, rows, cols);
   return data;
 }
 
 /** Writes (once) the source arrays; returns the path of each codec's array. */
-async function ensureDataset(root: string, rows: number, cols: number, chunk: number, data: () => Float32Array, log: (s: string) => void): Promise<Map<CompareCodec, string>> {
+export async function ensureDataset(root: string, rows: number, cols: number, chunk: number, data: () => Float32Array, log: (s: string) => void): Promise<Map<CompareCodec, string>> {
   const base = join(root, `walks-v${DATA_VERSION}-${rows}x${cols}-c${chunk}`);
   mkdirSync(base, { recursive: true });
   const paths = new Map<CompareCodec, string>();
@@ -170,14 +170,14 @@ async function ensureDataset(root: string, rows: number, cols: number, chunk: nu
   return paths;
 }
 
-interface PythonResult {
+export interface PythonResult {
   zarr: string;
   numcodecs: string;
   blosc_threads: number | null;
   results: { codec: CompareCodec; read: number[]; readOut: number[]; outSame: boolean; write: number[]; checksum: number }[];
 }
 
-function pythonSkipReason(): string | null {
+export function pythonSkipReason(): string | null {
   const r = spawnSync(PYTHON, ["-c", "import zarr, numcodecs, numpy; assert zarr.__version__.startswith('2'), zarr.__version__"], { encoding: "utf8" });
   if (r.error) return `zarr-python: ${PYTHON} cannot be run (${r.error.message}): skipped`;
   if (r.status !== 0) return `zarr-python 2 is not importable by ${PYTHON} (apt-get install python3-zarr): skipped`;

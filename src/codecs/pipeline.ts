@@ -13,6 +13,7 @@ import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteScatter, ByteSource, Byt
 import type { ChunkWrite, DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder } from "./types.js";
 import { allFill, asCorrupt, chunkElements, contiguousView, copyElements, coversAll, fillComponents, fillElements, regionAt, rowScatter, targetBytes } from "./view.js";
 import { giveScratch, ScratchLease, takeScratch } from "../scratch.js";
+import { decodeCost } from "./decode-cost.js";
 
 export class CodecPipeline {
   private constructor(
@@ -86,12 +87,14 @@ export class CodecPipeline {
   /** The default partial decoder: the whole chunk read and decoded, the selection copied out. */
   private async decodeFrom(source: ByteSource, selection: readonly ChunkRun[], target: DecodeTarget): Promise<boolean> {
     const { shape, dtype } = this.spec;
-    const place = coversAll(selection, shape) && source.readInto && this.storesRawBytes ? targetBytes(target, shape, dtype) : null;
+    const raw = coversAll(selection, shape) && source.readInto && this.storesRawBytes;
+    // Raw bytes from a store that reads into buffers: straight into their place, or its rows.
+    const place = raw ? (targetBytes(target, shape, dtype) ?? rowScatter(target, shape, dtype)?.runs()) : null;
     if (place) {
-      // Raw bytes from a store that reads into a buffer: straight into their place.
+      const length = place instanceof Uint8Array ? place.length : place.reduce((n, run) => n + run.length, 0);
       const size = await source.readInto!(place);
       if (size === undefined) return false;
-      if (size !== place.length) throw new CorruptChunkError(`expected ${place.length} bytes, got ${size}`);
+      if (size !== length) throw new CorruptChunkError(`expected ${length} bytes, got ${size}`);
       return true;
     }
     const bytes = await source.get();
@@ -193,6 +196,11 @@ export class CodecPipeline {
   /** Whether a chunk's stored bytes are its bytes in memory (no codec changes them). */
   get storesRawBytes(): boolean {
     return this.decodesIntoPlace && this.bytesToBytes.length === 0;
+  }
+
+  /** Decoding CPU per decoded byte, in ns (decode-cost.ts): what placement weighs against the pool's own cost. */
+  get decodeCost(): number {
+    return decodeCost(this.configs);
   }
 
   /**

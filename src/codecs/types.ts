@@ -68,8 +68,8 @@ export interface ByteSource {
   get(): Promise<Uint8Array | undefined>;
   /** A range of the value (shorter when the value is shorter), or undefined when it does not exist. */
   getRange(range: ByteRange): Promise<SourceRange | undefined>;
-  /** Optional: reads the value into `dest`; its whole size (over dest's: not all read), or undefined when missing. */
-  readInto?(dest: Uint8Array): Promise<number | undefined>;
+  /** Optional: reads the value into `dest` (or runs, in order); its whole size (over dest's: not all read), or undefined when missing. */
+  readInto?(dest: Uint8Array | readonly Uint8Array[]): Promise<number | undefined>;
 }
 
 /**
@@ -172,6 +172,11 @@ export interface ByteScatter {
   readonly length: number;
   /** Places `src`, the decoded bytes `[at, at + src.length)` of the chunk. */
   put(at: number, src: Uint8Array): void;
+  /**
+   * The runs themselves, in the chunk's order, for a raw chunk to be read straight into them; null
+   * when they are too short to be worth a view each (see rowScatter).
+   */
+  runs(): Uint8Array[] | null;
 }
 
 /** A codec of one of the three v3 kinds: array to array, array to bytes, bytes to bytes. */

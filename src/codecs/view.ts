@@ -144,6 +144,9 @@ export function targetBytes(target: DecodeTarget, shape: readonly number[], dtyp
   return new Uint8Array(data.buffer, data.byteOffset + target.offset * c * data.BYTES_PER_ELEMENT, product(shape) * c * data.BYTES_PER_ELEMENT);
 }
 
+/** The shortest row a raw chunk is read into directly: its view then costs under a tenth of it. */
+const MIN_RUN_BYTES = 1024;
+
 /**
  * Where a whole chunk of `shape` goes when each of its rows is a run of `target` (an innermost
  * stride of 1; every interior chunk of a C-order read): a scatter that puts decoded bytes into
@@ -182,5 +185,7 @@ export function rowScatter(target: DecodeTarget, shape: readonly number[], dtype
         i += n;
       }
     },
+    // A view costs about 100 bytes: for rows shorter than this, a read and a copy per row.
+    runs: () => (rowBytes < MIN_RUN_BYTES ? null : Array.from(offsets, (o) => bytes.subarray(o, o + rowBytes))),
   };
 }

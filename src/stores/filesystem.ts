@@ -87,6 +87,33 @@ const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 const READ_NOFOLLOW = READ | O_NOFOLLOW;
 
+/** Buffers one readv takes (IOV_MAX on Linux and macOS). */
+const IOV_MAX = 1024;
+
+/**
+ * Fills `runs` in order from the file at `start`, with positioned scatter reads (preadv, at most
+ * IOV_MAX runs a call) until they are full or the file ends; returns the bytes read. One call
+ * reads a chunk's rows straight into their places in an output, where a read into one buffer
+ * would need a copy per row afterwards.
+ */
+async function readRuns(fh: FileHandle, runs: readonly Uint8Array[], start: number): Promise<number> {
+  let done = 0;
+  let i = 0; // the first run not yet full
+  let within = 0; // bytes of runs[i] already read
+  while (i < runs.length) {
+    const batch = runs.slice(i, i + IOV_MAX);
+    batch[0] = batch[0].subarray(within);
+    const { bytesRead } = await fh.readv(batch, start + done);
+    if (bytesRead === 0) break;
+    done += bytesRead;
+    // Counted from runs[i]'s start: skip the runs now full; what is left is read of the next.
+    let n = within + bytesRead;
+    for (; i < runs.length && n >= runs[i].length; i++) n -= runs[i].length;
+    within = n;
+  }
+  return done;
+}
+
 /** Folders whose real path was checked, per store: bounded, since chunk folders can be many. */
 const CHECKED_DIRS_MAX = 4096;
 
@@ -230,14 +257,16 @@ export class FileSystemStore implements WritableStore {
   }
 
   /**
-   * Reads the value into `dest` (up to its length) and returns the value's size, or undefined when
-   * the key does not exist: raw chunks go from the file straight into an output buffer.
+   * Reads the value into `dest` (up to its length; runs are filled in order) and returns the value's
+   * size, or undefined when the key does not exist: raw chunks go from the file straight into an
+   * output buffer, or into its rows.
    */
-  async readInto(key: string, dest: Uint8Array): Promise<number | undefined> {
-    const r = await this.readFile(key, (size) => ({ start: 0, into: dest.subarray(0, Math.min(size, dest.length)) }));
+  async readInto(key: string, dest: Uint8Array | readonly Uint8Array[]): Promise<number | undefined> {
+    const length = ArrayBuffer.isView(dest) ? dest.length : dest.reduce((n, run) => n + run.length, 0);
+    const r = await this.readFile(key, (size) => ({ start: 0, into: ArrayBuffer.isView(dest) ? dest.subarray(0, Math.min(size, dest.length)) : dest }));
     if (r === undefined) return undefined;
     // A file that shrank between stat and read: report what is there, not stale bytes after it.
-    return r.bytes.length < Math.min(r.size, dest.length) ? r.bytes.length : r.size;
+    return r.done < Math.min(r.size, length) ? r.done : r.size;
   }
 
   /**
@@ -292,8 +321,8 @@ export class FileSystemStore implements WritableStore {
    */
   private async readFile(
     key: string,
-    plan: (size: number, info: import("node:fs").Stats) => { start: number; into: Uint8Array },
-  ): Promise<{ size: number; bytes: Uint8Array } | undefined> {
+    plan: (size: number, info: import("node:fs").Stats) => { start: number; into: Uint8Array | readonly Uint8Array[] },
+  ): Promise<{ size: number; bytes: Uint8Array; done: number } | undefined> {
     const { path: p, flags } = await this.readablePath(key);
     let fh: FileHandle;
     try {
@@ -315,13 +344,8 @@ export class FileSystemStore implements WritableStore {
         throw new StoreError(`cannot read ${JSON.stringify(key)} in ${this.root}: ${p} is not a regular file (a pipe, socket or device), and parzarr reads only regular files`);
       }
       const { start, into } = plan(info.size, info);
-      let done = 0;
-      while (done < into.length) {
-        const { bytesRead } = await fh.read(into, done, into.length - done, start + done);
-        if (bytesRead === 0) break;
-        done += bytesRead;
-      }
-      return { size: info.size, bytes: into.subarray(0, done) };
+      const done = await readRuns(fh, ArrayBuffer.isView(into) ? [into] : into, start);
+      return { size: info.size, bytes: ArrayBuffer.isView(into) ? into.subarray(0, done) : new Uint8Array(0), done };
     } catch (err) {
       if (errno(err) === "EISDIR") return undefined;
       if (err instanceof ZarrError) throw err;

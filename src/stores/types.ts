@@ -84,10 +84,11 @@ export interface ReadableStore {
    */
   getSize?(key: string): Promise<number | undefined | null>;
   /**
-   * Optional: reads the value into `dest` (at most its length) and returns the value's full size,
-   * or undefined when the key does not exist. Lets raw chunks skip an intermediate buffer.
+   * Optional: reads the value into `dest` (at most its length; or into runs, filled in order) and
+   * returns the value's full size, or undefined when the key does not exist. Lets raw chunks skip
+   * an intermediate buffer: a chunk whose rows are runs of the output is read into those rows.
    */
-  readInto?(key: string, dest: Uint8Array, opts?: StoreReadOptions): Promise<number | undefined | null>;
+  readInto?(key: string, dest: Uint8Array | readonly Uint8Array[], opts?: StoreReadOptions): Promise<number | undefined | null>;
   /**
    * Optional: the value with its version, or, given `ifChanged`, "unchanged" when that version is
    * still current (a conditional read: an HTTP 304, a file's unchanged status). See readVersioned.

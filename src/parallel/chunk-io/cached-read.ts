@@ -14,7 +14,7 @@ import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { ChunkPlan } from "../../indexing/projection.js";
 import { readVersioned, type Store } from "../../stores/types.js";
 import { asCorruptChunk, pipelineFor } from "./chunk-codec.js";
-import { chunkShapeOf, placeFromChunk, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
+import { chunkShapeOf, placeFromChunk, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
 import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
 import { CONCURRENCY } from "../execution/concurrency.js";
 import { placeOperation, runOperation } from "../execution/coordinator.js";
@@ -161,16 +161,17 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
   const chunkElems = product(meta.chunks);
   const chunkBytes = chunkElems * meta.dtype.itemSize;
   const probe = allocElements(meta.dtype, 0);
-  const raw = pipelineFor(meta).storesRawBytes;
-  const placement = placeOperation({ store, chunkCount: misses.length, chunkBytes, raw, op: "read", data: probe }, options);
+  const { decodeCost } = pipelineFor(meta);
+  const placement = placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe }, options);
   const shared = placement.where === "pool" && placement.shared;
   const descriptor = store.descriptor();
   const first = meta.chunks[0] ?? 1;
+  const sent = taskMeta(meta);
   const makeTask = (batch: ChunkItem[]): ReadTask => {
     const stackedShape = meta.chunks.length === 0 ? [] : [first * batch.length, ...meta.chunks.slice(1)];
     const out: TaskBuffer = { data: allocElements(meta.dtype, chunkElems * batch.length, shared), strides: contiguousStrides(stackedShape) };
     const items = batch.map((item, i) => ({ ...item, outStart: item.outStart.map((_, d) => (d === 0 ? i * first : 0)) }));
-    return { kind: "read", store: descriptor, meta, items, out, fillCache: true, ...(ctx.missing ? { missing: ctx.missing } : {}) };
+    return { kind: "read", store: descriptor, meta: sent, items, out, fillCache: true, ...(ctx.missing ? { missing: ctx.missing } : {}) };
   };
   const now = Date.now();
   const onVersions = (task: ChunkTask, versions: [number, string | null][]): void => {

@@ -13,7 +13,7 @@ import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
 import { CONCURRENCY, poolLanes } from "./concurrency.js";
-import { defaultPool } from "./default-pool.js";
+import { defaultPool, defaultPoolThreads } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
 import { reviveError, type TaskMessage } from "./task-outcome.js";
@@ -21,25 +21,42 @@ import type { WorkerPool } from "./worker-pool.js";
 import { fetchChunks, fetchesChunks, writeOnCaller, type FetchedChunks } from "./fetched-chunks.js";
 
 /**
- * Below this many bytes of chunk data (decoded size of the chunks touched) an operation whose
- * caller did not ask for threads runs inline: handing chunks to workers and back costs more than
- * it saves. Measured with bench/pool-crossover.ts (best of 22, inline vs a 2-thread pool) on the
- * 2-core development machine under heavy load from other jobs: with 256 x 256 float32 chunks,
- * blosc-lz4 reads broke even between 4 and 8 MiB (pool/inline 1.16 at 4 MiB, 0.78 at 8 MiB);
- * with 64 x 64 chunks
- * the pool lost up to 4 MiB. On an idle machine with more cores the crossover is lower, so these
- * are on the safe side for small requests.
+ * The pool's own cost per byte of chunk data, in ns: a message per task, the staged copy into a
+ * private output on the calling thread, a second core's cache traffic. Decoding that costs less
+ * (raw chunks: a file read into place, cost 0) gains nothing from more cores, so it runs inline
+ * at every size; decoding that costs more shares out its excess. Measured on the 2-core
+ * development machine, 256 MiB float32 in 1024^2 chunks read into a reused output: raw inline
+ * 74 ms against 86 ms on 2 threads (the file reads split, the pool's cost added), blosc-lz4 (0.32
+ * ns/B) 1.06-1.25x faster on 2 threads; both fit a pool cost of about 0.15-0.2 ns/B.
  */
-export const INLINE_BELOW_BYTES = 8 << 20;
+export const POOL_NS_PER_BYTE = 0.15;
 /**
- * Chains that store raw bytes (no compressor) run inline at every size unless threads are asked
- * for: a chunk is a file read and a copy, which the inline executor already overlaps (several
- * reads in flight), and the pool only adds messages and a second thread copying into the same
- * output. Measured on the 2-core development machine, 256 MiB float32 in 1024^2 chunks read into
- * a reused output: inline 0.069 s, 2 threads 0.175 s, the default pool 0.094 s (bench:compare,
- * quiet); CPU per read under load 104 ms inline, 172 ms on 2 threads. Raw writes likewise: the
- * pool has no encoding to share out (bench/pool-scaling.ts, 64 MiB: pool/inline 1.02 to 1.74).
+ * Each thread of an operation placed by cost gets at least this much decoding beyond the pool's
+ * own cost (ns): handing out tasks, waking workers and waiting for the last task cost about a
+ * millisecond, which a smaller share would not pay back. A 16 MiB blosc-lz4 read (2.9 ms of such
+ * work) stays inline: there 2 threads were no faster on the 2-core VM (`npm run bench:scale --
+ * --size 2048`, loaded: medians 10 and 23 ms inline, 12 and 22 ms on 2 threads), where 64 MiB
+ * (11 ms of work) ran 2.2x faster on 2 (146 against 66 ms).
  */
+export const MIN_WORK_PER_THREAD_NS = 2e6;
+/**
+ * Encoding costs more than decoding: LZ4 compresses at 1.0-1.3 GB/s per core against 3 GB/s
+ * decoding, zlib level 1 and zstd level 3 at a third to a fifth of their decoding speed
+ * (`npm run bench`). Writes weigh the chain's decoding cost by this much; raw still costs 0.
+ */
+export const ENCODE_OVER_DECODE = 3;
+
+/**
+ * How many threads an operation gets when the caller did not say: as many as its decoding beyond
+ * the pool's own cost can keep busy (MIN_WORK_PER_THREAD_NS each), at most one per chunk and the
+ * pool's size; fewer than 2 means inline. `decodeCost` is the chain's (CodecPipeline.decodeCost).
+ */
+export function threadsByCost(decodeCost: number, chunkCount: number, chunkBytes: number, poolThreads: number): number {
+  const work = chunkCount * chunkBytes * (decodeCost - POOL_NS_PER_BYTE);
+  const threads = Math.min(poolThreads, chunkCount, Math.floor(work / MIN_WORK_PER_THREAD_NS));
+  return threads < 2 ? 0 : threads;
+}
+
 /** A batch aims at this much chunk data, so that per-message costs stay small beside the work. */
 export const BATCH_TARGET_BYTES = 1 << 20;
 /**
@@ -61,8 +78,8 @@ export interface PlacementRequest {
   chunkCount: number;
   /** Decoded bytes of one chunk. */
   chunkBytes: number;
-  /** Whether chunks are stored as raw bytes (no compressor): they run inline unless threads are asked for. */
-  raw: boolean;
+  /** The chain's decoding CPU per decoded byte in ns (CodecPipeline.decodeCost), for writes too. */
+  decodeCost: number;
   op: "read" | "write";
   /**
    * The value (writes; null for a scalar) or an empty output of the type (reads): workers can only
@@ -73,8 +90,9 @@ export interface PlacementRequest {
 
 /**
  * Where an operation runs. `threads: 0` is inline; `threads: n` asks for workers and gets them
- * (at most n tasks in flight); left unset, tiny operations run inline and the rest use the whole
- * pool. Stores a worker cannot open and data that is not a typed array always run inline.
+ * (at most n tasks in flight); left unset, the decoding cost decides (threadsByCost): inline,
+ * some of the pool's threads, or all of them. Stores a worker cannot open and data that is not a
+ * typed array always run inline.
  */
 export function placeOperation(req: PlacementRequest, options: OperationOptions): Placement {
   const { threads, pool } = options;
@@ -87,16 +105,17 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // A user's store (stores/caller.ts): this thread moves its bytes, workers decode and encode.
   const callerMoves = req.store.descriptor().kind === "caller";
   if (!callerMoves && !workerCanOpen(req.store.descriptor())) return { where: "inline" };
-  const inlineBelow = req.raw ? Infinity : INLINE_BELOW_BYTES;
-  if (threads === undefined && (req.chunkCount < 2 || req.chunkCount * req.chunkBytes < inlineBelow)) {
-    return { where: "inline" };
-  }
+  // The pool's size is known without making the default pool, which a read that stays inline never needs.
+  const size = pool?.threads ?? defaultPoolThreads();
+  const cost = req.op === "write" ? req.decodeCost * ENCODE_OVER_DECODE : req.decodeCost;
+  const byCost = threads ?? threadsByCost(cost, req.chunkCount, req.chunkBytes, size);
+  if (byCost === 0) return { where: "inline" };
   const p = pool ?? defaultPool();
   // Without shared memory a worker's writes could not take the lock table, nor read the value in
   // place: writes then run here, where the table is this thread's own.
   if (!p.sharedMemory && req.op === "write") return { where: "inline" };
   const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
-  return { where: "pool", pool: p, lanes: poolLanes(p, threads), shared: p.sharedMemory, fetchOnCaller };
+  return { where: "pool", pool: p, lanes: poolLanes(p, byCost), shared: p.sharedMemory, fetchOnCaller };
 }
 
 /**

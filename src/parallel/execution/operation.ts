@@ -13,7 +13,7 @@ import { contiguousStrides, product } from "../../indexing/strided.js";
 import { allocateOrTooLarge } from "../../limits.js";
 import { CallerStore } from "../../stores/caller.js";
 import type { Store } from "../../stores/types.js";
-import { pipelineFor, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
+import { pipelineFor, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
 import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
 import { cacheId, readThroughCache } from "../chunk-io/cached-read.js";
 import { chunkLockRef, lockScopeOf } from "../sync/lock-table.js";
@@ -82,9 +82,9 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const chunkBytes = chunkBytesOf(meta);
   // An empty output of the type tells the coordinator whether workers could share it at all.
   const probe = allocElements(meta.dtype, 0);
-  const raw = pipelineFor(meta).storesRawBytes;
+  const { decodeCost } = pipelineFor(meta);
   const { cache } = array;
-  const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, raw, op: "read", data: probe }, o);
+  const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "read", data: probe }, o);
   const placement = place(options);
   // Workers write only into shared memory. A result they fill is still ordinary memory (a
   // dropped SharedArrayBuffer is not collected in time: see staged-output.ts), as is a caller's
@@ -111,7 +111,8 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
     await readThroughCache(context, items, out, placeOptions);
     return data;
   }
-  const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta, items: batch, out: buffer, ...missing });
+  const sent = taskMeta(meta);
+  const taskOf = (batch: ChunkItem[], buffer: TaskBuffer): ReadTask => ({ kind: "read", store: descriptor, meta: sent, items: batch, out: buffer, ...missing });
   const stager = staged ? new OutputStager(meta.dtype, meta.chunks, { ...out, data: data as TypedArray }) : null;
   const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
   const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
@@ -125,8 +126,8 @@ export async function runWrite(op: WriteOperation): Promise<void> {
   const { store, meta, items, value, options, array } = op;
   const chunkBytes = chunkBytesOf(meta);
   const data = value.kind === "array" ? value.buffer.data : null;
-  const raw = pipelineFor(meta).storesRawBytes;
-  const placement = placeOperation({ store, chunkCount: items.count, chunkBytes, raw, op: "write", data }, options);
+  const { decodeCost } = pipelineFor(meta);
+  const placement = placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "write", data }, options);
   // Workers read the value from shared memory: a shared value as it is, any other gathered task
   // by task into reused shared buffers (staged-value.ts) rather than copied whole into fresh ones.
   const stager =
@@ -145,10 +146,11 @@ export async function runWrite(op: WriteOperation): Promise<void> {
     if (cache) for (const key of keys) cache.drop(cacheId(store, meta, key));
   };
   const written: string[] = [];
+  const sent = taskMeta(meta);
   const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
     kind: "write",
     store: descriptor,
-    meta,
+    meta: sent,
     items: batch,
     value,
     writeEmptyChunks,

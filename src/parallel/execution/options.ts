@@ -11,7 +11,8 @@ export interface OperationOptions {
   /**
    * 0 runs every chunk inline on this thread. Any other number uses a worker pool (`pool`, or the
    * process-wide default pool) with at most that many tasks in flight; unset lets the coordinator
-   * choose (inline for tiny requests, the whole pool otherwise).
+   * choose from the codecs' decoding cost (inline for raw chunks and small reads, else as many
+   * threads as the decoding keeps busy).
    */
   threads?: number;
   /** The pool to run on; by default a process-wide pool of `os.availableParallelism()` threads. */

@@ -1,0 +1,49 @@
+/**
+ * What a codec chain costs to decode: nanoseconds of one core per decoded byte, the number
+ * placement (parallel/execution/coordinator.ts) weighs against what the pool itself costs.
+ * Measured with `npm run bench -- --filter 'decode|inflate'` (CPU time, 1024^2 float32 random
+ * walks, Node 20, the 2-core development VM; docs/benchmarks.md): MiB/s turned into ns/B.
+ * Rough figures do: placement compares them with the pool's own cost and a minimum of work per
+ * thread, where a factor of two moves the crossover by a factor of two in size.
+ */
+import type { CodecConfig } from "../metadata/array-metadata.js";
+
+/** Stored as they are in memory (little-endian host): read straight into place, nothing to decode. */
+const RAW = 0;
+/** Codecs not measured here (filters, bz2, lzma, users' codecs): priced as a middling compressor. */
+const UNMEASURED = 1;
+
+/** By codec name, `numcodecs.` dropped. */
+const NS_PER_BYTE: Record<string, number> = {
+  zlib: 3.2, // node:zlib inflate 300 MiB/s
+  gzip: 3.0, // gunzip 320 MiB/s
+  zstd: 1.1, // the WebAssembly decoder, 875 MiB/s (plain floats)
+  lz4: 0.4, // LZ4 block 2389 MiB/s
+  crc32c: 0.1,
+  shuffle: 0.3,
+};
+
+/** Blosc by its compressor, with the byte shuffle (typesize 4) undone in WebAssembly. */
+const BLOSC_NS_PER_BYTE: Record<string, number> = {
+  blosclz: 0.12, // 7692 MiB/s
+  lz4: 0.32, // 3012 MiB/s
+  lz4hc: 0.61, // 1563 MiB/s
+  zstd: 0.48, // 1970 MiB/s
+  zlib: 0.84, // 1133 MiB/s
+};
+/** What the bit shuffle adds over the byte shuffle (lz4: 531 against 3012 MiB/s). */
+const BITSHUFFLE_NS_PER_BYTE = 1.5;
+
+/** The decoding cost of a chain (its normalised configs), the sum of its codecs'. */
+export function decodeCost(configs: readonly CodecConfig[]): number {
+  let ns = 0;
+  for (const { name, configuration: conf = {} } of configs) {
+    const id = name.replace(/^numcodecs\./, "");
+    if (id === "bytes") ns += conf.endian === "big" ? NS_PER_BYTE.shuffle : RAW;
+    else if (id === "blosc") ns += (BLOSC_NS_PER_BYTE[String(conf.cname)] ?? UNMEASURED) + (conf.shuffle === "bitshuffle" ? BITSHUFFLE_NS_PER_BYTE : 0);
+    // Its normalised configuration holds the inner chain as normalised configs (the index is tiny).
+    else if (id === "sharding_indexed") ns += decodeCost((conf.codecs ?? []) as unknown as CodecConfig[]);
+    else ns += NS_PER_BYTE[id] ?? UNMEASURED;
+  }
+  return ns;
+}

@@ -1,0 +1,72 @@
+/**
+ * Placement by decoding cost (issue 31): the chain reports its decoding CPU per byte, and the
+ * rule turns it, the chunk count and their size into inline, some of the pool's threads or all.
+ */
+import "../src/platform/node.js";
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { CodecPipeline } from "../src/codecs/pipeline.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
+import type { CodecConfig } from "../src/metadata/array-metadata.js";
+import { placeOperation, threadsByCost } from "../src/parallel/execution/coordinator.js";
+import type { WorkerPool } from "../src/parallel/execution/worker-pool.js";
+import type { Store } from "../src/stores/types.js";
+
+const MiB = 2 ** 20;
+const spec = { shape: [1024, 1024], dtype: parseDataType("<f4"), fillValue: 0 };
+const costOf = (configs: CodecConfig[]): number => CodecPipeline.create(configs, spec).decodeCost;
+const LE = { name: "bytes", configuration: { endian: "little" } };
+const blosc = (cname: string, shuffle = "shuffle"): CodecConfig => ({ name: "blosc", configuration: { cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 } });
+
+test("a chain's decoding cost orders raw < blosc-lz4 < blosc-zstd < blosc-zlib < zlib", () => {
+  const raw = costOf([LE]);
+  const lz4 = costOf([LE, blosc("lz4")]);
+  const zstd = costOf([LE, blosc("zstd")]);
+  const bzlib = costOf([LE, blosc("zlib")]);
+  const zlib = costOf([LE, { name: "numcodecs.zlib", configuration: { level: 1 } }]);
+  assert.equal(raw, 0, "raw chunks are read into place: nothing to decode");
+  assert.ok(0 < lz4 && lz4 < zstd && zstd < bzlib && bzlib < zlib, `${[raw, lz4, zstd, bzlib, zlib]}`);
+  assert.ok(costOf([{ name: "bytes", configuration: { endian: "big" } }]) > 0, "a byte swap is work");
+  assert.ok(costOf([LE, blosc("lz4", "bitshuffle")]) > lz4, "the bit shuffle costs more than the byte shuffle");
+  const sharded = costOf([{ name: "sharding_indexed", configuration: { chunk_shape: [256, 256], codecs: [LE, { name: "zstd", configuration: { level: 3 } }] } }]);
+  assert.equal(sharded, costOf([LE, { name: "zstd", configuration: { level: 3 } }]), "a shard costs what its inner chain does");
+  assert.ok(costOf([LE, { name: "numcodecs.bz2", configuration: { level: 1 } }]) > lz4, "an unmeasured codec is priced as a compressor");
+});
+
+test("threadsByCost: raw never, cheap codecs only when large, costly ones on as many threads as they keep busy", () => {
+  const raw = costOf([LE]);
+  const lz4 = costOf([LE, blosc("lz4")]);
+  const zlib = costOf([LE, { name: "numcodecs.zlib", configuration: { level: 1 } }]);
+  // 1 MiB chunks.
+  assert.equal(threadsByCost(raw, 100000, MiB, 16), 0, "raw: a file read into place, the pool only adds its own cost");
+  assert.equal(threadsByCost(lz4, 16, MiB, 2), 0, "16 MiB of blosc-lz4 is too little work to share");
+  assert.equal(threadsByCost(lz4, 256, MiB, 2), 2);
+  assert.equal(threadsByCost(lz4, 256, MiB, 16), 16);
+  const some = threadsByCost(lz4, 64, MiB, 16);
+  assert.ok(some >= 2 && some < 16, `64 MiB of blosc-lz4 keeps some threads busy, not 16: ${some}`);
+  assert.equal(threadsByCost(zlib, 2, MiB, 2), 2, "two zlib chunks are worth two threads");
+  assert.equal(threadsByCost(zlib, 4, MiB, 16), 4, "at most one thread per chunk");
+  assert.equal(threadsByCost(zlib, 1, 64 * MiB, 16), 0, "one chunk runs on one thread: inline");
+  assert.equal(threadsByCost(zlib, 0, MiB, 16), 0);
+});
+
+test("placeOperation follows the cost when threads are not given, and the caller when they are", () => {
+  const fs = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
+  // A 16-thread pool that is never asked to run anything.
+  const pool = { threads: 16, tasksPerWorker: 2, closed: false, sharedMemory: true, fetchesOnCaller: false } as unknown as WorkerPool;
+  const place = (decodeCost: number, chunkCount: number, threads?: number) =>
+    placeOperation({ store: fs, chunkCount, chunkBytes: MiB, decodeCost, op: "read", data: new Float32Array(0) }, { pool, threads });
+  const lanes = (p: ReturnType<typeof place>) => (p.where === "pool" ? p.lanes : 0);
+  const lz4 = costOf([LE, blosc("lz4")]);
+  assert.deepEqual(place(0, 4096), { where: "inline" });
+  assert.equal(lanes(place(0, 4096, 4)), 4, "threads asked for are given, raw or not");
+  assert.equal(lanes(place(lz4, 256)), 16 * 3, "the whole pool: one task running per worker slot and one waiting");
+  assert.equal(lanes(place(lz4, 64)), threadsByCost(lz4, 64, MiB, 16), "part of the pool: that many tasks in flight");
+  assert.deepEqual(place(lz4, 64, 0), { where: "inline" });
+  // Writes encode, which costs more than decoding: fewer chunks already pay.
+  const write = (chunkCount: number) =>
+    placeOperation({ store: fs, chunkCount, chunkBytes: MiB, decodeCost: lz4, op: "write", data: new Float32Array(0) }, { pool }).where;
+  assert.equal(place(lz4, 16).where, "inline");
+  assert.equal(write(16), "pool", "16 MiB of blosc-lz4 is worth encoding on 2 or more threads");
+  assert.equal(placeOperation({ store: fs, chunkCount: 4096, chunkBytes: MiB, decodeCost: 0, op: "write", data: null }, { pool }).where, "inline", "raw writes too");
+});
