@@ -99,7 +99,7 @@ export async function get<D extends zarr.DataType, const Sel extends ZarritaSele
   const a = await handle(arr);
   // zarrita answers a 0-d array with its scalar, whatever the selection.
   const result = await a.get(arr.shape.length === 0 ? [] : toSelection(selection), opts);
-  if (typeof result !== "object" || result === null || !("shape" in result)) return result as ZarritaResult<D, Sel>;
+  if (typeof result !== "object" || result === null || !("shape" in result)) return result as unknown as ZarritaResult<D, Sel>;
   return { data: toZarritaData(arr, result.data), shape: result.shape, stride: result.stride } as ZarritaResult<D, Sel>;
 }
 

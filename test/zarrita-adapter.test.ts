@@ -6,6 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import * as zarr from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { get, set } from "../src/zarrita.js";
@@ -14,6 +17,7 @@ import { startStaticServer, type StaticServer } from "../src/cli/static-server.j
 import { recordingPool } from "./helpers/recording-pool.js";
 import { randomData, rng } from "./helpers/random.js";
 import { scratchDir } from "./helpers/paths.js";
+import { ZARRITA_README_SNIPPET } from "./helpers/readme-snippets.js";
 
 const { pool, ran } = recordingPool();
 const ON_POOL = { pool, threads: 2 };
@@ -38,7 +42,7 @@ function mapStore() {
 /** JSON with bigints, for failure messages. */
 const show = (v: unknown) => JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x));
 
-const ZSTD = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 1, checksum: false } }];
+const ZSTD: CreateArrayOptions["codecs"] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 1, checksum: false } }];
 const LAYOUTS: Record<string, { dtype: NumericTypeName; options: CreateArrayOptions }> = {
   "v2 float32 blosc": { dtype: "float32", options: { zarrFormat: 2, shape: [37, 29], chunks: [8, 7], dtype: "<f4", fillValue: 0, compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } } },
   "v2 int16 zlib 3-d": { dtype: "int16", options: { zarrFormat: 2, shape: [9, 11, 6], chunks: [4, 3, 5], dtype: "<i2", fillValue: -7, compressor: { id: "zlib", level: 1 } } },
@@ -224,4 +228,16 @@ test("bad input: zarrita's own options and a read-only store are typed errors", 
   await makeArray(store, "v2 uint8 raw", 2);
   const readOnly = await zarr.open({ get: store.get }, { kind: "array" });
   await assert.rejects(set(readOnly as never, null, 1), (e: unknown) => (e as { code?: string }).code === "READ_ONLY");
+});
+
+test("README's parzarr/zarrita snippet runs as written and prints what its comment says", () => {
+  const dir = scratchDir("parzarr-zarrita-readme-");
+  const file = join(dir, "snippet.mts");
+  const text = ZARRITA_README_SNIPPET.replace('from "zarrita"', `from ${JSON.stringify(import.meta.resolve("zarrita"))}`).replace(
+    'from "parzarr/zarrita"',
+    `from ${JSON.stringify(new URL("../src/zarrita.ts", import.meta.url).href)}`,
+  );
+  writeFileSync(file, text);
+  const out = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", cwd: new URL("..", import.meta.url).pathname, timeout: 120_000 });
+  assert.equal(out.trim(), "[ 512, 256 ] [ 256, 1 ] 1.5 0");
 });
