@@ -25,7 +25,7 @@ const ON_POOL = { pool, threads: 2 };
 /** The Icechunk-style store: a Map, `null` for a missing key, keys as zarrita gives them. */
 function mapStore() {
   const files = new Map<string, Uint8Array>();
-  return {
+  const store = {
     files,
     get: async (key: string) => files.get(key) ?? null,
     set: async (key: string, value: Uint8Array) => void files.set(key, new Uint8Array(value)),
@@ -37,6 +37,8 @@ function mapStore() {
       return "suffixLength" in range ? b.slice(b.length - range.suffixLength) : b.slice(range.offset, range.offset + range.length);
     },
   };
+  // zarrita's types say undefined for a missing key; this store answers null, as Icechunk's does.
+  return store as typeof store & zarr.AsyncMutable;
 }
 
 /** JSON with bigints, for failure messages. */
@@ -226,7 +228,7 @@ test("bad input: zarrita's own options and a read-only store are typed errors", 
   await assert.rejects(get(arr, [60]), (e: unknown) => (e as { code?: string }).code === "BAD_SELECTION");
   const store = mapStore();
   await makeArray(store, "v2 uint8 raw", 2);
-  const readOnly = await zarr.open({ get: store.get }, { kind: "array" });
+  const readOnly = await zarr.open({ get: store.get } as zarr.AsyncReadable, { kind: "array" });
   await assert.rejects(set(readOnly as never, null, 1), (e: unknown) => (e as { code?: string }).code === "READ_ONLY");
 });
 
@@ -240,4 +242,21 @@ test("README's parzarr/zarrita snippet runs as written and prints what its comme
   writeFileSync(file, text);
   const out = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", cwd: new URL("..", import.meta.url).pathname, timeout: 120_000 });
   assert.equal(out.trim(), "[ 512, 256 ] [ 256, 1 ] 1.5 0");
+});
+
+test("strings read as zarrita's: v2 '<U' as its UnicodeStringArray, v3 string as a list; a negative step reads backwards", async () => {
+  const store = mapStore();
+  const words = ["a", "bé", "ccc", "dddd", "", "fffff", "g"];
+  const u = await createArray(store as never, { path: "u", zarrFormat: 2, shape: [7], chunks: [3], dtype: "<U5", compressor: null, fillValue: "" });
+  await u.set(null, words);
+  const v = await createArray(store as never, { path: "v", shape: [7], chunks: [3], dtype: "string" });
+  await v.set(null, words);
+  for (const path of ["u", "v"]) {
+    const arr = await zarr.open(zarr.root(store).resolve(path), { kind: "array" });
+    const [want, got] = [await zarr.get(arr, [zarr.slice(1, 6)]), await get(arr, [zarr.slice(1, 6)], ON_POOL)];
+    assert.equal(got.data.constructor, want.data.constructor, path);
+    assert.deepEqual(elements(got), elements(want), path);
+    assert.deepEqual(elements(got), words.slice(1, 6));
+    assert.deepEqual(elements(await get(arr, [zarr.slice(null, null, -2)])), [words[6], words[4], words[2], words[0]]);
+  }
 });

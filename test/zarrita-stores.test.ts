@@ -13,7 +13,7 @@ import { ChunkCache, FileSystemStore, WorkerPool, copy, createArray, createGroup
 import { startStaticServer, type StaticServer } from "../src/cli/static-server.js";
 import { scratchDir } from "./helpers/paths.js";
 
-const pool = new WorkerPool({ size: 2 });
+const pool = new WorkerPool({ threads: 2 });
 after(() => pool.close());
 const ON_POOL = { pool, threads: 2 };
 

@@ -138,14 +138,14 @@ function threadOptions(t: ThreadSetting): OperationOptions {
 
 const threadLabel = (t: ThreadSetting): string => (t === "default" ? "default" : String(t));
 
-function makeData(rows: number, cols: number): Float32Array {
+export function makeData(rows: number, cols: number): Float32Array {
   const data = new Float32Array(rows * cols);
   fillRandomWalks(data, rows, cols);
   return data;
 }
 
 /** Writes (once) the source arrays; returns the path of each codec's array. */
-async function ensureDataset(root: string, rows: number, cols: number, chunk: number, data: () => Float32Array, log: (s: string) => void): Promise<Map<CompareCodec, string>> {
+export async function ensureDataset(root: string, rows: number, cols: number, chunk: number, data: () => Float32Array, log: (s: string) => void): Promise<Map<CompareCodec, string>> {
   const base = join(root, `walks-v${DATA_VERSION}-${rows}x${cols}-c${chunk}`);
   mkdirSync(base, { recursive: true });
   const paths = new Map<CompareCodec, string>();
