@@ -110,6 +110,17 @@ for (const [name, make] of Object.entries(writers)) {
     await assert.rejects(openGroup(store, { path: "nope", mode: "r" }), (e: unknown) => (e as { code?: string }).code === "NOT_FOUND");
   });
 
+  test(`${name}: a ChunkCache over an array written there serves the second read`, async () => {
+    const store = make();
+    await (await createArray(store, LAYOUT)).set(null, { data: VALUES, shape: [20, 12] }, ON_POOL);
+    const cache = new ChunkCache({ maxBytes: 1 << 20 });
+    const a = await openArray(store, { mode: "r", cache, recheckCachedData: false });
+    assert.deepEqual(await values(a), Array.from(VALUES));
+    const misses = cache.stats().misses;
+    assert.deepEqual(await values(a, [slice(2, 17), 3]), [...Array(15).keys()].map((r) => VALUES[(r + 2) * 12 + 3]));
+    assert.equal(cache.stats().misses, misses, "no chunk read again");
+  });
+
   test(`${name}: copy into it from a parzarr folder, and back`, async () => {
     const store = make();
     await createGroup(store, { path: "into" });
