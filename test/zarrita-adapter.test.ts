@@ -17,6 +17,7 @@ import { startStaticServer, type StaticServer } from "../src/cli/static-server.j
 import { recordingPool } from "./helpers/recording-pool.js";
 import { randomData, rng } from "./helpers/random.js";
 import { scratchDir } from "./helpers/paths.js";
+import { elements, randomSelection } from "./helpers/zarrita-cases.js";
 import { ZARRITA_README_SNIPPET } from "./helpers/readme-snippets.js";
 
 const { pool, ran } = recordingPool();
@@ -61,40 +62,6 @@ const LAYOUTS: Record<string, { dtype: NumericTypeName; options: CreateArrayOpti
 
 const VALUES = { half: 1000, bigScale: 3n ** 30n, floatDivisor: 8 };
 
-type ZSelection = (number | zarr.Slice | null)[] | null;
-
-/**
- * A random zarrita selection: null, or per dimension null, an index (maybe negative) or a slice.
- * Never fewer items than the rank: zarrita does not fill in the missing dimensions (it reads the
- * wrong chunks), where parzarr selects them whole as numpy does.
- */
-function randomSelection(shape: number[], r: (n: number) => number): ZSelection {
-  if (r(8) === 0) return null;
-  return shape.map((n) => {
-    const k = r(4);
-    if (k === 0) return null;
-    if (k === 1) return r(2) ? r(n) : -1 - r(n);
-    const maybe = (x: number) => (r(4) === 0 ? null : x);
-    const start = maybe(r(n + 2) - 1);
-    const stop = maybe(r(n + 3) - 1);
-    return zarr.slice(start, stop, r(3) === 0 ? null : 1 + r(4));
-  });
-}
-
-/** Every element of a zarrita-shaped result, in C order of its shape (read through its strides). */
-function elements(res: unknown): unknown[] {
-  if (typeof res !== "object" || res === null || !("stride" in res)) return [res];
-  const { data, shape, stride } = res as zarr.Chunk<zarr.DataType>;
-  const at = (i: number) => ("get" in data ? (data as zarr.BoolArray).get(i) : (data as ArrayLike<unknown>)[i]);
-  const out: unknown[] = [];
-  const walk = (d: number, offset: number) => {
-    if (d === shape.length) return void out.push(at(offset));
-    for (let i = 0; i < shape[d]; i++) walk(d + 1, offset + i * stride[d]);
-  };
-  walk(0, 0);
-  return out;
-}
-
 /** What zarrita does, or the error code/name it throws. */
 async function outcome<T>(f: () => Promise<T>): Promise<{ ok: T } | { error: string }> {
   try {
@@ -123,7 +90,7 @@ for (const [name, layout] of Object.entries(LAYOUTS)) {
     const r = rng(seed);
     let onPool = 0;
     for (let i = 0; i < 40; i++) {
-      const sel = randomSelection(arr.shape, r);
+      const sel = randomSelection(arr.shape, r, true);
       const where = `${name} seed ${seed} case ${i}: ${show(sel)}`;
       ran.length = 0;
       const want = await outcome(() => zarr.get(arr, sel));
@@ -165,7 +132,7 @@ for (const [name, layout] of Object.entries(LAYOUTS)) {
     const values = rng(seed + 1);
     let onPool = 0;
     for (let i = 0; i < 25; i++) {
-      const sel = randomSelection(arr.shape, r);
+      const sel = randomSelection(arr.shape, r, true);
       const where = `${name} seed ${seed} case ${i}: ${show(sel)}`;
       // The value: a scalar, or an ndarray of the selection's shape (as zarr.get gives one).
       const region = await outcome(() => zarr.get(twin, sel));
