@@ -25,6 +25,7 @@ import { gridShape } from "../metadata/chunk-grid.js";
 import type { JsonObject } from "../metadata/json.js";
 import { checkOptionNames, type OperationOptions } from "../parallel/execution/options.js";
 import { isWritable, type Store } from "../stores/types.js";
+import { asStore, type UserStore } from "../stores/caller.js";
 import { parseCodecSpec, type CodecSpec } from "./codec-spec.js";
 import { CopyProgress, copySlab, countedItemBytes, joinPath, planCopy, slabsOf, type ArrayJob, type PlanSettings, type SlabBox, type SlabOptions } from "./engine.js";
 import { assertNoOverlap } from "./overlap.js";
@@ -35,9 +36,9 @@ export type IfExists = "raise" | "skip" | "replace" | "skip_initialized";
 const IF_EXISTS: readonly IfExists[] = ["raise", "skip", "replace", "skip_initialized"];
 
 /** A node to copy: a handle, or a store and the node's path in it (default the root). */
-export type CopySource = ZarrArray | Group | { store: Store; path?: string };
+export type CopySource = ZarrArray | Group | { store: Store | UserStore; path?: string };
 /** The group to copy into: a handle, or a store and a path (a missing group there is created). */
-export type CopyDestination = Group | { store: Store; path?: string };
+export type CopyDestination = Group | { store: Store | UserStore; path?: string };
 
 /** What `onProgress` gets as a copy goes. */
 export interface CopyProgressInfo {
@@ -147,7 +148,7 @@ export async function copy(source: CopySource, dest: CopyDestination, options: C
  * Copies every child of the group `source` into the group `dest` (zarr-python's
  * `zarr.copy_all`), then updates `dest`'s attributes with `source`'s.
  */
-export async function copyAll(source: Group | { store: Store; path?: string }, dest: CopyDestination, options: CopyOptions = {}): Promise<CopyReport> {
+export async function copyAll(source: Group | { store: Store | UserStore; path?: string }, dest: CopyDestination, options: CopyOptions = {}): Promise<CopyReport> {
   checkOptionNames(options, COPY_OPTION_NAMES, "copyAll");
   if (options.name !== undefined) throw new InvalidArgumentError("copyAll: the children keep their names; name is for copy");
   const group = await sourceNode(source);
@@ -169,29 +170,33 @@ interface Root {
 
 async function sourceNode(source: CopySource): Promise<ZarrArray | Group> {
   if (source instanceof ZarrArray || source instanceof Group) return source;
-  if (typeof source !== "object" || source === null || typeof (source as { store?: Store }).store?.descriptor !== "function") {
-    throw new InvalidArgumentError("copy: the source must be an array, a group, or { store, path }");
-  }
-  return openNodeAt(source.store, source.path ?? "");
+  return openNodeAt(storeOf(source, "source"), source.path ?? "");
 }
 
 /** The destination group when it exists (undefined when missing: the copy creates it). */
 async function destinationGroup(dest: CopyDestination, options: CopyOptions): Promise<{ group?: Group; store: Store; path: string }> {
   if (dest instanceof Group) return { group: dest, store: dest.store, path: dest.path };
-  if (typeof dest !== "object" || dest === null || typeof (dest as { store?: Store }).store?.descriptor !== "function") {
-    throw new InvalidArgumentError("copy: the destination must be a group or { store, path }");
-  }
+  const store = storeOf(dest, "destination");
   const path = dest.path ?? "";
   try {
-    const node = await openNodeAt(dest.store, path);
+    const node = await openNodeAt(store, path);
     if (node instanceof ZarrArray) throw new NodeTypeError(`copy: the destination ${node.name} is an array; copy into a group`);
     // Opened again writable: openNodeAt opens read-only.
-    const group = options.dryRun || !isWritable(dest.store) ? node : await openGroup(dest.store, { path, mode: "r+" });
-    return { group, store: dest.store, path };
+    const group = options.dryRun || !isWritable(store) ? node : await openGroup(store, { path, mode: "r+" });
+    return { group, store, path };
   } catch (err) {
     if (!(err instanceof NotFoundError)) throw err;
   }
-  return { store: dest.store, path };
+  return { store, path };
+}
+
+/** `{ store, path }`'s store: parzarr's own, or any object with `get` (zarrita's), wrapped. */
+function storeOf(end: unknown, which: "source" | "destination"): Store {
+  const store = (end as { store?: unknown } | null)?.store;
+  if (typeof end !== "object" || typeof store !== "object" || store === null) {
+    throw new InvalidArgumentError(`copy: the ${which} must be ${which === "source" ? "an array, a group," : "a group"} or { store, path }`);
+  }
+  return asStore(store as Store | UserStore);
 }
 
 async function copyRoots(roots: Root[], destInput: CopyDestination, options: CopyOptions, attrsFrom?: Group): Promise<CopyReport> {

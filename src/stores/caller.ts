@@ -114,8 +114,17 @@ export class CallerStore implements WritableStore {
 
   async delete(key: string): Promise<void> {
     // Without delete, a value that is not there is still "deleted"; one that is cannot be.
-    if (this.user.delete) await this.user.delete(abs(validateKey(key)));
-    else if (await this.has(key)) throw new UnsupportedError(`the store cannot delete "${key}" (it has no delete method)`);
+    if (!this.user.delete) {
+      if (await this.has(key)) throw new UnsupportedError(`the store cannot delete "${key}" (it has no delete method)`);
+      return;
+    }
+    try {
+      await this.user.delete(abs(validateKey(key)));
+    } catch (err) {
+      // Some stores refuse to delete what is not there (@zarrita/storage's FileSystemStore
+      // rejects with ENOENT); a key that is gone is deleted, whatever the store said.
+      if (await this.has(key)) throw err;
+    }
   }
 
   async deletePrefix(prefix: string): Promise<void> {

@@ -6,16 +6,7 @@ import { after } from "node:test";
 import { WorkerPool, type NumericTypeName, type TypedArray } from "../../src/index.js";
 import { allocTypedArray } from "../../src/metadata/elements.js";
 
-/** xorshift32: `r(n)` is an integer in [0, n). */
-export function rng(seed: number): (n: number) => number {
-  let s = seed >>> 0 || 1;
-  return (n) => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) % n;
-  };
-}
+export { rng } from "./rng.js";
 
 export interface RandomValues {
   /** Integers are drawn from [-half, half]. */
