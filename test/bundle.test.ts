@@ -75,3 +75,30 @@ test("a page reading on workers: main thread and worker within their gzip budget
   assert.ok(worker <= WORKER_BUDGET, `the worker a read loads: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
   assert.ok(main <= MAIN_THREAD_BUDGET, `the page's main-thread JavaScript: ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
 });
+
+/** The modules in `entry` and every file it imports statically. */
+function loadedModules(meta: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (out: string): void => {
+    if (seen.has(out)) return;
+    seen.add(out);
+    for (const i of meta.outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(entry);
+  return [...seen].flatMap((out) => Object.keys(meta.outputs[out].inputs));
+}
+
+test("a page reading on workers loads on first use only what a read does not need: the S3 signer, pako", async () => {
+  const dir = scratchDir("parzarr-bundle-");
+  const built = await buildBrowser(join(dir, "lib"), { minify: true, sourcemap: false });
+  writeFileSync(join(dir, "main.js"), `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\nglobalThis.read = (url) => openArray(url, { mode: "r" });\n`);
+  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, format: "esm", platform: "browser", metafile: true, logLevel: "silent" });
+  const main = loadedModules(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
+  const worker = loadedModules(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
+  assert.ok(main.some((m) => m.endsWith("src/stores/s3.ts")) && main.some((m) => m.endsWith("src/codecs/deflate.ts")), "the graph was read");
+  // aws4fetch signs S3 requests with credentials; pako encodes zlib/gzip (WebAssembly decodes).
+  for (const lazy of ["node_modules/aws4fetch/", "node_modules/pako/"]) {
+    assert.deepEqual(main.filter((m) => m.includes(lazy)), [], `the main thread loads ${lazy} up front`);
+    assert.deepEqual(worker.filter((m) => m.includes(lazy)), [], `the worker loads ${lazy} up front`);
+  }
+});

@@ -8,7 +8,7 @@ import type { JsonObject } from "../metadata/json.js";
 import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
 import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
 import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdWithChecksum } from "./zstd.js";
-import { gzipCompress, inflateAny, inflateInto, zlibCompress } from "./deflate.js";
+import { afterDeflateReady, gzipCompress, inflateAny, inflateInto, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
@@ -38,18 +38,23 @@ export function decodeCap(spec: ChunkSpec): number {
 }
 
 /** A zlib or gzip chunk decoded into its place (or a reused scratch), which it must fill exactly. */
-function inflateExactly(what: string): (b: Uint8Array, dest: Uint8Array) => void {
-  return (b, dest) => {
+function inflateExactly(what: string): (b: Uint8Array, dest: Uint8Array) => void | Promise<void> {
+  return afterDeflateReady((b: Uint8Array, dest: Uint8Array) => {
     const n = inflateInto(b, dest, what);
     if (n !== dest.length) throw new CorruptChunkError(`${what}: the stream decoded to ${n} bytes, ${dest.length} expected`);
-  };
+  });
 }
 
 export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("gzip", (b, lease) => gzipCompress(b, level, lease), (b) => inflateAny(b, "gzip", cap), inflateExactly("gzip")),
+    codec: bytesToBytes(
+      "gzip",
+      afterDeflateReady((b: Uint8Array, lease?: ScratchLease) => gzipCompress(b, level, lease)),
+      afterDeflateReady((b: Uint8Array) => inflateAny(b, "gzip", cap)),
+      inflateExactly("gzip"),
+    ),
     configuration: { level },
   };
 };
@@ -58,7 +63,12 @@ export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
   const cap = decodeCap(spec);
   return {
-    codec: bytesToBytes("numcodecs.zlib", (b, lease) => zlibCompress(b, level, lease), (b) => inflateAny(b, "zlib", cap), inflateExactly("zlib")),
+    codec: bytesToBytes(
+      "numcodecs.zlib",
+      afterDeflateReady((b: Uint8Array, lease?: ScratchLease) => zlibCompress(b, level, lease)),
+      afterDeflateReady((b: Uint8Array) => inflateAny(b, "zlib", cap)),
+      inflateExactly("zlib"),
+    ),
     configuration: { level },
   };
 };

@@ -18,7 +18,7 @@
  * The descriptor carries the resolved configuration, so a worker opens the same store without
  * reading its own environment.
  */
-import { AwsClient } from "aws4fetch";
+import type { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import {
@@ -139,7 +139,8 @@ export class S3Store implements WritableStore {
   private readonly credentials: S3Credentials | undefined;
   private readonly policy: HttpPolicy;
   private readonly doFetch: typeof fetch;
-  private readonly client: AwsClient | undefined;
+  /** The signer, loaded with the first signed request (a page that never signs does not load it). */
+  private client: Promise<AwsClient> | undefined;
   private readonly listPageSize: number | undefined;
   /** The bucket's URL: path-style under the endpoint, or the virtual host on AWS. */
   private readonly bucketUrl: string;
@@ -165,10 +166,15 @@ export class S3Store implements WritableStore {
     this.bucketUrl = this.endpoint
       ? `${this.endpoint}/${encodeURIComponent(bucket)}`
       : `https://${bucket}.s3.${this.region}.amazonaws.com`;
-    if (this.credentials) {
-      // aws4fetch's own retries are off: http.ts retries, with one policy for every store.
-      this.client = new AwsClient({ ...this.credentials, service: "s3", region: this.region, retries: 0 });
-    }
+  }
+
+  /** The request signer when there are credentials, else undefined. */
+  private signer(): Promise<AwsClient> | undefined {
+    const credentials = this.credentials;
+    if (credentials === undefined) return undefined;
+    // aws4fetch's own retries are off: http.ts retries, with one policy for every store.
+    this.client ??= import("aws4fetch").then((m) => new m.AwsClient({ ...credentials, service: "s3", region: this.region, retries: 0 }));
+    return this.client;
   }
 
   static fromDescriptor(d: S3StoreDescriptor): S3Store {
@@ -209,9 +215,10 @@ export class S3Store implements WritableStore {
         bodyLimit: init.bodyLimit,
         send: async (signal) => {
           const req = { method, headers: init.headers, body: init.body };
-          if (!this.client) return this.doFetch(url, { ...req, signal });
+          const signer = this.signer();
+          if (!signer) return this.doFetch(url, { ...req, signal });
           // Signed afresh for each attempt: a SigV4 signature carries its time.
-          const signed = await this.client.sign(url, req);
+          const signed = await (await signer).sign(url, req);
           return this.doFetch(signed, { signal });
         },
       },
