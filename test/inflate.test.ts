@@ -188,11 +188,12 @@ describe("inflate (WASM)", () => {
       // As in a browser, pako (this backend's encoder) is not loaded yet: the codecs load it on
       // first use, so a write and a read work without the caller preparing anything.
       const data = bytesOf(randomWalkFloat32(128, 256));
-      for (const compressor of [{ id: "zlib", level: 4 }, { id: "blosc", cname: "zlib", clevel: 5, shuffle: 1 }]) {
+      const compressors: Record<string, string | number>[] = [{ id: "zlib", level: 4 }, { id: "blosc", cname: "zlib", clevel: 5, shuffle: 1 }];
+      for (const compressor of compressors) {
         const a = await createArray(new MemoryStore(), { shape: [300, 200], chunks: [128, 128], dtype: "<f4", zarrFormat: 2, compressor });
         const values = randomWalkFloat32(300, 200, 5);
         await a.set(null, { data: values, shape: [300, 200] }, { threads: 0 });
-        assert.deepEqual(((await a.get(null, { threads: 0 })) as NDArray<Float32Array>).data, values, compressor.id);
+        assert.deepEqual(((await a.get(null, { threads: 0 })) as NDArray<Float32Array>).data, values, String(compressor.id));
       }
       const v3 = await createArray(new MemoryStore(), { shape: [64], dtype: "uint8", codecs: [{ name: "bytes" }, { name: "gzip", configuration: { level: 1 } }] });
       await v3.set(null, { data: Uint8Array.from({ length: 64 }, (_, i) => i), shape: [64] }, { threads: 0 });

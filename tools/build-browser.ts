@@ -97,7 +97,7 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean; 
     // them a bundler that takes the worker in warns "Critical dependency" or fails. ~5% gzip.
     ...(options.minify ? { minify: false, minifySyntax: true, minifyIdentifiers: true } : {}),
   });
-  const zstdChunk = Object.entries(wrk.metafile.outputs).find(([, o]) => o.entryPoint?.includes("node_modules/numcodecs/dist/zstd"))?.[0];
+  const zstdChunk = Object.entries(wrk.metafile!.outputs).find(([, o]) => o.entryPoint?.includes("node_modules/numcodecs/dist/zstd"))?.[0];
   if (zstdChunk === undefined) throw new Error("the worker build has no chunk of numcodecs' zstd");
   const [lib] = await Promise.all([
     build({
