@@ -21,17 +21,9 @@ import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratc
 export function onFirstUse<M>(load: () => Promise<M>) {
   let mod: M | undefined;
   let loading: Promise<M> | undefined;
-  const loaded = (): Promise<M> =>
-    (loading ??= load().then(
-      (m) => (mod = m),
-      (err: unknown) => {
-        loading = undefined;
-        throw err;
-      },
-    ));
+  const loaded = () => (loading ??= load().then((m) => (mod = m)).finally(() => (loading = undefined)));
   return <A extends unknown[], R>(fn: (m: M, ...args: A) => R) =>
-    (...args: A): R | Promise<Awaited<R>> =>
-      mod !== undefined ? fn(mod, ...args) : loaded().then((m) => fn(m, ...args) as Awaited<R>);
+    (...args: A): R | Promise<Awaited<R>> => (mod !== undefined ? fn(mod, ...args) : loaded().then((m) => fn(m, ...args) as Awaited<R>));
 }
 
 const blosc = onFirstUse(() => import("./blosc/blosc.js"));
@@ -63,42 +55,28 @@ export function decodeCap(spec: ChunkSpec): number {
   return Math.min(2 * product(spec.shape) * spec.dtype.itemSize + 2 ** 20, MAX_DECODED_BYTES);
 }
 
-/** A zlib or gzip chunk decoded into its place (or a reused scratch), which it must fill exactly. */
-function inflateExactly(what: string): (b: Uint8Array, dest: Uint8Array) => void | Promise<void> {
-  return deflate((m, b: Uint8Array, dest: Uint8Array) =>
-    m.afterDeflateReady(() => {
-      const n = m.inflateInto(b, dest, what);
-      if (n !== dest.length) throw new CorruptChunkError(`${what}: the stream decoded to ${n} bytes, ${dest.length} expected`);
-    })(),
+/** gzip or zlib streams (`what`); a chunk decoded into its place (or a reused scratch) must fill it exactly. */
+function deflateCodec(name: string, what: "gzip" | "zlib", level: number, cap: number): BytesToBytesCodec {
+  const exactly = (m: typeof import("./deflate.js"), b: Uint8Array, dest: Uint8Array): void => {
+    const n = m.inflateInto(b, dest, what);
+    if (n !== dest.length) throw new CorruptChunkError(`${what}: the stream decoded to ${n} bytes, ${dest.length} expected`);
+  };
+  return bytesToBytes(
+    name,
+    deflate((m, b: Uint8Array, lease?: ScratchLease) => m.afterDeflateReady(what === "gzip" ? m.gzipCompress : m.zlibCompress)(b, level, lease)),
+    deflate((m, b: Uint8Array) => m.afterDeflateReady(m.inflateAny)(b, what, cap)),
+    deflate((m, b: Uint8Array, dest: Uint8Array) => m.afterDeflateReady(exactly)(m, b, dest)),
   );
 }
 
 export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
-  const cap = decodeCap(spec);
-  return {
-    codec: bytesToBytes(
-      "gzip",
-      deflate((m, b: Uint8Array, lease?: ScratchLease) => m.afterDeflateReady(m.gzipCompress)(b, level, lease)),
-      deflate((m, b: Uint8Array) => m.afterDeflateReady(m.inflateAny)(b, "gzip", cap)),
-      inflateExactly("gzip"),
-    ),
-    configuration: { level },
-  };
+  return { codec: deflateCodec("gzip", "gzip", level, decodeCap(spec)), configuration: { level } };
 };
 
 export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
-  const cap = decodeCap(spec);
-  return {
-    codec: bytesToBytes(
-      "numcodecs.zlib",
-      deflate((m, b: Uint8Array, lease?: ScratchLease) => m.afterDeflateReady(m.zlibCompress)(b, level, lease)),
-      deflate((m, b: Uint8Array) => m.afterDeflateReady(m.inflateAny)(b, "zlib", cap)),
-      inflateExactly("zlib"),
-    ),
-    configuration: { level },
-  };
+  return { codec: deflateCodec("numcodecs.zlib", "zlib", level, decodeCap(spec)), configuration: { level } };
 };
 
 export const zstdCodec: CodecFactory = (conf, spec) => {
@@ -113,16 +91,11 @@ export const zstdCodec: CodecFactory = (conf, spec) => {
     return withSum;
   });
   return {
-    codec: bytesToBytes(
-      "zstd",
-      encode,
-      zstd((m, b: Uint8Array) => m.zstdDecompress(b, undefined, cap)),
-      zstd(async (m, b: Uint8Array, dest: Uint8Array) => {
-        // A chunk decoded into its place: straight there with the reused context when the frame
-        // declares exactly that size, else the checked path and one copy.
-        if (!m.zstdDecompressInto(b, dest)) dest.set(await m.zstdDecompress(b, dest.length, cap));
-      }),
-    ),
+    codec: bytesToBytes("zstd", encode, zstd((m, b: Uint8Array) => m.zstdDecompress(b, undefined, cap)), zstd(async (m, b: Uint8Array, dest: Uint8Array) => {
+      // A chunk decoded into its place: straight there with the reused context when the frame
+      // declares exactly that size, else the checked path and one copy.
+      if (!m.zstdDecompressInto(b, dest)) dest.set(await m.zstdDecompress(b, dest.length, cap));
+    })),
     configuration: { level, checksum },
   };
 };

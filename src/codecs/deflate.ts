@@ -68,13 +68,7 @@ export function deflateReady(): Promise<void> | undefined {
   const chosen = forced ?? native;
   if (pako !== undefined || (chosen !== null && chosen !== kernelDeflateBackend)) return undefined;
   // A failed load (a network fault on a page) is not kept: the next use tries again.
-  return (pakoLoading ??= import("./pako-backend.js").then(
-    (m) => void (pako = m.pakoBackend),
-    (err: unknown) => {
-      pakoLoading = undefined;
-      throw err;
-    },
-  ));
+  return (pakoLoading ??= import("./pako-backend.js").then((m) => void (pako = m.pakoBackend)).finally(() => (pakoLoading = undefined)));
 }
 
 /** `fn` run once deflate is ready: synchronously where it already is (node:zlib, pako loaded). */
