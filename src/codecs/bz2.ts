@@ -5,7 +5,8 @@
  * but about ten times slower in both directions; both of ours are checked against Python's bz2.
  */
 import { intOption } from "./config.js";
-import { decodeCap, onFirstUse } from "./compressors.js";
+import { decodeCap } from "./compressors.js";
+import { onFirstUse } from "../first-use.js";
 import type { CodecFactory } from "./types.js";
 
 // The encoder and decoder load with the codec's first use (compressors.ts says why).

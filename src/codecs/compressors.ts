@@ -10,21 +10,10 @@
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
 import { boolOption, enumOption, intOption } from "./config.js";
+import { onFirstUse } from "../first-use.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
-
-/**
- * Runs functions of the module `load()` imports: synchronously once it is loaded (a loaded codec
- * adds no microtask), after the import before that. A failed import is not kept: the next call tries again.
- */
-export function onFirstUse<M>(load: () => Promise<M>) {
-  let mod: M | undefined;
-  let loading: Promise<M> | undefined;
-  const loaded = () => (loading ??= load().then((m) => (mod = m)).finally(() => (loading = undefined)));
-  return <A extends unknown[], R>(fn: (m: M, ...args: A) => R) =>
-    (...args: A): R | Promise<Awaited<R>> => (mod !== undefined ? fn(mod, ...args) : loaded().then((m) => fn(m, ...args) as Awaited<R>));
-}
 
 const blosc = onFirstUse(() => import("./blosc/blosc.js"));
 const lz4 = onFirstUse(() => import("./blosc/lz4.js"));

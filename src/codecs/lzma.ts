@@ -12,7 +12,8 @@ import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../er
 import { missingDependency } from "../optional-deps.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
-import { decodeCap, onFirstUse } from "./compressors.js";
+import { decodeCap } from "./compressors.js";
+import { onFirstUse } from "../first-use.js";
 
 /** The xz container's code loads with the codec's first use (compressors.ts says why). */
 const container = onFirstUse(() => import("./xz-container.js"));

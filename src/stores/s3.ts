@@ -18,8 +18,8 @@
  * The descriptor carries the resolved configuration, so a worker opens the same store without
  * reading its own environment.
  */
-import type { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import {
   conditionalHeaders,
@@ -130,6 +130,8 @@ function fetchable(value: Uint8Array): Uint8Array<ArrayBuffer> {
   return value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
 }
 
+const signer = onFirstUse(() => import("aws4fetch"));
+
 export class S3Store implements WritableStore {
   readonly readOnly: boolean;
   readonly bucket: string;
@@ -139,8 +141,6 @@ export class S3Store implements WritableStore {
   private readonly credentials: S3Credentials | undefined;
   private readonly policy: HttpPolicy;
   private readonly doFetch: typeof fetch;
-  /** The signer, loaded with the first signed request (a page that never signs does not load it). */
-  private client: Promise<AwsClient> | undefined;
   private readonly listPageSize: number | undefined;
   /** The bucket's URL: path-style under the endpoint, or the virtual host on AWS. */
   private readonly bucketUrl: string;
@@ -166,15 +166,6 @@ export class S3Store implements WritableStore {
     this.bucketUrl = this.endpoint
       ? `${this.endpoint}/${encodeURIComponent(bucket)}`
       : `https://${bucket}.s3.${this.region}.amazonaws.com`;
-  }
-
-  /** The request signer when there are credentials, else undefined. */
-  private signer(): Promise<AwsClient> | undefined {
-    const credentials = this.credentials;
-    if (credentials === undefined) return undefined;
-    // aws4fetch's own retries are off: http.ts retries, with one policy for every store.
-    this.client ??= import("aws4fetch").then((m) => new m.AwsClient({ ...credentials, service: "s3", region: this.region, retries: 0 }));
-    return this.client;
   }
 
   static fromDescriptor(d: S3StoreDescriptor): S3Store {
@@ -215,10 +206,11 @@ export class S3Store implements WritableStore {
         bodyLimit: init.bodyLimit,
         send: async (signal) => {
           const req = { method, headers: init.headers, body: init.body };
-          const signer = this.signer();
-          if (!signer) return this.doFetch(url, { ...req, signal });
-          // Signed afresh for each attempt: a SigV4 signature carries its time.
-          const signed = await (await signer).sign(url, req);
+          const credentials = this.credentials;
+          if (!credentials) return this.doFetch(url, { ...req, signal });
+          // Signed afresh for each attempt (a SigV4 signature carries its time) by aws4fetch, loaded
+          // with the first signed request; its own retries are off: http.ts retries for every store.
+          const signed = await signer((m) => new m.AwsClient({ ...credentials, service: "s3", region: this.region, retries: 0 }).sign(url, req))();
           return this.doFetch(signed, { signal });
         },
       },

@@ -4,7 +4,7 @@
  */
 import { CorruptChunkError } from "../../errors.js";
 import { intOption } from "../config.js";
-import { onFirstUse } from "../compressors.js";
+import { onFirstUse } from "../../first-use.js";
 import type { CodecFactory } from "../types.js";
 
 function check(b: Uint8Array, size: number): number {
