@@ -22,7 +22,8 @@ import { lz4CompressBlock, lz4CompressBound, lz4CompressInto, lz4DecompressBlock
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "../src/codecs/blosc/shuffle.js";
 import { setWasmKernels } from "../src/codecs/wasm/wasm.js";
 import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/zstd.js";
-import { nativeDeflateBackend, pakoBackend, type DeflateBackend } from "../src/codecs/deflate.js";
+import { nativeDeflateBackend, type DeflateBackend } from "../src/codecs/deflate.js";
+import { pakoBackend } from "../src/codecs/pako-backend.js";
 import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "./compare/data.js";
 
 const { values: args } = parseArgs({

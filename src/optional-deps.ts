@@ -14,10 +14,17 @@ import { MissingDependencyError } from "./errors.js";
  */
 export function missingDependency(err: unknown, packages: readonly string[], feature: string): MissingDependencyError | undefined {
   const e = err as { code?: unknown; message?: unknown } | null;
-  if (typeof e !== "object" || e === null || (e.code !== "ERR_MODULE_NOT_FOUND" && e.code !== "MODULE_NOT_FOUND")) return undefined;
+  if (typeof e !== "object" || e === null) return undefined;
+  const message = String(e.message);
   // Node names what it could not find first: "Cannot find package 'zod' imported from ...",
-  // "Cannot find module 'h5wasm/node'\nRequire stack: ...".
-  const named = /^Cannot find (?:package|module) '([^']+)'/.exec(String(e.message))?.[1];
+  // "Cannot find module 'h5wasm/node'\nRequire stack: ...". A browser page (dist/browser/parzarr.js
+  // leaves zod to the page's import map) gets a TypeError without a code, worded per engine.
+  const named =
+    e.code === "ERR_MODULE_NOT_FOUND" || e.code === "MODULE_NOT_FOUND"
+      ? /^Cannot find (?:package|module) '([^']+)'/.exec(message)?.[1]
+      : err instanceof TypeError
+        ? /^(?:Failed to resolve module specifier "([^"]+)"|The specifier “([^”]+)” was a bare specifier|Module name, '([^']+)' does not resolve)/.exec(message)?.slice(1).find((n) => n !== undefined)
+        : undefined;
   const missing = packages.find((p) => named === p || named?.startsWith(`${p}/`));
   if (missing === undefined) return undefined;
   const command = `npm install ${packages.join(" ")}`;

@@ -1,8 +1,8 @@
 /**
  * The browser build: esbuild bundles the browser entry and the worker for --platform=browser
  * without errors, and neither graph holds a Node built-in (node:*, or a bare "fs", "path", ...),
- * piscina or proper-lockfile; the worker file is self-contained (no import left in it but its lazy
- * parts beside it).
+ * piscina or proper-lockfile; each file imports nothing but parzarr's chunks beside it (the library's
+ * ZEP 6 model chunk imports zod, an optional peer the page supplies).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -36,15 +36,33 @@ test("the browser entry and worker bundle for the browser with no Node module in
     for (const src of ["src/platform/node.ts", "src/stores/filesystem.ts", "src/stores/zip.ts", "src/parallel/sync/process-sync.ts", "src/parallel/execution/piscina-executor.ts"]) {
       assert.ok(!inputs.includes(src), `${name}: ${src} is Node-only`);
     }
-    assert.deepEqual(imports.filter((i) => i.external), [], `${name}: nothing left external`);
-    // Self-contained: no import but the worker's lazy parts, which lie beside it.
+    // Nothing left external but, in the library, zod (the page's to supply) and numcodecs' zstd,
+    // which is the worker's chunk of it.
+    const externals = imports.filter((i) => i.external).map((i) => (/^\.\/parzarr-worker-\w+\.js$/.test(i.path) ? "the worker's chunk" : i.path));
+    assert.deepEqual(new Set(externals), new Set(name === "worker" ? [] : ["zod", "the worker's chunk"]), `${name}: left external`);
+    // Self-contained: no import but parzarr's own chunks beside it (and zod's, in the model's chunk).
     for (const [out, o] of Object.entries(meta.outputs)) {
       if (!out.endsWith(".js")) continue;
-      const lazy = o.imports.filter((i) => i.kind === "dynamic-import" && /\/parzarr-worker-\w+\.js$/.test(i.path));
-      assert.deepEqual(o.imports, name === "worker" ? lazy : [], `${name}: ${out} imports nothing else`);
+      const others = o.imports.filter((i) => !/(^|\/)parzarr-(worker-)?\w+\.js$/.test(i.path) && !(name === "library" && i.path === "zod"));
+      assert.deepEqual(others, [], `${name}: ${out} imports nothing else`);
     }
   }
   // The one-file library finds its worker beside itself.
   const lib = readFileSync(built.library, "utf8");
   assert.match(lib, /new URL\("\.\/parzarr-worker\.js", import\.meta\.url\)/);
+});
+
+test("dist/browser holds one copy of numcodecs' zstd encoder, and parzarr.js leaves zod to the page", async () => {
+  const built = await buildBrowser(scratchDir(), { minify: true, sourcemap: false });
+  // Every output that holds numcodecs' zstd build (748 KB of WebAssembly in base64), either build.
+  const holders = Object.values(built.metafiles).flatMap((m) =>
+    Object.entries(m.outputs).filter(([, o]) => Object.keys(o.inputs).some((i) => i.includes("node_modules/numcodecs/dist/zstd"))).map(([out]) => out),
+  );
+  assert.equal(holders.length, 1, `outputs holding numcodecs' zstd: ${holders.join(", ")}`);
+  // zod (an optional peer, 150 KB minified) is not inlined: the ZEP 6 model imports it on first use.
+  const lib = built.metafiles.library;
+  const zod = Object.keys(lib.inputs).filter((i) => i.includes("node_modules/zod/"));
+  assert.deepEqual(zod, [], "zod inlined in the library");
+  const entry = Object.values(lib.outputs).find((o) => o.entryPoint === "src/browser.ts")!;
+  assert.ok(!entry.imports.some((i) => i.kind === "import-statement" && i.path === "zod"), "parzarr.js imports zod up front");
 });

@@ -48,30 +48,64 @@ test("error classes keep their names in a minified bundle, and across the worker
   assert.equal(back.key, "a/0");
 });
 
-/** The gzip bytes of `entry` and every file it imports statically, as a browser loads them. */
-function loadedGzip(meta: Metafile, entry: string): number {
+/** The files `entries` and every file they import statically: what a browser loads for them. */
+function loadedFiles(meta: Metafile, entries: string[]): string[] {
   const seen = new Set<string>();
   const visit = (out: string): void => {
     if (seen.has(out)) return;
     seen.add(out);
     for (const i of meta.outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
   };
-  visit(entry);
-  return [...seen].reduce((n, out) => n + gzipSync(readFileSync(join(ROOT, out)), { level: 9 }).length, 0);
+  entries.forEach(visit);
+  return [...seen];
+}
+
+/** The gzip bytes of `entries` and every file they import statically, as a browser loads them. */
+function loadedGzip(meta: Metafile, entries: string[]): number {
+  return loadedFiles(meta, entries).reduce((n, out) => n + gzipSync(readFileSync(join(ROOT, out)), { level: 9 }).length, 0);
 }
 
 test("a page reading on workers: main thread and worker within their gzip budgets (esbuild, minified)", async () => {
   const dir = scratchDir("parzarr-bundle-");
   const built = await buildBrowser(join(dir, "lib"), { minify: true, sourcemap: false });
-  const worker = loadedGzip(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
+  // The worker's file, and the codecs a blosc or zstd read imports on its first chunk.
+  const outputs = Object.entries(built.metafiles.worker.outputs);
+  const firstUse = outputs.filter(([, o]) => o.entryPoint === "src/codecs/blosc/blosc.ts" || o.entryPoint === "src/codecs/zstd.ts").map(([out]) => out);
+  assert.equal(firstUse.length, 2, "the worker imports blosc and zstd on first use");
+  const worker = loadedGzip(built.metafiles.worker, [outputs.find(([out]) => out.endsWith("/parzarr-worker.js"))![0], ...firstUse]);
   writeFileSync(
     join(dir, "main.js"),
     `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\n` +
       `globalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`,
   );
   const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, minify: true, format: "esm", platform: "browser", target: "es2022", metafile: true, logLevel: "silent" });
-  const main = loadedGzip(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
+  const main = loadedGzip(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]);
   console.log(`gzip bytes: main thread ${main}, worker ${worker}`);
   assert.ok(worker <= WORKER_BUDGET, `the worker a read loads: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
   assert.ok(main <= MAIN_THREAD_BUDGET, `the page's main-thread JavaScript: ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
+});
+
+/** The modules in `entry` and every file it imports statically. */
+function loadedModules(meta: Metafile, entry: string): string[] {
+  return loadedFiles(meta, [entry]).flatMap((out) => Object.keys(meta.outputs[out].inputs));
+}
+
+test("a page reading on workers loads on first use only what a read there does not need: codec implementations, WebAssembly kernels, pako, the S3 signer", async () => {
+  const dir = scratchDir("parzarr-bundle-");
+  const built = await buildBrowser(join(dir, "lib"), { minify: true, sourcemap: false });
+  writeFileSync(join(dir, "main.js"), `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\nglobalThis.read = (url) => openArray(url, { mode: "r" });\n`);
+  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, format: "esm", platform: "browser", metafile: true, logLevel: "silent" });
+  const main = loadedModules(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
+  const worker = loadedModules(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
+  assert.ok(main.some((m) => m.endsWith("src/stores/s3.ts")) && main.some((m) => m.endsWith("src/codecs/compressors.ts")), "the graph was read");
+  // On the main thread workers decode: the codecs' implementations (and the kernels' 45 KB of
+  // base64) stay behind import(). Neither thread loads aws4fetch (signs S3 requests with
+  // credentials) or pako (encodes zlib/gzip; WebAssembly decodes) up front.
+  const implementations = ["src/codecs/blosc/", "src/codecs/zstd.ts", "src/codecs/deflate.ts", "src/codecs/wasm/", "src/codecs/bzip2-", "src/codecs/xz-container.ts"];
+  for (const lazy of [...implementations, "node_modules/aws4fetch/", "node_modules/pako/"]) {
+    assert.deepEqual(main.filter((m) => m.includes(lazy)), [], `the main thread loads ${lazy} up front`);
+  }
+  for (const lazy of ["node_modules/aws4fetch/", "node_modules/pako/"]) {
+    assert.deepEqual(worker.filter((m) => m.includes(lazy)), [], `the worker loads ${lazy} up front`);
+  }
 });

@@ -21,12 +21,12 @@ import {
   inflateAny,
   inflateInto,
   nativeDeflateBackend,
-  pakoBackend,
   kernelDeflateBackend,
   setDeflateBackend,
   zlibCompress,
   type DeflateBackend,
 } from "../src/codecs/deflate.js";
+import { pakoBackend } from "../src/codecs/pako-backend.js";
 import { ScratchLease } from "../src/scratch.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { setZstdBackend, wasmZstdBackend } from "../src/codecs/zstd.js";

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import { CorruptChunkError } from "../src/errors.js";
 import { align16, wasmKernels } from "../src/codecs/wasm/wasm.js";
-import { deflateBackend, inflateAny, inflateInto, kernelDeflateBackend, nativeDeflateBackend, pakoBackend, setDeflateBackend } from "../src/codecs/deflate.js";
+import { deflateBackend, deflateReady, inflateAny, inflateInto, kernelDeflateBackend, nativeDeflateBackend, setDeflateBackend } from "../src/codecs/deflate.js";
+import { pakoBackend } from "../src/codecs/pako-backend.js";
 import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 import { MemoryStore, createArray, type NDArray } from "../src/index.js";
@@ -184,7 +185,20 @@ describe("inflate (WASM)", () => {
     const previous = setDeflateBackend(kernelDeflateBackend);
     try {
       assert.equal(deflateBackend(), kernelDeflateBackend);
+      // As in a browser, pako (this backend's encoder) is not loaded yet: the codecs load it on
+      // first use, so a write and a read work without the caller preparing anything.
       const data = bytesOf(randomWalkFloat32(128, 256));
+      const compressors: Record<string, string | number>[] = [{ id: "zlib", level: 4 }, { id: "blosc", cname: "zlib", clevel: 5, shuffle: 1 }];
+      for (const compressor of compressors) {
+        const a = await createArray(new MemoryStore(), { shape: [300, 200], chunks: [128, 128], dtype: "<f4", zarrFormat: 2, compressor });
+        const values = randomWalkFloat32(300, 200, 5);
+        await a.set(null, { data: values, shape: [300, 200] }, { threads: 0 });
+        assert.deepEqual(((await a.get(null, { threads: 0 })) as NDArray<Float32Array>).data, values, String(compressor.id));
+      }
+      const v3 = await createArray(new MemoryStore(), { shape: [64], dtype: "uint8", codecs: [{ name: "bytes" }, { name: "gzip", configuration: { level: 1 } }] });
+      await v3.set(null, { data: Uint8Array.from({ length: 64 }, (_, i) => i), shape: [64] }, { threads: 0 });
+      assert.equal(((await v3.get(null, { threads: 0 })) as NDArray<Uint8Array>).data[63], 63);
+      assert.equal(deflateReady(), undefined, "pako is loaded");
       for (const format of ["zlib", "gzip"] as const) {
         const stream = zlibOf(format, data, { level: 6 });
         assert.ok(eq(inflateAny(stream, "t", data.length * 2), data));
@@ -204,10 +218,6 @@ describe("inflate (WASM)", () => {
         const frame = await bloscEncode(data, { cname: "zlib", clevel: 5, shuffle, typesize: 4, blocksize: 0 });
         assert.ok(eq(await bloscDecode(frame), data), `blosc-zlib shuffle ${shuffle}`);
       }
-      const a = await createArray(new MemoryStore(), { shape: [300, 200], chunks: [128, 128], dtype: "<f4", zarrFormat: 2, compressor: { id: "zlib", level: 4 } });
-      const values = randomWalkFloat32(300, 200, 5);
-      await a.set(null, { data: values, shape: [300, 200] }, { threads: 0 });
-      assert.deepEqual(((await a.get(null, { threads: 0 })) as NDArray<Float32Array>).data, values);
       // Streams written by pako (the encoder this backend keeps) read back.
       assert.ok(eq(inflateAny(pakoBackend.deflate(data, 9), "t", data.length), data));
       assert.ok(nativeDeflateBackend() !== null);

@@ -123,3 +123,20 @@ test("only a missing optional package itself is MISSING_DEPENDENCY; other load f
   assert.equal(missingDependency(new Error("Cannot find package 'zod'"), ["zod"], "q"), undefined);
   assert.equal(missingDependency("zod", ["zod"], "q"), undefined);
 });
+
+test("in a browser, an optional package that no import map names is MISSING_DEPENDENCY too", () => {
+  // dist/browser/parzarr.js leaves zod to the page (an import map): browsers reject the bare
+  // specifier with a TypeError that has no code, worded per engine.
+  const chromium = new TypeError('Failed to resolve module specifier "zod". Relative references must start with either "/", "./", or "../".');
+  const firefox = new TypeError("The specifier “zod” was a bare specifier, but was not remapped to anything. Relative module specifiers must start with “./”, “../” or “/”.");
+  const safari = new TypeError("Module name, 'zod' does not resolve to a valid URL.");
+  for (const err of [chromium, firefox, safari]) {
+    const typed = missingDependency(err, ["zod"], "checking a model");
+    assert.ok(typed instanceof MissingDependencyError, err.message);
+    assert.match(typed.message, /npm install zod/);
+  }
+  // Another specifier, or a network failure of a chunk: not this package missing.
+  assert.equal(missingDependency(new TypeError('Failed to resolve module specifier "zod-extra".'), ["zod"], "q"), undefined);
+  assert.equal(missingDependency(new TypeError("Failed to fetch dynamically imported module: https://a/zod.js"), ["zod"], "q"), undefined);
+  assert.equal(missingDependency(new Error('Failed to resolve module specifier "zod".'), ["zod"], "q"), undefined);
+});

@@ -6,6 +6,8 @@
  *   never fetches (test/bundle.test.ts holds the worker a read loads to its gzip budget);
  * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
  *   tests, hand-written pages). Its default worker (browser/default-worker.ts) is the file beside it;
+ *   what it imports on first use lies beside it too: the ZEP 6 model (parzarr-<hash>.js, which
+ *   imports zod from the page) and numcodecs' zstd encoder, the worker's own chunk of it;
  * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data;
  *   viewer.js imports the library from parzarr.js beside it rather than holding a third copy.
  * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser,
@@ -14,7 +16,7 @@
  */
 import { build, type Metafile, type Plugin } from "esbuild";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,6 +50,15 @@ const workerIsSelf: Plugin = {
   },
 };
 
+/**
+ * One copy of numcodecs' zstd (748 KB of WebAssembly in base64) for both builds: the library
+ * imports the worker's chunk of it, which lies beside parzarr.js and exports the package's own
+ * exports (a chunk that an import() loads keeps its entry's export names).
+ */
+function sharedChunk(filter: RegExp, chunk: string): Plugin {
+  return { name: "parzarr-shared-chunk", setup: (b) => b.onResolve({ filter }, () => ({ path: chunk, external: true })) };
+}
+
 export interface BrowserBuild {
   library: string;
   worker: string;
@@ -72,21 +83,36 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean; 
   const worker = join(outdir, "parzarr-worker.js");
   const viewer = join(outdir, "viewer.html");
   await mkdir(outdir, { recursive: true });
-  const [lib, wrk] = await Promise.all([
-    build({ ...common, entryPoints: [join(ROOT, "src/browser.ts")], outfile: library }),
-    // Split: what the worker imports on first use (numcodecs' zstd WASM, 240 KB gzip, only for
-    // encoding) goes to parzarr-worker-*.js files beside it, which a read never loads.
+  // Split: what the worker imports on first use (numcodecs' zstd WASM, 240 KB gzip, only for
+  // encoding) goes to parzarr-worker-*.js files beside it, which a read never loads.
+  const wrk = await build({
+    ...common,
+    entryPoints: { "parzarr-worker": join(ROOT, "workers/browser-worker.ts") },
+    outdir,
+    splitting: true,
+    chunkNames: "parzarr-worker-[hash]",
+    plugins: [workerIsSelf],
+    // Whitespace stays, because minifying it drops the comments that tell webpack and Vite to
+    // leave alone the worker's import() of a user's store module (registerStoreKind): without
+    // them a bundler that takes the worker in warns "Critical dependency" or fails. ~5% gzip.
+    ...(options.minify ? { minify: false, minifySyntax: true, minifyIdentifiers: true } : {}),
+  });
+  const zstdChunk = Object.entries(wrk.metafile!.outputs).find(([, o]) => o.entryPoint?.includes("node_modules/numcodecs/dist/zstd"))?.[0];
+  if (zstdChunk === undefined) throw new Error("the worker build has no chunk of numcodecs' zstd");
+  const [lib] = await Promise.all([
     build({
       ...common,
-      entryPoints: { "parzarr-worker": join(ROOT, "workers/browser-worker.ts") },
+      entryPoints: { parzarr: join(ROOT, "src/browser.ts") },
       outdir,
+      // Split too, so that what the library imports on first use stays out of parzarr.js.
       splitting: true,
-      chunkNames: "parzarr-worker-[hash]",
-      plugins: [workerIsSelf],
-      // Whitespace stays, because minifying it drops the comments that tell webpack and Vite to
-      // leave alone the worker's import() of a user's store module (registerStoreKind): without
-      // them a bundler that takes the worker in warns "Critical dependency" or fails. ~5% gzip.
-      ...(options.minify ? { minify: false, minifySyntax: true, minifyIdentifiers: true } : {}),
+      chunkNames: "parzarr-[hash]",
+      // zod (an optional peer, 150 KB minified) is the page's to supply, for the ZEP 6 model alone:
+      // the model's chunk imports the bare "zod", which a page without a bundler maps with an
+      // import map (<script type="importmap">{"imports": {"zod": "<url of zod's ESM build>"}}</script>);
+      // without one, checking a model fails with MISSING_DEPENDENCY (optional-deps.ts).
+      external: ["zod"],
+      plugins: [sharedChunk(/^numcodecs\/zstd$/, `./${basename(zstdChunk)}`)],
     }),
     build({ ...common, entryPoints: [join(ROOT, "src/viewer/main.ts")], outfile: join(outdir, "viewer.js"), plugins: [libraryBeside] }),
     copyFile(join(ROOT, "src/viewer/index.html"), viewer),

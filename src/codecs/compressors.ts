@@ -2,17 +2,24 @@
  * The bytes->bytes compressors: gzip, zlib (numcodecs.zlib), zstd, lz4 (numcodecs.lz4, the
  * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc. zlib and gzip run
  * on node:zlib in Node and pako elsewhere (./deflate.ts).
+ *
+ * The factories here check configurations; the implementations (blosc, zstd, deflate, LZ4 and the
+ * WebAssembly kernels they share, some 110 KB minified) are imported on a codec's first encode or
+ * decode, so a page's main thread that opens arrays and leaves the chunks to workers never loads them.
  */
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
-import { bloscDecode, bloscDecodeInto, bloscDecodeScatter, bloscEncode } from "./blosc/blosc.js";
-import { lz4CompressBound, lz4CompressInto, lz4DecompressBlock } from "./blosc/lz4.js";
-import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdWithChecksum } from "./zstd.js";
-import { gzipCompress, inflateAny, inflateInto, zlibCompress } from "./deflate.js";
 import { boolOption, enumOption, intOption } from "./config.js";
+import { onFirstUse } from "../first-use.js";
 import type { ByteScatter, BytesToBytesCodec, ChunkSpec, CodecFactory } from "./types.js";
 import { product } from "../indexing/strided.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
+
+const blosc = onFirstUse(() => import("./blosc/blosc.js"));
+const lz4 = onFirstUse(() => import("./blosc/lz4.js"));
+const zstd = onFirstUse(() => import("./zstd.js"));
+/** deflate.ts, and pako behind it where there is no node:zlib (afterDeflateReady). */
+const deflate = onFirstUse(() => import("./deflate.js"));
 
 function bytesToBytes(
   name: string,
@@ -37,70 +44,68 @@ export function decodeCap(spec: ChunkSpec): number {
   return Math.min(2 * product(spec.shape) * spec.dtype.itemSize + 2 ** 20, MAX_DECODED_BYTES);
 }
 
-/** A zlib or gzip chunk decoded into its place (or a reused scratch), which it must fill exactly. */
-function inflateExactly(what: string): (b: Uint8Array, dest: Uint8Array) => void {
-  return (b, dest) => {
-    const n = inflateInto(b, dest, what);
+/** gzip or zlib streams (`what`); a chunk decoded into its place (or a reused scratch) must fill it exactly. */
+function deflateCodec(name: string, what: "gzip" | "zlib", level: number, cap: number): BytesToBytesCodec {
+  const exactly = (m: typeof import("./deflate.js"), b: Uint8Array, dest: Uint8Array): void => {
+    const n = m.inflateInto(b, dest, what);
     if (n !== dest.length) throw new CorruptChunkError(`${what}: the stream decoded to ${n} bytes, ${dest.length} expected`);
   };
+  return bytesToBytes(
+    name,
+    deflate((m, b: Uint8Array, lease?: ScratchLease) => m.afterDeflateReady(what === "gzip" ? m.gzipCompress : m.zlibCompress)(b, level, lease)),
+    deflate((m, b: Uint8Array) => m.afterDeflateReady(m.inflateAny)(b, what, cap)),
+    deflate((m, b: Uint8Array, dest: Uint8Array) => m.afterDeflateReady(exactly)(m, b, dest)),
+  );
 }
 
 export const gzipCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "gzip", 5, 0, 9);
-  const cap = decodeCap(spec);
-  return {
-    codec: bytesToBytes("gzip", (b, lease) => gzipCompress(b, level, lease), (b) => inflateAny(b, "gzip", cap), inflateExactly("gzip")),
-    configuration: { level },
-  };
+  return { codec: deflateCodec("gzip", "gzip", level, decodeCap(spec)), configuration: { level } };
 };
 
 export const zlibCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "numcodecs.zlib", 1, 0, 9);
-  const cap = decodeCap(spec);
-  return {
-    codec: bytesToBytes("numcodecs.zlib", (b, lease) => zlibCompress(b, level, lease), (b) => inflateAny(b, "zlib", cap), inflateExactly("zlib")),
-    configuration: { level },
-  };
+  return { codec: deflateCodec("numcodecs.zlib", "zlib", level, decodeCap(spec)), configuration: { level } };
 };
 
 export const zstdCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "zstd", 0, -131072, 22);
   const checksum = boolOption(conf, "checksum", "zstd", false);
   const cap = decodeCap(spec);
-  const encode = async (b: Uint8Array, lease?: ScratchLease): Promise<Uint8Array> => {
-    if (!checksum) return zstdCompress(b, level, lease);
+  const encode = zstd(async (m, b: Uint8Array, lease?: ScratchLease): Promise<Uint8Array> => {
+    if (!checksum) return m.zstdCompress(b, level, lease);
     // The frame, then its content checksum added (zstdWithChecksum: the bytes libzstd writes).
-    const withSum = zstdWithChecksum(await zstdCompress(b, level), b);
+    const withSum = m.zstdWithChecksum(await m.zstdCompress(b, level), b);
     if (withSum === null) throw new UnsupportedError('codec "zstd": writing with "checksum": true needs WebAssembly SIMD, which this runtime lacks');
     return withSum;
-  };
+  });
   return {
-    codec: bytesToBytes("zstd", encode, (b) => zstdDecompress(b, undefined, cap), async (b, dest) => {
+    codec: bytesToBytes("zstd", encode, zstd((m, b: Uint8Array) => m.zstdDecompress(b, undefined, cap)), zstd(async (m, b: Uint8Array, dest: Uint8Array) => {
       // A chunk decoded into its place: straight there with the reused context when the frame
       // declares exactly that size, else the checked path and one copy.
-      if (!zstdDecompressInto(b, dest)) dest.set(await zstdDecompress(b, dest.length, cap));
-    }),
+      if (!m.zstdDecompressInto(b, dest)) dest.set(await m.zstdDecompress(b, dest.length, cap));
+    })),
     configuration: { level, checksum },
   };
 };
 
 export const lz4Codec: CodecFactory = (conf) => {
   const acceleration = intOption(conf, "acceleration", "numcodecs.lz4", 1, 1, 65537);
-  const encode = (b: Uint8Array, scratch?: ScratchLease): Uint8Array => {
+  const encode = lz4((m, b: Uint8Array, scratch?: ScratchLease): Uint8Array => {
     // The size header and the block go into one scratch buffer: no second copy of the block, no
     // fresh pages; the caller gets a view under its lease, or a copy of the frame's length.
-    const bound = 4 + lz4CompressBound(b.length);
+    const bound = 4 + m.lz4CompressBound(b.length);
     const out = takeScratch(bound);
     let n: number;
     try {
       new DataView(out.buffer, out.byteOffset).setUint32(0, b.length, true);
-      n = 4 + lz4CompressInto(b, out, 4, bound - 4, acceleration);
+      n = 4 + m.lz4CompressInto(b, out, 4, bound - 4, acceleration);
     } catch (err) {
       giveScratch(out);
       throw err;
     }
     return handOver(out, n, scratch);
-  };
+  });
   const declaredSize = (b: Uint8Array): number => {
     if (b.length < 4) throw new CorruptChunkError(`lz4: ${b.length} bytes is too short for the size header`);
     const size = new DataView(b.buffer, b.byteOffset, 4).getUint32(0, true);
@@ -108,15 +113,15 @@ export const lz4Codec: CodecFactory = (conf) => {
     if (size > (b.length - 4) * 255 + 16) throw new CorruptChunkError(`lz4: declared size ${size} is impossible for ${b.length} bytes`);
     return size;
   };
-  const decodeInto = (b: Uint8Array, dest: Uint8Array): void => {
+  const decodeInto = lz4((m, b: Uint8Array, dest: Uint8Array): void => {
     const size = declaredSize(b);
     if (size !== dest.length) throw new CorruptChunkError(`lz4: header says ${size} bytes, ${dest.length} expected`);
-    const n = lz4DecompressBlock(b.subarray(4), dest);
+    const n = m.lz4DecompressBlock(b.subarray(4), dest);
     if (n !== size) throw new CorruptChunkError(`lz4: decoded ${n} bytes, header says ${size}`);
-  };
-  const decode = (b: Uint8Array): Uint8Array => {
+  });
+  const decode = async (b: Uint8Array): Promise<Uint8Array> => {
     const out = new Uint8Array(declaredSize(b));
-    decodeInto(b, out);
+    await decodeInto(b, out);
     return out;
   };
   return { codec: bytesToBytes("numcodecs.lz4", encode, decode, decodeInto), configuration: { acceleration } };
@@ -140,10 +145,10 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
   return {
     codec: bytesToBytes(
       "blosc",
-      (b, scratch) => bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }, scratch),
-      (b) => bloscDecode(b),
-      bloscDecodeInto,
-      bloscDecodeScatter,
+      blosc((m, b: Uint8Array, scratch?: ScratchLease) => m.bloscEncode(b, { cname, clevel, shuffle, typesize, blocksize }, scratch)),
+      blosc((m, b: Uint8Array) => m.bloscDecode(b)),
+      blosc((m, b: Uint8Array, dest: Uint8Array) => m.bloscDecodeInto(b, dest)),
+      blosc((m, b: Uint8Array, dest: ByteScatter) => m.bloscDecodeScatter(b, dest)),
     ),
     configuration: { cname, clevel, shuffle: shuffleName, typesize, blocksize },
   };

@@ -9,13 +9,16 @@
  * node:zlib is never imported, statically or dynamically, so a browser bundle of parzarr does not
  * need it and no bundler (webpack included) tries to resolve it: on Node it comes from
  * `process.getBuiltinModule` (every Node the package supports, >= 20.16); a runtime without it
- * gets pako, with identical output.
+ * gets pako, with identical output. pako is loaded on first use (pako-backend.ts): every caller
+ * of this module's functions awaits `deflateReady()` (or runs through `afterDeflateReady`) first.
  */
-import * as pako from "pako";
-import { CorruptChunkError } from "../errors.js";
+import { CorruptChunkError, InternalFault } from "../errors.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 import { runNativeStream } from "./native-stream.js";
 import { runDecoder, wasmKernels } from "./wasm/wasm.js";
+import type { DeflateBackend } from "./pako-backend.js";
+
+export type { DeflateBackend };
 
 /** The part of node:zlib used here, typed locally so no Node types leak into a browser build. */
 interface NodeZlib {
@@ -23,17 +26,6 @@ interface NodeZlib {
   gzipSync(b: Uint8Array, o: { level: number }): Uint8Array;
   inflateSync(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
   gunzipSync(b: Uint8Array, o?: { maxOutputLength?: number }): Uint8Array;
-}
-
-export type DeflateBackendName = "node:zlib" | "wasm-kernel" | "pako";
-
-/** One implementation of the four operations; `maxOutput` caps inflation (a corrupt or hostile stream). */
-export interface DeflateBackend {
-  readonly name: DeflateBackendName;
-  deflate(src: Uint8Array, level: number): Uint8Array;
-  gzip(src: Uint8Array, level: number): Uint8Array;
-  inflate(src: Uint8Array, maxOutput?: number): Uint8Array;
-  gunzip(src: Uint8Array, maxOutput?: number): Uint8Array;
 }
 
 /** Node's Buffer pools small results in a shared slab; a plain view keeps callers off Buffer's API. */
@@ -50,21 +42,6 @@ function nodeBackend(z: NodeZlib): DeflateBackend {
   };
 }
 
-function checkCap(out: Uint8Array, maxOutput: number | undefined): Uint8Array {
-  // pako has no output cap; the check after the fact keeps the two backends' contracts the same.
-  if (maxOutput !== undefined && out.length > maxOutput) throw new RangeError(`inflated past the ${maxOutput}-byte limit`);
-  return out;
-}
-
-/** The pure-JavaScript backend (pako 3), for browsers and as the reference in tests. */
-export const pakoBackend: DeflateBackend = {
-  name: "pako",
-  deflate: (src, level) => pako.deflate(src, { level: level as pako.DeflateOptions["level"] }),
-  gzip: (src, level) => pako.gzip(src, { level: level as pako.DeflateOptions["level"] }),
-  inflate: (src, maxOutput) => checkCap(pako.inflate(src), maxOutput),
-  gunzip: (src, maxOutput) => checkCap(pako.ungzip(src), maxOutput),
-};
-
 interface NodeProcess {
   versions?: { node?: string };
   getBuiltinModule?: (id: string) => unknown;
@@ -77,6 +54,35 @@ const nodeZlib = onNode ? (proc!.getBuiltinModule?.("node:zlib") as NodeZlib | u
 const native: DeflateBackend | null = nodeZlib === undefined ? null : nodeBackend(nodeZlib);
 
 let forced: DeflateBackend | null = null;
+
+/** pako's backend once loaded, and its loading. */
+let pako: DeflateBackend | undefined;
+let pakoLoading: Promise<void> | undefined;
+
+/**
+ * Undefined where this runtime's deflate is ready (node:zlib, or pako loaded); else a promise that
+ * loads pako. Callers await it before calling this module's synchronous functions.
+ */
+export function deflateReady(): Promise<void> | undefined {
+  // Only our WASM inflate (for encoding) and the fallback where it is missing use pako.
+  const chosen = forced ?? native;
+  if (pako !== undefined || (chosen !== null && chosen !== kernelDeflateBackend)) return undefined;
+  // A failed load (a network fault on a page) is not kept: the next use tries again.
+  return (pakoLoading ??= import("./pako-backend.js").then((m) => void (pako = m.pakoBackend)).finally(() => (pakoLoading = undefined)));
+}
+
+/** `fn` run once deflate is ready: synchronously where it already is (node:zlib, pako loaded). */
+export function afterDeflateReady<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R | Promise<R> {
+  return (...args) => {
+    const ready = deflateReady();
+    return ready === undefined ? fn(...args) : ready.then(() => fn(...args));
+  };
+}
+
+function pakoNow(): DeflateBackend {
+  if (pako === undefined) throw new InternalFault("deflate: pako used before deflateReady()");
+  return pako;
+}
 
 /** What inflate.c's negative results mean. */
 const INFLATE_FAULTS: Record<number, string> = {
@@ -111,10 +117,10 @@ function kernelInflate(src: Uint8Array, cap: number, format: 1 | 2): Uint8Array 
  */
 export const kernelDeflateBackend: DeflateBackend = {
   name: "wasm-kernel",
-  deflate: pakoBackend.deflate,
-  gzip: pakoBackend.gzip,
-  inflate: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 1)?.slice()) ?? pakoBackend.inflate(src, maxOutput),
-  gunzip: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 2)?.slice()) ?? pakoBackend.gunzip(src, maxOutput),
+  deflate: (src, level) => pakoNow().deflate(src, level),
+  gzip: (src, level) => pakoNow().gzip(src, level),
+  inflate: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 1)?.slice()) ?? pakoNow().inflate(src, maxOutput),
+  gunzip: (src, maxOutput) => (maxOutput === undefined ? null : kernelInflate(src, maxOutput, 2)?.slice()) ?? pakoNow().gunzip(src, maxOutput),
 };
 
 /** Whether inflating stages its work in the WASM kernels' scratch (blosc must not lend it then). */
@@ -124,7 +130,7 @@ export function inflateUsesWasmScratch(): boolean {
 
 /** The backend in use: node:zlib on Node, else our WASM inflate with pako's deflate, else pako. */
 export function deflateBackend(): DeflateBackend {
-  return forced ?? native ?? (wasmKernels() !== null ? kernelDeflateBackend : pakoBackend);
+  return forced ?? native ?? (wasmKernels() !== null ? kernelDeflateBackend : pakoNow());
 }
 
 /**

@@ -13,7 +13,10 @@ import { missingDependency } from "../optional-deps.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { CodecFactory } from "./types.js";
 import { decodeCap } from "./compressors.js";
-import { isXz, verifyXzChecks, withCrc64, xzBlocks } from "./xz-container.js";
+import { onFirstUse } from "../first-use.js";
+
+/** The xz container's code loads with the codec's first use (compressors.ts says why). */
+const container = onFirstUse(() => import("./xz-container.js"));
 
 interface Format {
   compressSync(b: Uint8Array): Uint8Array;
@@ -88,7 +91,7 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject, spec) => {
     codec: {
       kind: "bytes_to_bytes",
       name,
-      encode(b) {
+      encode: container((x, b: Uint8Array) => {
         if (format === 0) throw new UnsupportedError(`codec "${name}": format 0 (auto) only decodes; write format 1 (xz)`);
         if (format === 1 && check !== CHECK_DEFAULT && check !== CHECK_CRC64) {
           throw new UnsupportedError(`codec "${name}": writing xz with check ${check} is not supported (only the default CRC64)`);
@@ -97,13 +100,13 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject, spec) => {
         const raw = (format === 1 ? lib.xz : lib.lzma).compressSync(b);
         const out = new Uint8Array(raw.buffer, raw.byteOffset, raw.byteLength);
         // The binding writes xz without a check; numcodecs' default (check -1) is CRC64.
-        return format === 1 ? withCrc64(out, b) : out;
-      },
-      decode(b) {
+        return format === 1 ? x.withCrc64(out, b) : out;
+      }),
+      decode: container((x, b: Uint8Array) => {
         const lib = lzmaBinding();
-        const xz = isXz(b);
+        const xz = x.isXz(b);
         // The decoded size is known (and capped) before decoding: the binding has no output limit.
-        const blocks = xz ? xzBlocks(b, cap) : null;
+        const blocks = xz ? x.xzBlocks(b, cap) : null;
         if (!xz) {
           const declared = aloneDeclaredSize(b);
           if (declared !== null && declared > cap) {
@@ -117,9 +120,9 @@ export const lzmaCodec: CodecFactory = (conf: JsonObject, spec) => {
         } catch (cause) {
           throw new CorruptChunkError(`lzma: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
         }
-        if (blocks) verifyXzChecks(b, blocks, out);
+        if (blocks) x.verifyXzChecks(b, blocks, out);
         return out;
-      },
+      }),
     },
     configuration: { format, check, preset, filters },
   };

@@ -18,8 +18,8 @@
  * The descriptor carries the resolved configuration, so a worker opens the same store without
  * reading its own environment.
  */
-import { AwsClient } from "aws4fetch";
 import { InvalidArgumentError, StoreError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import {
   conditionalHeaders,
@@ -143,6 +143,8 @@ function fetchable(value: Uint8Array): Uint8Array<ArrayBuffer> {
   return value.buffer instanceof ArrayBuffer ? (value as Uint8Array<ArrayBuffer>) : new Uint8Array(value);
 }
 
+const signer = onFirstUse(() => import("aws4fetch"));
+
 /** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {
   readonly readOnly: boolean;
@@ -157,7 +159,6 @@ export class S3Store implements WritableStore {
   private readonly credentials: S3Credentials | undefined;
   private readonly policy: HttpPolicy;
   private readonly doFetch: typeof fetch;
-  private readonly client: AwsClient | undefined;
   private readonly listPageSize: number | undefined;
   /** The bucket's URL: path-style under the endpoint, or the virtual host on AWS. */
   private readonly bucketUrl: string;
@@ -183,10 +184,6 @@ export class S3Store implements WritableStore {
     this.bucketUrl = this.endpoint
       ? `${this.endpoint}/${encodeURIComponent(bucket)}`
       : `https://${bucket}.s3.${this.region}.amazonaws.com`;
-    if (this.credentials) {
-      // aws4fetch's own retries are off: http.ts retries, with one policy for every store.
-      this.client = new AwsClient({ ...this.credentials, service: "s3", region: this.region, retries: 0 });
-    }
   }
 
   /** The store a descriptor describes: how a worker reopens it. */
@@ -228,9 +225,11 @@ export class S3Store implements WritableStore {
         bodyLimit: init.bodyLimit,
         send: async (signal) => {
           const req = { method, headers: init.headers, body: init.body };
-          if (!this.client) return this.doFetch(url, { ...req, signal });
-          // Signed afresh for each attempt: a SigV4 signature carries its time.
-          const signed = await this.client.sign(url, req);
+          const credentials = this.credentials;
+          if (!credentials) return this.doFetch(url, { ...req, signal });
+          // Signed afresh for each attempt (a SigV4 signature carries its time) by aws4fetch, loaded
+          // with the first signed request; its own retries are off: http.ts retries for every store.
+          const signed = await signer((m) => new m.AwsClient({ ...credentials, service: "s3", region: this.region, retries: 0 }).sign(url, req))();
           return this.doFetch(signed, { signal });
         },
       },

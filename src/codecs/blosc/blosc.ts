@@ -20,7 +20,7 @@
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../../errors.js";
 import type { ByteScatter } from "../types.js";
-import { inflateInto, inflateUsesWasmScratch, zlibCompress } from "../deflate.js";
+import { deflateReady, inflateInto, inflateUsesWasmScratch, zlibCompress } from "../deflate.js";
 import { blosclzCompressInto, blosclzDecompress } from "./blosclz.js";
 import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4.js";
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
@@ -218,6 +218,7 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   if (nbytes > cbytes * MAX_RATIO[format]) {
     corrupt(`bad header: nbytes ${nbytes} is impossible for ${cbytes} bytes of ${FORMAT_NAMES[format]} data`);
   }
+  if (format === FORMAT_ZLIB) await deflateReady();
   const nblocks = Math.ceil(nbytes / blocksize);
   const leftover = nbytes % blocksize;
   const streamsStart = HEADER_SIZE + 4 * nblocks;
@@ -467,6 +468,7 @@ export async function bloscEncode(src: Uint8Array, opts: BloscEncodeOptions, scr
   }
   const nbytes = src.length;
   if (nbytes > MAX_BUFFERSIZE) throw new UnsupportedError(`blosc: cannot encode ${nbytes} bytes (the format's limit is ${MAX_BUFFERSIZE})`);
+  if (opts.cname === "zlib") await deflateReady();
   const comp = COMP_OF[opts.cname];
   const clevel = opts.clevel;
   const typesize = opts.typesize > MAX_TYPESIZE ? 1 : opts.typesize;

@@ -3,8 +3,8 @@
  * alike sit together for the compressor. numcodecs refuses buffers that are not whole elements.
  */
 import { CorruptChunkError } from "../../errors.js";
-import { byteShuffle, byteUnshuffle } from "../blosc/shuffle.js";
 import { intOption } from "../config.js";
+import { onFirstUse } from "../../first-use.js";
 import type { CodecFactory } from "../types.js";
 
 function check(b: Uint8Array, size: number): number {
@@ -21,14 +21,17 @@ function planes(b: Uint8Array, size: number, kernel: (src: Uint8Array, dst: Uint
   return out;
 }
 
+/** blosc's kernels load with the codec's first use (compressors.ts says why). */
+const kernels = onFirstUse(() => import("../blosc/shuffle.js"));
+
 export const shuffleCodec: CodecFactory = (conf) => {
   const elementsize = intOption(conf, "elementsize", "numcodecs.shuffle", 4, 0, 2 ** 31 - 1);
   return {
     codec: {
       kind: "bytes_to_bytes",
       name: "numcodecs.shuffle",
-      encode: (b) => planes(b, elementsize, byteShuffle),
-      decode: (b) => planes(b, elementsize, byteUnshuffle),
+      encode: kernels((k, b: Uint8Array) => planes(b, elementsize, k.byteShuffle)),
+      decode: kernels((k, b: Uint8Array) => planes(b, elementsize, k.byteUnshuffle)),
     },
     configuration: { elementsize },
   };
