@@ -1,15 +1,16 @@
 /**
- * Snippets for README sections that are not in README.md yet (the lead pastes them): the tests
- * run them (test/zarrita-adapter.test.ts) and compile them under strict (test/typing.test.ts).
+ * README snippets that tests run as written (test/zarrita-adapter.test.ts) and compile under
+ * strict (test/typing.test.ts): read from README.md itself, so the README cannot drift from them.
  */
-/** README's parzarr/zarrita snippet, as the README section shows it. */
-export const ZARRITA_README_SNIPPET = `import * as zarr from "zarrita";
-import { get, set } from "parzarr/zarrita";
+import { readFileSync } from "node:fs";
 
-// Any array zarrita opens: over its FetchStore, a FileSystemStore, an Icechunk session's store, a Map.
-const arr = await zarr.create(zarr.root(new Map()), { shape: [1024, 1024], chunkShape: [256, 256], dtype: "float32" });
-// zarrita's selections and values; the chunks are encoded and decoded on parzarr's pool.
-await set(arr, [zarr.slice(0, 512), null], 1.5, { threads: 2 });
-const region = await get(arr, [zarr.slice(256, 768), zarr.slice(null, null, 4)], { threads: 2 });
-console.log(region.shape, region.stride, region.data[0], region.data.at(-1)); // [ 512, 256 ] [ 256, 1 ] 1.5 0
-`;
+/** The README's TypeScript block that contains `marker`. */
+export function readmeBlock(marker: string): string {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const block = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes(marker));
+  if (block === undefined) throw new Error(`README.md has no TypeScript block containing ${marker}`);
+  return block;
+}
+
+/** README's parzarr/zarrita snippet. */
+export const ZARRITA_README_SNIPPET = readmeBlock('from "parzarr/zarrita"');
