@@ -8,24 +8,29 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { Repository, Storage } from "@earthmover/icechunk";
 import * as zarrita from "zarrita";
-import { ConflictError, FileSystemStore, commit, createArray, createGroup, icechunkStorage, openArray, openGroup, openIcechunk, slice, type NDArray } from "../src/index.js";
+import { ConflictError, FileSystemStore, commit, createArray, createGroup, icechunkStorage, openArray, openGroup, openIcechunk, slice, type CodecConfig, type NDArray } from "../src/index.js";
 import { S3Store } from "../src/stores/s3.js";
 import { motoSkip, startMoto } from "./helpers/moto.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const T = { threads: 2 };
 const VALUES = Float32Array.from({ length: 30 * 20 }, (_, i) => Math.sin(i / 9) * 100);
-const ZSTD = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
+const ZSTD: CodecConfig[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 3, checksum: false } }];
 
 async function memoryRepo() {
   return Repository.create(await Storage.newInMemory());
 }
 
 /** zarrita's values of a 2-d array, flattened in C order. */
-async function zarritaValues(store: Parameters<typeof zarrita.root>[0], path: string): Promise<number[]> {
-  const arr = await zarrita.open(zarrita.root(store).resolve(path), { kind: "array" });
+/** Icechunk's store as zarrita takes it (its type says null for missing keys, zarrita's undefined). */
+const forZarrita = (store: unknown) => store as zarrita.Mutable;
+
+async function zarritaValues(store: unknown, path: string): Promise<number[]> {
+  const arr = await zarrita.open(zarrita.root(forZarrita(store)).resolve(path), { kind: "array" });
   const { data, shape, stride } = (await zarrita.get(arr)) as { data: ArrayLike<number>; shape: number[]; stride: number[] };
   const out: number[] = [];
   for (let i = 0; i < shape[0]!; i++) for (let j = 0; j < shape[1]!; j++) out.push(data[i * stride[0]! + j * stride[1]!]!);
@@ -57,7 +62,7 @@ test("parzarr writes an array into a writable session on 2 threads; after the us
 test("zarrita writes through a session; parzarr reads it by branch and by tag on 2 threads", async () => {
   const repo = await memoryRepo();
   const session = await repo.writableSession("main");
-  const root = await zarrita.create(zarrita.root(session.store));
+  const root = await zarrita.create(zarrita.root(forZarrita(session.store)));
   await zarrita.create(root.resolve("/a"));
   const arr = await zarrita.create(root.resolve("/a/b"), { shape: [30, 20], chunkShape: [8, 8], dtype: "float32", fillValue: 0 });
   await zarrita.set(arr, null, { data: VALUES, shape: [30, 20], stride: [20, 1] });
@@ -182,4 +187,51 @@ test("a session's own store object works as given: writes on the pool, listing, 
   assert.deepEqual(await (await openGroup(session.store, { path: "g" })).arrayKeys(), ["raw"]);
   await session.commit("raw store");
   assert.deepEqual(await zarritaValues((await repo.readonlySession({ branch: "main" })).store, "/g/raw"), Array.from(VALUES));
+});
+
+const CLI = [ "--import", "tsx", new URL("../src/cli/main.ts", import.meta.url).pathname];
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [...CLI, ...args], { encoding: "utf8", env: { ...process.env, ...env }, timeout: 240_000 });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+test("parzarr cp into and out of an Icechunk repository in a folder commits once; a copy killed midway leaves the branch as it was; info and tree read it", { timeout: 600_000 }, async () => {
+  const dir = scratchDir("parzarr-icechunk-cli-");
+  const src = join(dir, "src.zarr");
+  const a = await createArray(src, { path: "g/temp", shape: [64, 40], chunks: [8, 8], dtype: "float32", codecs: ZSTD, attributes: { units: "K" } });
+  const values = Float32Array.from({ length: 64 * 40 }, (_, i) => i / 3);
+  await a.set(null, values);
+  const repoDir = join(dir, "repo");
+  const url = `icechunk:${repoDir}?branch=main`;
+
+  const first = cli(["cp", src, url, "--message", "first copy", "--threads", "2", "-q"]);
+  assert.equal(first.code, 0, first.stderr);
+  const repo = await Repository.open(await icechunkStorage(new FileSystemStore(repoDir, { readOnly: true })));
+  const tip = await repo.lookupBranch("main");
+  assert.equal((await repo.lookupSnapshot(tip)).message, "first copy");
+  assert.deepEqual(await zarritaValues((await repo.readonlySession({ branch: "main" })).store, "/g/temp"), Array.from(values));
+
+  // Killed in the middle of its second slab, after chunks went into the session: nothing committed.
+  const killed = cli(["cp", src, `${url}#again`, "--memory", "8KiB", "--threads", "2", "-q"], { PARZARR_CP_CRASH_AFTER_SLABS: "1" });
+  assert.equal(killed.signal, "SIGKILL", `expected the hook to kill the copy: ${killed.stderr}`);
+  const after = await Repository.open(await icechunkStorage(new FileSystemStore(repoDir)));
+  assert.equal(await after.lookupBranch("main"), tip);
+  const group = await openGroup(await openIcechunk(after, { branch: "main" }));
+  assert.deepEqual(await group.groupKeys(), ["g"]);
+
+  // Out again, from a tag, into a folder; and info / tree on the repository.
+  await after.createTag("v1", tip);
+  const out = join(dir, "out.zarr");
+  const back = cli(["cp", `icechunk:${repoDir}?tag=v1#g/temp`, out, "--threads", "2", "-q"]);
+  assert.equal(back.code, 0, back.stderr);
+  assert.deepEqual(Array.from((await (await openArray(out)).get(null)).data as Float32Array), Array.from(values));
+  const info = cli(["info", `icechunk:${repoDir}?snapshot=${tip}#g/temp`]);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stdout, /64, ?40/);
+  const tree = cli(["tree", `icechunk:${repoDir}?branch=main`]);
+  assert.equal(tree.code, 0, tree.stderr);
+  assert.match(tree.stdout, /temp/);
+  const bad = cli(["cp", src, `icechunk:${repoDir}?tag=v1`, "-q"]);
+  assert.equal(bad.code, 1, bad.stderr);
+  assert.match(bad.stderr, /INVALID_ARGUMENT/);
 });
