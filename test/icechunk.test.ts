@@ -15,6 +15,7 @@ import * as zarrita from "zarrita";
 import { ConflictError, FileSystemStore, commit, createArray, createGroup, icechunkStorage, openArray, openGroup, openIcechunk, slice, type CodecConfig, type NDArray } from "../src/index.js";
 import { S3Store } from "../src/stores/s3.js";
 import { motoSkip, startMoto } from "./helpers/moto.js";
+import { startS3 } from "./helpers/s3.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const T = { threads: 2 };
@@ -161,6 +162,17 @@ test("a repository persists in S3 (moto) through Storage.newCustom over S3Store"
   const s3 = await startMoto("icechunk");
   try {
     await persists(() => icechunkStorage(new S3Store({ bucket: "icechunk", prefix: "repo" }, s3.options)));
+  } finally {
+    await s3.close();
+  }
+});
+
+test("an S3 server that ignores conditional writes (s3rver) is refused for a writable repository: two commits could both win", async () => {
+  const s3 = await startS3("icechunk");
+  try {
+    await assert.rejects(icechunkStorage(new S3Store({ bucket: "icechunk", prefix: "repo" }, s3.options)), { code: "UNSUPPORTED" });
+    // Reading needs no conditions.
+    await icechunkStorage(new S3Store({ bucket: "icechunk", prefix: "repo" }, { ...s3.options, readOnly: true }));
   } finally {
     await s3.close();
   }

@@ -6,7 +6,7 @@
  * Icechunk keeps the repository's state (branches, tags, config) in a few objects it replaces by
  * compare-and-swap: a put with the version it read, or "only if absent". Two writers committing to
  * one branch are told apart only by that, so each put is conditional for real: S3Store's `setIf`
- * (If-Match, If-None-Match), and for a folder a lock file per key (ProcessSynchronizer, which other
+ * (If-Match, If-None-Match; a server that ignores them is refused by a probe), and for a folder a lock file per key (ProcessSynchronizer, which other
  * processes on the same file system honour too) around the check and the rename. A writable store
  * that can do neither is refused rather than allowed to lose commits.
  */
@@ -14,6 +14,7 @@ import type { Storage, StorageGetModifiedResult, StorageGetObjectResponse, Stora
 import { join } from "node:path";
 import { StoreError, UnsupportedError } from "../errors.js";
 import { loadOptional } from "../optional-deps.js";
+import { requireConditionalWrites } from "../parallel/sync/conditional-writes.js";
 import { ProcessSynchronizer } from "../parallel/sync/process-sync.js";
 import { readVersioned, type ReadableStore, type Store, type WritableStore, isWritable } from "../stores/types.js";
 
@@ -28,9 +29,11 @@ const notFound = (path: string) => new StoreError(`ObjectNotFound: ${path}`);
 type Put = (key: string, value: Uint8Array, version: StorageVersionInfo | undefined) => Promise<StorageVersionedUpdateResult>;
 
 /** The conditional put of `store`, or undefined when it has none that holds across processes. */
-function conditionalPut(store: WritableStore): Put | undefined {
+async function conditionalPut(store: WritableStore): Promise<Put | undefined> {
   const setIf = store.setIf?.bind(store);
   if (setIf) {
+    // Some S3 servers ignore the conditions (s3rver): a probe, once per bucket, refuses them.
+    await requireConditionalWrites(store, "");
     return async (key, value, version) => {
       const r = await setIf(key, value, version?.etag ? { ifMatch: version.etag } : { ifNoneMatch: "*" });
       return r.ok ? { kind: "updated", newVersion: { etag: r.version } } : { kind: "not_on_latest_version" };
@@ -62,7 +65,7 @@ const folder = (prefix: string) => (prefix === "" ? "" : prefix.replace(/\/*$/, 
 export async function icechunkStorage(store: Store): Promise<Storage> {
   const { Storage } = await loadIcechunk();
   const writable = isWritable(store) ? store : undefined;
-  const put = writable && conditionalPut(writable);
+  const put = writable && (await conditionalPut(writable));
   if (writable && !put) {
     throw new UnsupportedError(`an Icechunk repository needs conditional writes, which a "${store.descriptor().kind}" store cannot make: use a FileSystemStore or an S3Store, or open it read-only`);
   }
