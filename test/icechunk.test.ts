@@ -4,7 +4,9 @@
  * writes a session's arrays on a 2-thread pool (the calling thread moves the bytes through the
  * session store, workers decode and encode), the user commits, and zarrita reads back the same
  * values through Icechunk, and the reverse. Conflicts of two writers on one branch arrive as
- * CONFLICT; repositories persist through Storage.newCustom over parzarr's FileSystemStore and S3Store.
+ * CONFLICT; repositories persist through Storage.newCustom over parzarr's FileSystemStore and S3Store
+ * (moto, which checks conditional PUTs; s3rver, which does not, is refused); `parzarr cp` commits
+ * once, so a copy killed midway leaves the branch as it was.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
