@@ -27,6 +27,7 @@ export type ZarrErrorCode =
   | "METADATA_MISMATCH"
   | "SOURCE_FILE"
   | "MISSING_DEPENDENCY"
+  | "CONFLICT"
   | "INTERNAL";
 
 /** The base of every error parzarr throws on purpose: branch on `code`, not on the message. */
@@ -303,6 +304,25 @@ export class MissingDependencyError extends ZarrError {
   constructor(message: string, packages: string[], options?: { cause?: unknown }) {
     super("MISSING_DEPENDENCY", message, options);
     this.packages = packages;
+  }
+}
+
+/**
+ * A commit to an Icechunk branch that moved since the session began: another writer committed
+ * first (`expected`, the session's base snapshot, is not `actual`, the branch's tip), and no
+ * rebase was asked for or the rebase could not resolve it (both wrote the same chunk). Nothing of
+ * the session was committed; it still holds its changes.
+ */
+export class ConflictError extends ZarrError {
+  override name = "ConflictError";
+  readonly branch: string;
+  readonly expected: string;
+  readonly actual: string;
+  constructor(message: string, branch: string, expected: string, actual: string, options?: { cause?: unknown }) {
+    super("CONFLICT", message, options);
+    this.branch = branch;
+    this.expected = expected;
+    this.actual = actual;
   }
 }
 

@@ -18,3 +18,7 @@ export type { RedisSynchronizerOptions, RedisSyncDescriptor } from "./parallel/s
 // NetCDF and HDF5 archives as Zarr: h5wasm loads only when an HDF5 file is opened.
 export { openArchive, ArchiveStore, isArchivePath, referencesFor } from "./archival/index.js";
 export type { ReferenceOptions, ReferenceResult } from "./archival/index.js";
+// Icechunk repositories: sessions as stores, commits with typed conflicts, storage in a folder or S3.
+export { openIcechunk, icechunkStore, commit } from "./icechunk/session.js";
+export type { IcechunkRef, IcechunkStore, IcechunkSession, IcechunkRepository, IcechunkStoreLike } from "./icechunk/session.js";
+export { icechunkStorage } from "./icechunk/storage.js";

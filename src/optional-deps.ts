@@ -1,6 +1,7 @@
 /**
  * Optional peer dependencies: zod (object models), ioredis and bullmq (chunk leases, the copy
- * queue), h5wasm (HDF5 and NetCDF-4 files) and @napi-rs/lzma (the lzma codec) are not installed
+ * queue), h5wasm (HDF5 and NetCDF-4 files), @napi-rs/lzma (the lzma codec) and @earthmover/icechunk
+ * (Icechunk repositories in a folder or S3, the CLI's icechunk: URLs) are not installed
  * with parzarr, so an app that only reads and writes arrays carries none of them. Each is loaded
  * on first use by the feature that needs it; when it is missing that feature alone fails, with a
  * MissingDependencyError naming the install command rather than Node's module error.

@@ -1,5 +1,5 @@
 /**
- * Optional peer dependencies (issue 30): zod, bullmq, ioredis, h5wasm and @napi-rs/lzma are not
+ * Optional peer dependencies (issue 30): zod, bullmq, ioredis, h5wasm, @napi-rs/lzma and @earthmover/icechunk are not
  * installed with parzarr. The sources run here from a copy whose node_modules lacks exactly those
  * packages, as in an app that installed parzarr alone: arrays are read and written (inline and on
  * worker threads), a plain `parzarr cp` copies, and each feature that needs a missing package fails
@@ -15,7 +15,7 @@ import { MissingDependencyError } from "../src/errors.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-const PEERS = ["zod", "bullmq", "ioredis", "h5wasm", "@napi-rs/lzma"];
+const PEERS = ["zod", "bullmq", "ioredis", "h5wasm", "@napi-rs/lzma", "@earthmover/icechunk"];
 
 /** A copy of src/, workers/ and browser/ beside a node_modules of links to every installed package but the peers. */
 function treeWithoutPeers(): string {
@@ -66,6 +66,7 @@ await outcome("redis", async () => {
   const s = new p.RedisSynchronizer("redis://127.0.0.1:1");
   try { return await s.withLock("a", "0", async () => 1); } finally { await s.close(); }
 });
+await outcome("icechunk", () => p.icechunkStorage(new p.FileSystemStore("repo")));
 console.log(JSON.stringify(out));
 `;
 
@@ -90,6 +91,7 @@ test("without the optional peers: arrays read and write, and each peer's feature
   expectMissing("lzmaRead", "@napi-rs/lzma");
   expectMissing("hdf5", "h5wasm");
   expectMissing("redis", "ioredis");
+  expectMissing("icechunk", "@earthmover/icechunk");
 
   // The CLI: a plain copy needs no peer; the copy queue names both of its packages.
   const cli = (args: string[]) => node(["src/cli/main.ts", ...args]);
@@ -98,6 +100,9 @@ test("without the optional peers: arrays read and write, and each peer's feature
   const queued = cli(["cp", "plain.zarr", "queued.zarr", "--queue", "redis://127.0.0.1:1", "-q"]);
   assert.equal(queued.status, 1, queued.stderr);
   assert.match(queued.stderr, /MISSING_DEPENDENCY: .*npm install bullmq ioredis/);
+  const ice = cli(["cp", "plain.zarr", "icechunk:repo?branch=main", "-q"]);
+  assert.equal(ice.status, 1, ice.stderr);
+  assert.match(ice.stderr, /MISSING_DEPENDENCY: .*npm install @earthmover\/icechunk/);
   const worker = cli(["worker", "--queue", "redis://127.0.0.1:1", "-q"]);
   assert.equal(worker.status, 1, worker.stderr);
   assert.match(worker.stderr, /MISSING_DEPENDENCY: .*npm install bullmq ioredis/);

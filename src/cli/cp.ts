@@ -5,7 +5,9 @@ import { CODEC_SPEC_HELP, parseCodecSpec, type CodecSpec } from "../copy/codec-s
 import { write, type CliIO, type Command } from "./command.js";
 import { assertNoOverlap, planCopy, runCopy, type CopyHooks, type CopySettings } from "../copy/engine.js";
 import { CLI_NAMING, describePlan } from "./copy.js";
-import { openNode } from "./nodes.js";
+import { openNode, targetStore } from "./nodes.js";
+import { isIcechunkUrl, openIcechunkUrl } from "./icechunk.js";
+import { commit } from "../icechunk/session.js";
 import { formatBytes, formatDuration } from "./format.js";
 import { Progress } from "./progress.js";
 import { copyOnQueue } from "./copy-queue.js";
@@ -36,9 +38,14 @@ Options:
                          \`parzarr worker\` processes (on any machines) run them; exits 0 when
                          every slab is done, 1 naming the slabs that failed
   --queue-name NAME      the queue's name (default parzarr-cp)
+  --message TEXT         the commit message, when DST is an Icechunk repository
   --dry-run              print the plan (slabs, memory, codecs) and write nothing
   -q, --quiet            no progress output
   -h, --help             show this help
+
+SRC and DST may be Icechunk repositories: icechunk:PATH?branch=main (or ?tag=v1, ?snapshot=ID
+for a source), PATH a folder or an s3:// URL. A copy into a branch is committed once, at the
+end (Zarr v3 only): a copy that fails or is killed midway leaves the branch as it was.
 
 Progress goes to stderr: a bar redrawn in place on a terminal, plain lines otherwise.`;
 
@@ -127,6 +134,7 @@ export const cpCommand: Command = {
       "dry-run": { type: "boolean" },
       queue: { type: "string" },
       "queue-name": { type: "string" },
+      message: { type: "string" },
       quiet: { type: "boolean", short: "q" },
     });
     if (p.help) return write(io.stdout, HELP), 0;
@@ -151,12 +159,25 @@ export const cpCommand: Command = {
     if (settings.resume && settings.overwrite) throw new UsageError("--resume and --overwrite contradict each other");
     const source = parseTarget(srcText);
     const dest = parseTarget(dstText);
-    const sourceStore = resolveStore(source.store, { readOnly: true });
+    const intoIcechunk = isIcechunkUrl(dest.store);
+    const message = stringOpt(p, "message");
+    if (message !== undefined && !intoIcechunk) throw new UsageError("--message is for a copy into an Icechunk repository (icechunk:PATH?branch=NAME)");
+    if (intoIcechunk) {
+      // Nothing reaches the branch before the commit at the end: there is never a copy to resume.
+      if (settings.resume) throw new UsageError("--resume does not apply to an Icechunk destination: an interrupted copy committed nothing; copy again");
+      if (stringOpt(p, "queue") !== undefined) throw new UsageError("--queue cannot write into an Icechunk session, which lives in this process");
+      settings.format ??= 3;
+      settings.transactional = true;
+    }
+    const sourceStore = await targetStore(source);
     // Refused before planning (and in a dry run): the same check runCopy makes before writing.
-    assertNoOverlap(
-      { store: sourceStore, path: source.path, text: source.text },
-      { store: resolveStore(dest.store, { readOnly: true }), path: dest.path, text: dest.text },
-    );
+    // An Icechunk session is a store of its own, which no folder or source snapshot overlaps.
+    if (!intoIcechunk) {
+      assertNoOverlap(
+        { store: sourceStore, path: source.path, text: source.text },
+        { store: resolveStore(dest.store, { readOnly: true }), path: dest.path, text: dest.text },
+      );
+    }
     const plan = await planCopy(await openNode(source, sourceStore), settings, source.text);
     for (const k of plan.skipped) io.stderr.write(`cp: skipping ${k.rel}: ${k.reason}\n`);
     if (settings.dryRun) {
@@ -173,7 +194,8 @@ export const cpCommand: Command = {
     };
     const report = debugHooks(io, settings.memory, hooks);
     const t0 = Date.now();
-    const destStore = resolveStore(dest.store);
+    const session = intoIcechunk ? await openIcechunkUrl(dest.store, true) : undefined;
+    const destStore = resolveStore(session ?? dest.store);
     // An interrupted copy's last chunk writes die between temporary file and rename: clear them.
     if (settings.resume && destStore instanceof FileSystemStore) await destStore.removeLeftoverTemps(dest.path && `${dest.path}/`);
     const queueUrl = stringOpt(p, "queue");
@@ -204,6 +226,10 @@ export const cpCommand: Command = {
     }
     progress?.finish();
     report();
+    if (session) {
+      const id = await commit(session.session, message ?? `parzarr cp ${source.text}`);
+      if (!quiet) io.stderr.write(`cp: committed snapshot ${id} to branch ${session.session.branch}\n`);
+    }
     if (!quiet) {
       const seconds = (Date.now() - t0) / 1000;
       const resumed = result.slabsSkipped > 0 ? `, ${result.slabsSkipped} slab(s) already done` : "";

@@ -68,6 +68,11 @@ export interface PlanSettings {
 export interface CopySettings extends PlanSettings {
   resume: boolean;
   overwrite: boolean;
+  /**
+   * The destination keeps the copy only when it commits, whole (an Icechunk session): no journal
+   * is written, since a copy cut short leaves nothing to resume.
+   */
+  transactional?: boolean;
 }
 
 export interface ArrayJob {
@@ -351,7 +356,7 @@ export async function prepareDestination(dest: CopyEnd & { store: WritableStore 
       plan.jobs.map((j) => [j.rel, { fingerprint: fingerprint(j), slab: j.plan.slab, count: j.plan.count, done: [] }]),
     ),
   };
-  const existing = await readJournal(store, dest.path);
+  const existing = s.transactional ? undefined : await readJournal(store, dest.path);
   let exists = true;
   try {
     await openNodeAt(store, dest.path, destText);
@@ -384,7 +389,7 @@ export async function prepareDestination(dest: CopyEnd & { store: WritableStore 
   }
   // The journal goes in before any node so that a crash at any later point can be resumed.
   if (exists) await store.deletePrefix(dest.path === "" ? "" : `${dest.path}/`);
-  const journal = new Journal(store, dest.path, doc);
+  const journal = new Journal(s.transactional ? null : store, dest.path, doc);
   await journal.save();
   await createNodes(store, dest, plan, true);
   return journal;

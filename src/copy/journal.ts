@@ -53,7 +53,8 @@ export class Journal {
   private readonly done = new Map<string, Set<number>>();
 
   constructor(
-    private readonly store: WritableStore,
+    /** null: a copy that commits whole keeps its journal in memory only. */
+    private readonly store: WritableStore | null,
     private readonly destPath: string,
     private readonly doc: JournalDoc,
   ) {
@@ -86,11 +87,11 @@ export class Journal {
 
   async save(): Promise<void> {
     const bytes = new TextEncoder().encode(JSON.stringify(this.doc as unknown as JsonObject));
-    await this.store.set(journalKey(this.destPath), bytes);
+    await this.store?.set(journalKey(this.destPath), bytes);
   }
 
   async remove(): Promise<void> {
-    await this.store.delete(journalKey(this.destPath));
+    await this.store?.delete(journalKey(this.destPath));
   }
 }
 

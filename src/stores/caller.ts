@@ -29,10 +29,10 @@ export interface UserStore {
   delete?(key: string): Maybe<unknown>;
   /** Every key under a prefix ("/" or "/a/"), with or without the leading "/". */
   list?(prefix: string): Maybe<Iterable<string>>;
-  /** The keys and sub-folders directly under a prefix; without it, derived from `list`. */
-  listDir?(prefix: string): Maybe<{ keys: string[]; prefixes: string[] }>;
-  /** Default: true exactly when there is no `set`. */
-  readonly readOnly?: boolean;
+  /** Children as keys and sub-prefixes; bare names (Icechunk's, zarr-python's) are ignored for `list`. */
+  listDir?(prefix: string): Maybe<{ keys: string[]; prefixes: string[] } | string[]>;
+  /** Default: true exactly when there is no `set`; only a boolean counts (Icechunk's store answers a promise here: its session says). */
+  readonly readOnly?: boolean | Promise<boolean>;
   /** Plain data of a kind registered with registerStoreKind, from which workers reopen the store. */
   descriptor?(): { kind: string };
 }
@@ -70,7 +70,7 @@ export class CallerStore implements WritableStore {
   private readonly id = `caller-${platform().randomUUID()}`;
 
   constructor(private readonly user: UserStore) {
-    this.readOnly = user.readOnly ?? typeof user.set !== "function";
+    this.readOnly = typeof user.readOnly === "boolean" ? user.readOnly : typeof user.set !== "function";
     this.canDelete = typeof user.delete === "function";
   }
 
@@ -102,8 +102,10 @@ export class CallerStore implements WritableStore {
 
   async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
     validatePrefix(prefix);
-    if (!this.user.listDir) return childrenOf(await this.list(prefix), prefix);
-    const { keys, prefixes } = await this.user.listDir(abs(prefix));
+    const dir = this.user.listDir && (await this.user.listDir(abs(prefix)));
+    // Bare names cannot tell a key from a folder ("a" may be either): derive both from `list`.
+    if (!dir || Array.isArray(dir)) return childrenOf(await this.list(prefix), prefix);
+    const { keys, prefixes } = dir;
     return { keys: keys.map(rel), prefixes: prefixes.map((p) => rel(p).replace(/\/+$/, "")) };
   }
 

@@ -378,6 +378,11 @@ export class FileSystemStore implements WritableStore {
     return info?.isFile() ? info.size : undefined;
   }
 
+  async lastModified(key: string): Promise<Date | undefined> {
+    const info = await this.statKey(key);
+    return info?.isFile() ? info.mtime : undefined;
+  }
+
   /** Entries of a folder, or null when the folder does not exist. Temp files are left out. */
   private async entries(dir: string, prefix: string): Promise<Dirent[] | null> {
     let entries: Dirent[];

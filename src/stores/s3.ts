@@ -311,6 +311,11 @@ export class S3Store implements WritableStore {
     return size;
   }
 
+  async lastModified(key: string): Promise<Date | undefined> {
+    const date = (await this.head(key))?.headers.get("last-modified");
+    return date ? new Date(date) : undefined;
+  }
+
   async set(key: string, value: Uint8Array): Promise<void> {
     this.writable();
     const url = this.objectUrl(key);

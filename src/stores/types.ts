@@ -83,6 +83,8 @@ export interface ReadableStore {
    * Optional: callers fall back to `get` where a store cannot tell cheaply.
    */
   getSize?(key: string): Promise<number | undefined | null>;
+  /** Optional: when the value was last written, or undefined when the key does not exist (Icechunk checks its clock against it). */
+  lastModified?(key: string): Promise<Date | undefined>;
   /**
    * Optional: reads the value into `dest` (at most its length; or into runs, filled in order) and
    * returns the value's full size, or undefined when the key does not exist. Lets raw chunks skip

@@ -27,6 +27,7 @@ import {
   ShapeMismatchError,
   StoreError,
   WriteConflictError,
+  ConflictError,
   TooLargeError,
   UnknownCodecError,
   UnsupportedError,
@@ -159,6 +160,8 @@ const REVIVERS: { [C in ZarrErrorCode]: (m: string, e: SerialisedError) => ZarrE
   METADATA_MISMATCH: (m, e) => new MetadataMismatchError(m, e.field ?? ""),
   SOURCE_FILE: (m) => new SourceFileError(m),
   MISSING_DEPENDENCY: (m, e) => new MissingDependencyError(m, e.packages ?? []),
+  // Commits run on the calling thread: no worker throws it, so its snapshots need not travel.
+  CONFLICT: (m) => new ConflictError(m, "", "", ""),
   INTERNAL: (m) => new InternalFault(m),
 };
 
