@@ -315,8 +315,11 @@ export class MissingDependencyError extends ZarrError {
  */
 export class ConflictError extends ZarrError {
   override name = "ConflictError";
+  /** The branch both writers committed to. */
   readonly branch: string;
+  /** The snapshot the losing session started from. */
   readonly expected: string;
+  /** The branch's tip, which another writer moved. */
   readonly actual: string;
   constructor(message: string, branch: string, expected: string, actual: string, options?: { cause?: unknown }) {
     super("CONFLICT", message, options);

@@ -12,34 +12,51 @@ import type { UserStore } from "../stores/caller.js";
 
 /** What parzarr uses of an Icechunk `Store` (@earthmover/icechunk's index.d.ts). */
 export interface IcechunkStoreLike {
+  /** The value, or null when missing. */
   get(key: string): Promise<Uint8Array | null>;
+  /** A byte range of the value, or null when missing. */
   getRange(key: string, range: { offset?: number; length?: number; suffixLength?: number }): Promise<Uint8Array | null>;
+  /** Stores a value in the session's change set. */
   set(key: string, value: Uint8Array): Promise<void>;
+  /** Deletes a key in the session's change set. */
   delete(key: string): Promise<void>;
+  /** Every key. */
   list(): Promise<string[]>;
+  /** Every key under a prefix. */
   listPrefix(prefix: string): Promise<string[]>;
 }
 
 /** What parzarr uses of an Icechunk `Session`. */
 export interface IcechunkSession {
+  /** False for a writable session on a branch. */
   readonly readOnly: boolean;
+  /** The snapshot the session started from. */
   readonly snapshotId: string;
+  /** The branch of a writable session (null when read-only). */
   readonly branch: string | null;
+  /** The session's zarrita-compatible store. */
   readonly store: IcechunkStoreLike;
+  /** Commits the change set; the new snapshot's id. */
   commit(message: string): Promise<string>;
+  /** Moves the change set onto the branch's tip. */
   rebase(): Promise<void>;
 }
 
 /** What parzarr uses of an Icechunk `Repository`. */
 export interface IcechunkRepository {
+  /** A read-only session at a branch, tag or snapshot. */
   readonlySession(options?: { branch?: string; tag?: string; snapshotId?: string }): Promise<IcechunkSession>;
+  /** A writable session on a branch. */
   writableSession(branch: string): Promise<IcechunkSession>;
 }
 
 /** Which version to open: one of branch, tag or snapshot (default: branch "main"). */
 export interface IcechunkRef {
+  /** A branch's tip. */
   branch?: string;
+  /** A tag's snapshot. */
   tag?: string;
+  /** A snapshot by id. */
   snapshot?: string;
   /** A writable session on `branch`: parzarr's writes go into it until `commit`. */
   writable?: boolean;
@@ -47,6 +64,7 @@ export interface IcechunkRef {
 
 /** A session's store as parzarr (and zarrita) take it, with the session for `commit`. */
 export interface IcechunkStore extends UserStore {
+  /** The session the store belongs to (commit it with `commit`). */
   readonly session: IcechunkSession;
 }
 
