@@ -15,6 +15,7 @@ import { shuffleCodec } from "./filters/shuffle.js";
 import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
 import { bz2Codec } from "./bz2.js";
 import { lzmaCodec } from "./lzma.js";
+import { optionalCodec } from "./optional.js";
 
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
@@ -52,6 +53,9 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.bz2", bz2Codec],
   ["bz2", bz2Codec],
   ["numcodecs.lzma", lzmaCodec],
+  // zarrs writes "optional"; "zarrs.optional" is its registered name.
+  ["optional", optionalCodec],
+  ["zarrs.optional", optionalCodec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {

@@ -106,21 +106,32 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
   });
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
+const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "optional", "zarrs.optional", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
 const ARRAY_TO_ARRAY = new Set([
   "transpose",
   "bitround",
   ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
 ]);
 
+/** The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and optional types. */
+function defaultArrayToBytes(dtype: DataType): CodecConfig {
+  switch (dtype.kind) {
+    case "string":
+      return { name: "vlen-utf8", configuration: {} };
+    case "bytes":
+      return { name: "vlen-bytes", configuration: {} };
+    case "optional": {
+      const mask_codecs = [{ name: "packbits", configuration: {} }];
+      const data = defaultArrayToBytes(dtype.inner);
+      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
+    }
+    default:
+      return { name: "bytes", configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  }
+}
+
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
-  // Variable-length types have their own array->bytes codec in place of `bytes`.
-  const bytesCodec: CodecConfig =
-    dtype.kind === "string"
-      ? { name: "vlen-utf8", configuration: {} }
-      : dtype.kind === "bytes"
-        ? { name: "vlen-bytes", configuration: {} }
-        : { name: "bytes", configuration: dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  const bytesCodec = defaultArrayToBytes(dtype);
   if (input === undefined) return [bytesCodec, { name: "zstd", configuration: { level: 0, checksum: false } }];
   const codecs = input.map((c, i): CodecConfig => {
     if (typeof c === "string") return { name: c };

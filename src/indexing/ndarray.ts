@@ -45,12 +45,14 @@ export type WriteInput =
   | TypedArray
   | readonly (number | bigint | boolean)[]
   | readonly string[]
-  | readonly Uint8Array[];
+  | readonly Uint8Array[]
+  | readonly Scalar[];
 
 export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
   const form = userForm(dtype);
   if (form === "strings") return typeof v === "string";
   if (form === "bytes") return v instanceof Uint8Array;
+  if (dtype.kind === "optional") return v === null || (dtype.inner.kind === "optional" ? Array.isArray(v) && v.length === 1 : isScalarInput(v, dtype.inner));
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return true;
   return (
     typeFamily(dtype) === "complex" && Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === "number")

@@ -8,10 +8,10 @@
 import { ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
-import { codePointsToString, scalarToComponents, stripNuls } from "../metadata/scalars.js";
+import { codePointsToString, scalarToComponents, storedToScalar, stripNuls } from "../metadata/scalars.js";
 
-/** How `get` returns and `set` takes a type's elements. */
-export type UserForm = "typed" | "strings" | "bytes";
+/** How `get` returns and `set` takes a type's elements ("values": one Scalar each, null when missing, for optional types). */
+export type UserForm = "typed" | "strings" | "bytes" | "values";
 
 export function userForm(dt: DataType): UserForm {
   switch (dt.kind) {
@@ -23,6 +23,8 @@ export function userForm(dt: DataType): UserForm {
     case "raw_bits":
     case "structured":
       return "bytes";
+    case "optional":
+      return "values";
     default:
       return "typed";
   }
@@ -48,6 +50,8 @@ export function toUserData(dt: DataType, data: ElementArray, count: number): Ele
       }
       return out;
     }
+    case "optional":
+      return Array.from({ length: count }, (_, i) => storedToScalar(data, i, dt));
     default:
       return data;
   }
@@ -57,6 +61,7 @@ export function toUserData(dt: DataType, data: ElementArray, count: number): Ele
 export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementArray {
   const form = userForm(dt);
   items.forEach((v, i) => {
+    if (form === "values") return; // scalarToComponents checks each against the type
     const ok = form === "strings" ? typeof v === "string" : v instanceof Uint8Array;
     if (!ok) throw new ShapeMismatchError(`value[${i}] must be a ${form === "strings" ? "string" : "Uint8Array"} for ${dt.name}, got ${typeof v}`);
   });

@@ -148,7 +148,22 @@ export type FixedDataType =
   | Utf32DataType
   | StructuredDataType;
 
-export type DataType = FixedDataType | VlenStringDataType | VlenBytesDataType;
+/**
+ * zarrs' `optional` (nullable) type over a fixed-size type or another optional. Memory holds the
+ * inner element's components and then a mask component (1 present, 0 missing) in the inner
+ * type's typed array: zarrs' own in-memory form, so a nested optional's masks follow its value
+ * innermost first and a missing element is all zeros. Users see null for a missing element (see
+ * `Scalar`). `itemSize` counts those components' bytes in memory; the stored form has none.
+ */
+export interface OptionalDataType {
+  readonly kind: "optional";
+  readonly name: "optional";
+  readonly inner: FixedDataType | OptionalDataType;
+  readonly itemSize: number;
+  readonly endian: null;
+}
+
+export type DataType = FixedDataType | OptionalDataType | VlenStringDataType | VlenBytesDataType;
 
 export type TypedArray =
   | Int8Array
@@ -162,14 +177,16 @@ export type TypedArray =
   | BigInt64Array
   | BigUint64Array;
 
-/** Memory for elements: a typed array of components, or one JS value per element. */
-export type ElementArray = TypedArray | string[] | Uint8Array[];
+/** Memory for elements: a typed array of components, or one JS value per element (also what `get` returns for optional types). */
+export type ElementArray = TypedArray | string[] | Uint8Array[] | Scalar[];
 
 /**
  * One element's value as JS sees it: complex values are [re, im]; strings for string types;
- * Uint8Array for byte strings, raw bits and records; bigint for int64 and datetimes.
+ * Uint8Array for byte strings, raw bits and records; bigint for int64 and datetimes. An optional
+ * type's element is null when missing, else its inner value, wrapped as `[value]` when the inner
+ * type is itself optional (so `null`, `[null]` and `[5]` tell the levels of a nested one apart).
  */
-export type Scalar = number | bigint | boolean | [number, number] | string | Uint8Array;
+export type Scalar = number | bigint | boolean | [number, number] | string | Uint8Array | null | [Scalar];
 
 /** One component as memory holds it. */
 export type Component = number | bigint | string | Uint8Array;
@@ -211,7 +228,7 @@ export function subByteBits(dt: DataType): number | undefined {
   return dt.kind === "numeric" ? SUB_BYTE_BITS[dt.name] : undefined;
 }
 
-export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "string" | "bytes";
+export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "optional" | "string" | "bytes";
 
 export function typeFamily(dt: DataType): TypeFamily {
   switch (dt.kind) {
@@ -242,6 +259,8 @@ export function componentsPerElement(dt: DataType): number {
       return dt.length;
     case "narrow_float":
       return dt.components;
+    case "optional":
+      return componentsPerElement(dt.inner) + 1;
     default:
       return 1;
   }
@@ -265,6 +284,11 @@ const INT_RANGES: Partial<Record<NumericTypeName, [bigint, bigint]>> = {
 /** The inclusive range of an integer type; undefined for every other type. */
 export function integerRange(dt: DataType): [bigint, bigint] | undefined {
   return dt.kind === "numeric" ? INT_RANGES[dt.name] : undefined;
+}
+
+/** The fixed-size type under any number of `optional` wrappers: its typed array holds the elements. */
+export function innermostType(dt: DataType): DataType {
+  return dt.kind === "optional" ? innermostType(dt.inner) : dt;
 }
 
 /** int64 min: numpy's NaT ("Not a Time"). */

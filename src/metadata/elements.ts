@@ -30,6 +30,8 @@ export function allocTypedArray(dt: DataType, count: number, shared = false): Ty
 /** Bytes per component in memory (float16 without Float16Array and bfloat16 live in a Float32Array). */
 export function memoryBytesPerComponent(dt: DataType): number {
   switch (dt.kind) {
+    case "optional":
+      return memoryBytesPerComponent(dt.inner);
     case "numeric":
       if (dt.name === "float16") return hasFloat16Array ? 2 : 4;
       return NUMERIC_TYPES[dt.name].size / componentsPerElement(dt);
@@ -51,6 +53,8 @@ export function memoryBytesPerComponent(dt: DataType): number {
 
 export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray {
   switch (dt.kind) {
+    case "optional":
+      return typedArrayOver(dt.inner, buffer, byteOffset, length);
     case "narrow_float":
       return new Float32Array(buffer, byteOffset, length);
     case "datetime":

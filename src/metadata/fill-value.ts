@@ -130,6 +130,13 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
       return jsonBytesValue(v, where, dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
+    case "optional": {
+      // zarrs' JSON: null when missing, else [inner fill value] at every level ([[42]], [null]).
+      const nested = dt.inner.kind === "optional";
+      if (!Array.isArray(v) || v.length !== 1 || (v[0] === null && !nested)) break;
+      const inner = parseFillValue(v[0], dt.inner, where);
+      return nested ? [inner] : inner;
+    }
   }
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
@@ -167,6 +174,8 @@ function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scala
 
 export function zeroOf(dt: DataType): Scalar {
   switch (dt.kind) {
+    case "optional":
+      return null;
     case "narrow_float":
       return dt.components === 2 ? [0, 0] : 0;
     case "datetime":
@@ -227,6 +236,8 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
     case "utf32":
     case "string":
       return v as string;
+    case "optional":
+      return [fillValueToJson(dt.inner.kind === "optional" ? (v as [Scalar])[0] : v, dt.inner, zarrFormat)];
     case "numeric":
       break;
   }

@@ -56,7 +56,7 @@ function sameNumber(got: number, want: number, tolerance: number): boolean {
 
 /** Every element as a JS value: numbers, bigints, booleans, [re, im], strings, Uint8Arrays. */
 export function elements(arr: ZarrArray, result: NDArray | Scalar): Scalar[] {
-  if (typeof result !== "object" || Array.isArray(result) || result instanceof Uint8Array) return [result];
+  if (typeof result !== "object" || result === null || Array.isArray(result) || result instanceof Uint8Array) return [result];
   if (Array.isArray(result.data)) return [...result.data];
   const data = result.data as TypedArray;
   const out: Scalar[] = [];

@@ -407,7 +407,7 @@ async function encodeAndStore(
 ): Promise<void> {
   const meta = task.meta;
   const region = { offset: view.offset, strides: view.strides };
-  const empty = !task.writeEmptyChunks && meta.fillValue !== null && elementsEqual(view.data, region, view.shape, comps);
+  const empty = !task.writeEmptyChunks && (meta.fillValue !== null || meta.dtype.kind === "optional") && elementsEqual(view.data, region, view.shape, comps);
   if (swap) {
     if (empty && previous === undefined) {
       // Read as missing and still all fill value: nothing changes, so nothing to write.

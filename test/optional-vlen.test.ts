@@ -1,0 +1,194 @@
+/**
+ * zarrs' `optional` data type with its `optional` codec, and zarrs' variable-length codecs.
+ *
+ * The chunk bytes are built here from the layout zarrs documents (codec/array_to_bytes/optional:
+ * u64 LE mask length, u64 LE data length, the encoded mask, the encoded present values) and were
+ * checked against the chunks zarrs commits in zarrs/tests/data/v3/array_optional*.zarr (same
+ * arrays, same bytes).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MemoryStore, createArray, openArray, slice, type NDArray } from "../src/index.js";
+
+const enc = new TextEncoder();
+
+function u64(n: number): number[] {
+  return [n, 0, 0, 0, 0, 0, 0, 0];
+}
+
+/** One `optional` chunk: header, encoded mask, encoded present values. */
+function optionalChunk(mask: number[], data: number[]): Uint8Array {
+  return Uint8Array.from([...u64(mask.length), ...u64(data.length), ...mask, ...data]);
+}
+
+const OPTIONAL_U8 = {
+  zarr_format: 3,
+  node_type: "array",
+  shape: [4, 4],
+  data_type: { name: "optional", configuration: { name: "uint8", configuration: {} } },
+  chunk_grid: { name: "regular", configuration: { chunk_shape: [2, 2] } },
+  chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+  fill_value: null,
+  codecs: [
+    {
+      name: "optional",
+      configuration: { mask_codecs: [{ name: "packbits" }], data_codecs: [{ name: "bytes", configuration: { endian: "little" } }] },
+    },
+  ],
+  attributes: {},
+};
+
+// zarrs' example: N marks a missing element.
+//  0  N  2  3
+//  N  5  N  7
+//  8  9  N  N
+// 12  N  N  N
+const U8_VALUES = [0, null, 2, 3, null, 5, null, 7, 8, 9, null, null, 12, null, null, null];
+// Its chunks (1/1 is all missing and not stored). Mask bits: packbits, low bit first.
+const U8_CHUNKS: Record<string, Uint8Array> = {
+  "c/0/0": optionalChunk([0b1001], [0, 5]),
+  "c/0/1": optionalChunk([0b1011], [2, 3, 7]),
+  "c/1/0": optionalChunk([0b0111], [8, 9, 12]),
+};
+
+async function storeWith(meta: object, chunks: Record<string, Uint8Array>): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  await store.set("zarr.json", enc.encode(JSON.stringify(meta)));
+  for (const [k, v] of Object.entries(chunks)) await store.set(k, v);
+  return store;
+}
+
+test("optional uint8 as zarrs writes it reads with null for missing elements", async () => {
+  const a = await openArray(await storeWith(OPTIONAL_U8, U8_CHUNKS), {});
+  assert.equal(a.dataType.kind, "optional");
+  const got = (await a.get()) as NDArray;
+  assert.deepEqual(got.shape, [4, 4]);
+  assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), U8_VALUES);
+  // A selection that crosses chunks, and one element.
+  const part = (await a.get([slice(1, 3), slice(1, 3)])) as NDArray;
+  assert.deepEqual(Array.from(part.data as ArrayLike<unknown>), [5, null, 9, null]);
+});
+
+test("optional uint8 writes the chunks zarrs writes, and zarr.json names the type and codec as zarrs does", async () => {
+  const store = new MemoryStore();
+  const a = await createArray(store, {
+    shape: [4, 4],
+    chunks: [2, 2],
+    dtype: { name: "optional", configuration: { name: "uint8", configuration: {} } },
+    fillValue: null,
+    codecs: OPTIONAL_U8.codecs,
+
+  });
+  await a.set(null, U8_VALUES);
+  for (const [k, v] of Object.entries(U8_CHUNKS)) assert.deepEqual(await store.get(k), v, k);
+  assert.equal(await store.get("c/1/1"), undefined);
+  const meta = JSON.parse(new TextDecoder().decode(await store.get("zarr.json")));
+  assert.deepEqual(meta.data_type, OPTIONAL_U8.data_type);
+  assert.equal(meta.fill_value, null);
+  assert.equal(meta.codecs[0].name, "optional");
+  const back = (await (await openArray(store, {})).get()) as NDArray;
+  assert.deepEqual(Array.from(back.data as ArrayLike<unknown>), U8_VALUES);
+});
+
+// zarrs' nested example, optional(optional(uint8)), fill value [null] (Some(None)). In JS a
+// present value of a nested optional is wrapped once: null, [null], [5].
+//   N   SN  2   3
+//   N   5   N   7
+//   SN  SN  N   N
+//   SN  SN  N   N
+const NESTED = {
+  ...OPTIONAL_U8,
+  data_type: { name: "optional", configuration: { name: "optional", configuration: { name: "uint8", configuration: {} } } },
+  fill_value: [null],
+  codecs: [
+    {
+      name: "optional",
+      configuration: {
+        mask_codecs: [{ name: "packbits" }],
+        data_codecs: [
+          {
+            name: "optional",
+            configuration: { mask_codecs: [{ name: "packbits" }], data_codecs: [{ name: "bytes", configuration: { endian: "little" } }] },
+          },
+        ],
+      },
+    },
+  ],
+};
+const NESTED_VALUES = [null, [null], [2], [3], null, [5], null, [7], [null], [null], null, null, [null], [null], null, null];
+const NESTED_CHUNKS: Record<string, Uint8Array> = {
+  "c/0/0": optionalChunk([0b1010], Array.from(optionalChunk([0b10], [5]))),
+  "c/0/1": optionalChunk([0b1011], Array.from(optionalChunk([0b111], [2, 3, 7]))),
+  "c/1/1": optionalChunk([0], []),
+};
+
+test("nested optional reads and writes zarrs' layout; a missing chunk reads as the fill value [null]", async () => {
+  const a = await openArray(await storeWith(NESTED, NESTED_CHUNKS), {});
+  assert.deepEqual(a.fillValue, [null]);
+  const got = (await a.get()) as NDArray;
+  assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), NESTED_VALUES);
+
+  const store = new MemoryStore();
+  const b = await createArray(store, { shape: [4, 4], chunks: [2, 2], dtype: NESTED.data_type, fillValue: [null], codecs: NESTED.codecs });
+  await b.set(null, NESTED_VALUES as never);
+  for (const k of ["c/0/0", "c/0/1", "c/1/1"]) assert.deepEqual(await store.get(k), NESTED_CHUNKS[k], k);
+  const meta = JSON.parse(new TextDecoder().decode(await store.get("zarr.json")));
+  assert.deepEqual(meta.fill_value, [null]);
+  assert.deepEqual(meta.data_type, NESTED.data_type);
+});
+
+test("optional float64 and int64 round-trip through compressed data and mask chains; the default chain is optional(packbits; bytes)", async () => {
+  const store = new MemoryStore();
+  const f = await createArray(store, {
+    path: "f",
+    shape: [7],
+    chunks: [3],
+    dtype: { name: "zarrs.optional", configuration: { name: "float64", configuration: {} } },
+    fillValue: [1.5],
+    codecs: [
+      {
+        name: "zarrs.optional",
+        configuration: {
+          mask_codecs: [{ name: "packbits" }, { name: "gzip", configuration: { level: 5 } }],
+          data_codecs: [{ name: "bytes", configuration: { endian: "big" } }, { name: "zstd", configuration: { level: 1 } }],
+        },
+      },
+    ],
+
+  });
+  assert.equal(f.fillValue, 1.5);
+  await f.set([slice(1, 6)], [null, -2.25, NaN, null, 1e300]);
+  const got = (await f.get()) as NDArray;
+  assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), [1.5, null, -2.25, NaN, null, 1e300, 1.5]);
+
+  const i = await createArray(store, { path: "i", shape: [4], chunks: [4], dtype: { name: "optional", configuration: { name: "int64", configuration: {} } } });
+  assert.equal(i.fillValue, null);
+  const meta = JSON.parse(new TextDecoder().decode(await store.get("i/zarr.json")));
+  assert.equal(meta.codecs[0].name, "optional");
+  assert.deepEqual(meta.codecs[0].configuration.data_codecs[0], { name: "bytes", configuration: { endian: "little" } });
+  await i.set(null, [5n, null, -(2n ** 63n), null]);
+  const back = (await i.get()) as NDArray;
+  assert.deepEqual(Array.from(back.data as ArrayLike<unknown>), [5n, null, -(2n ** 63n), null]);
+});
+
+test("bad optional input gets typed errors: corrupt chunks, wrong codecs, wrong fill values", async () => {
+  const corrupt = async (bytes: Uint8Array) => {
+    const a = await openArray(await storeWith(OPTIONAL_U8, { "c/0/0": bytes }), {});
+    await assert.rejects(a.get([slice(0, 2), slice(0, 2)]), { code: "CORRUPT_CHUNK" });
+  };
+  await corrupt(new Uint8Array(10)); // shorter than the header
+  await corrupt(optionalChunk([0b1001], [0, 5, 6])); // a value more than the mask has present
+  await corrupt(optionalChunk([0b1001], [0])); // one fewer
+  await corrupt(Uint8Array.from([...u64(1), ...u64(2 ** 40), 9, 0, 5])); // lengths past the end
+  // A chain is checked when first used: opening, or the first read.
+  const badChain = async (codecs: unknown) => {
+    await assert.rejects(async () => (await openArray(await storeWith({ ...OPTIONAL_U8, codecs }, {}))).get(), { code: "INVALID_METADATA" });
+  };
+  await badChain([{ name: "bytes" }]);
+  await badChain([{ name: "optional", configuration: { mask_codecs: [] } }]);
+  await badChain([{ name: "optional", configuration: { mask_codecs: [], data_codecs: [{ name: "bytes" }], extra: 1 } }]);
+  await assert.rejects(openArray(await storeWith({ ...OPTIONAL_U8, fill_value: 3 }, {})), { code: "INVALID_METADATA" });
+  const store = new MemoryStore();
+  const a = await createArray(store, { shape: [2], chunks: [2], dtype: OPTIONAL_U8.data_type, codecs: OPTIONAL_U8.codecs });
+  await assert.rejects(a.set(null, ["x", null] as never), { code: "INVALID_METADATA" });
+});
