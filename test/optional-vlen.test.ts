@@ -192,3 +192,111 @@ test("bad optional input gets typed errors: corrupt chunks, wrong codecs, wrong 
   const a = await createArray(store, { shape: [2], chunks: [2], dtype: OPTIONAL_U8.data_type, codecs: OPTIONAL_U8.codecs });
   await assert.rejects(a.set(null, ["x", null] as never), { code: "INVALID_METADATA" });
 });
+
+// ---------------------------------------------------------------------------------------------
+// zarrs' variable-length codecs over `string` and `variable_length_bytes` arrays.
+
+function u32(n: number): number[] {
+  return [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, n >>> 24];
+}
+
+function vlenArray(dataType: string, codec: object, chunks = [2]): object {
+  return {
+    zarr_format: 3,
+    node_type: "array",
+    shape: [3],
+    data_type: dataType,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: chunks } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: "",
+    codecs: [codec],
+    attributes: {},
+  };
+}
+
+const WORDS = ["ab", "", "héllo"];
+const utf8 = (s: string) => Array.from(enc.encode(s));
+
+// zarrs.vlen: the index (offsets, uint32 or uint64, N + 1 of them) through index_codecs and the
+// concatenated element bytes through data_codecs; a u64 LE length of the encoded index at the start
+// (its default) or end.
+const ZARRS_VLEN = (location: "start" | "end", indexType: "uint32" | "uint64") => ({
+  name: "zarrs.vlen",
+  configuration: {
+    index_codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+    data_codecs: [{ name: "bytes" }],
+    index_data_type: indexType,
+    index_location: location,
+  },
+});
+
+function zarrsVlenChunk(items: number[][], location: "start" | "end", indexType: "uint32" | "uint64"): Uint8Array {
+  const offsets = [0];
+  for (const it of items) offsets.push(offsets[offsets.length - 1] + it.length);
+  const index = offsets.flatMap((o) => (indexType === "uint32" ? u32(o) : u64(o)));
+  const data = items.flat();
+  return Uint8Array.from(location === "start" ? [...u64(index.length), ...index, ...data] : [...data, ...index, ...u64(index.length)]);
+}
+
+test("zarrs.vlen reads and writes string and bytes arrays: index at the start or end, uint32 or uint64 offsets", async () => {
+  for (const [location, indexType] of [["start", "uint32"], ["end", "uint64"]] as const) {
+    const chunks = {
+      "c/0": zarrsVlenChunk([utf8("ab"), []], location, indexType),
+      "c/1": zarrsVlenChunk([utf8("héllo"), []], location, indexType),
+    };
+    const meta = vlenArray("string", ZARRS_VLEN(location, indexType));
+    const got = (await (await openArray(await storeWith(meta, chunks), {})).get()) as NDArray;
+    assert.deepEqual(got.data, WORDS, `${location} ${indexType}`);
+
+    const store = new MemoryStore();
+    const a = await createArray(store, { shape: [3], chunks: [2], dtype: "string", fillValue: "", codecs: [ZARRS_VLEN(location, indexType)], writeEmptyChunks: true });
+    await a.set(null, WORDS);
+    assert.deepEqual(await store.get("c/0"), chunks["c/0"]);
+    assert.deepEqual(await store.get("c/1"), chunks["c/1"]);
+    const written = JSON.parse(new TextDecoder().decode(await store.get("zarr.json")));
+    assert.equal(written.codecs[0].configuration.index_location, location);
+  }
+  // Without index_location (zarrs' first draft) the index is at the start; bytes elements come back as bytes.
+  const { index_location: _, ...v0 } = ZARRS_VLEN("start", "uint64").configuration;
+  const bytesMeta = vlenArray("variable_length_bytes", { name: "zarrs.vlen", configuration: v0 }, [3]);
+  const items = [[1, 2], [], [255]];
+  const b = (await (await openArray(await storeWith(bytesMeta, { "c/0": zarrsVlenChunk(items, "start", "uint64") }), {})).get()) as NDArray;
+  assert.deepEqual((b.data as Uint8Array[]).map((x) => Array.from(x)), items);
+});
+
+test("zarrs.vlen_v2 and vlen-array store numcodecs' interleaved layout over string and bytes arrays, as zarrs does", async () => {
+  const interleaved = (items: number[][]) => Uint8Array.from([...u32(items.length), ...items.flatMap((it) => [...u32(it.length), ...it])]);
+  for (const name of ["zarrs.vlen_v2", "vlen-array", "numcodecs.vlen-array"]) {
+    const chunks = { "c/0": interleaved([utf8("ab"), []]), "c/1": interleaved([utf8("héllo"), []]) };
+    const got = (await (await openArray(await storeWith(vlenArray("string", { name, configuration: {} }), chunks), {})).get()) as NDArray;
+    assert.deepEqual(got.data, WORDS, name);
+    const store = new MemoryStore();
+    const a = await createArray(store, { shape: [3], chunks: [2], dtype: "bytes", fillValue: "", codecs: [{ name }], writeEmptyChunks: true });
+    await a.set(null, [Uint8Array.of(7), new Uint8Array(0), Uint8Array.of(1, 2)]);
+    assert.deepEqual(await store.get("c/0"), interleaved([[7], []]), name);
+  }
+});
+
+test("corrupt zarrs.vlen chunks and bad configurations get typed errors", async () => {
+  const meta = vlenArray("string", ZARRS_VLEN("start", "uint32"), [3]);
+  const corrupt = async (bytes: Uint8Array, code = "CORRUPT_CHUNK") => {
+    const a = await openArray(await storeWith(meta, { "c/0": bytes }), {});
+    await assert.rejects(a.get(), { code });
+  };
+  const good = Array.from(zarrsVlenChunk([utf8("ab"), [], utf8("c")], "start", "uint32"));
+  await corrupt(Uint8Array.from(good.slice(0, 6))); // no room for the index length
+  await corrupt(Uint8Array.from([...u64(1000), ...good.slice(8)])); // index longer than the chunk
+  await corrupt(Uint8Array.from([...u64(16), ...u32(0), ...u32(2), ...u32(1), ...u32(3), 97, 98, 99])); // offsets go back
+  await corrupt(Uint8Array.from([...u64(16), ...u32(0), ...u32(2), ...u32(2), ...u32(9), 97, 98, 99])); // past the data
+  await corrupt(Uint8Array.from([...u64(16), ...u32(0), ...u32(1), ...u32(2), ...u32(3), 97, 0xff, 99])); // not UTF-8
+  await corrupt(Uint8Array.from([...u64(16), ...u32(0), ...u32(1), ...u32(2), ...u32(2 ** 31), 97, 98]), "TOO_LARGE"); // a huge data length
+  const bad = async (configuration: object) => {
+    await assert.rejects(async () => (await openArray(await storeWith(vlenArray("string", { name: "zarrs.vlen", configuration }), {}), {})).get(), {
+      code: "INVALID_METADATA",
+    });
+  };
+  await bad({ ...ZARRS_VLEN("start", "uint32").configuration, index_data_type: "uint16" });
+  await bad({ ...ZARRS_VLEN("start", "uint32").configuration, index_location: "middle" });
+  await bad({ data_codecs: [{ name: "bytes" }], index_data_type: "uint32" });
+  await assert.rejects(async () => (await openArray(await storeWith(vlenArray("int32", ZARRS_VLEN("start", "uint32")), {}), {})).get(), { code: "INVALID_METADATA" });
+});

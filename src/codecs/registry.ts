@@ -6,7 +6,8 @@ import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
-import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
+import { vlenArrayCodec, vlenBytesCodec, vlenUtf8Codec, vlenV2Codec } from "./vlen.js";
+import { zarrsVlenCodec } from "./zarrs-vlen.js";
 import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
 import { categorizeCodec } from "./filters/categorize.js";
 import { packbitsCodec } from "./filters/packbits.js";
@@ -56,6 +57,11 @@ const registry = new Map<string, CodecFactory>([
   // zarrs writes "optional"; "zarrs.optional" is its registered name.
   ["optional", optionalCodec],
   ["zarrs.optional", optionalCodec],
+  ["zarrs.vlen", zarrsVlenCodec],
+  ["zarrs.vlen_v2", vlenV2Codec],
+  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
+  ["vlen-array", vlenArrayCodec],
+  ["numcodecs.vlen-array", vlenArrayCodec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {

@@ -1,9 +1,10 @@
 /**
  * `vlen-utf8` and `vlen-bytes` (array->bytes): numcodecs' variable-length layout, shared by v2
  * object arrays and v3 `string` / `variable_length_bytes`: a little-endian uint32 item count,
- * then per item a uint32 byte length and the bytes (UTF-8 for strings), in C order.
+ * then per item a uint32 byte length and the bytes (UTF-8 for strings), in C order. zarrs'
+ * `zarrs.vlen_v2` and `vlen-array` (`numcodecs.vlen-array`) are the same layout over either type.
  */
-import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { product } from "../indexing/strided.js";
 import type { ArrayToBytesCodec, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
@@ -45,41 +46,61 @@ function unframe(bytes: Uint8Array, expected: number): Uint8Array[] {
   return items;
 }
 
+/** A chunk's elements as bytes (UTF-8 for strings), in C order. */
+export function elementBytes(view: ChunkView, spec: ChunkSpec): Uint8Array[] {
+  const data = contiguousData(view, spec.dtype) as (string | Uint8Array)[];
+  return data.map((v) => (typeof v === "string" ? encoder.encode(v) : v));
+}
+
+/** Items of a decoded chunk as the elements of its type: strings (checked UTF-8) or copies of the bytes. */
+export function elementsOf(items: Uint8Array[], spec: ChunkSpec, codec: string): ChunkView {
+  if (spec.dtype.kind === "string") {
+    const strings = items.map((b, i) => {
+      try {
+        return decoder.decode(b);
+      } catch (cause) {
+        throw new CorruptChunkError(`${codec}: item ${i} is not valid UTF-8`, { cause });
+      }
+    });
+    return contiguousView(strings, spec.shape);
+  }
+  // Copies: the items must not pin (or alias) the chunk's decompressed buffer.
+  return contiguousView(items.map((b) => b.slice()), spec.shape);
+}
+
 class VlenCodec implements ArrayToBytesCodec {
   readonly kind = "array_to_bytes";
-  constructor(readonly name: "vlen-utf8" | "vlen-bytes") {}
+  constructor(readonly name: string) {}
 
   encode(view: ChunkView, spec: ChunkSpec): Uint8Array {
-    const data = contiguousData(view, spec.dtype) as (string | Uint8Array)[];
-    const items = data.map((v) => (typeof v === "string" ? encoder.encode(v) : v));
-    return vlenFrame(items);
+    return vlenFrame(elementBytes(view, spec));
   }
 
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView {
-    const items = unframe(bytes, product(spec.shape));
-    if (this.name === "vlen-utf8") {
-      const strings = items.map((b, i) => {
-        try {
-          return decoder.decode(b);
-        } catch (cause) {
-          throw new CorruptChunkError(`vlen-utf8: item ${i} is not valid UTF-8`, { cause });
-        }
-      });
-      return contiguousView(strings, spec.shape);
-    }
-    // Copies: the items must not pin (or alias) the chunk's decompressed buffer.
-    return contiguousView(items.map((b) => b.slice()), spec.shape);
+    return elementsOf(unframe(bytes, product(spec.shape)), spec, this.name);
   }
 }
 
-function vlenFactory(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): CodecFactory {
-  return (_conf, spec) => {
-    if (spec.dtype.kind !== kind) {
-      throw new InvalidMetadataError(`codec "${name}" needs a ${kind === "string" ? "string" : "variable_length_bytes"} array, not ${spec.dtype.name}`);
-    }
+/** Whether `spec` holds variable-length elements (`string` or `variable_length_bytes`); throws for codec `name` otherwise. */
+export function checkVariableLength(name: string, spec: ChunkSpec, kind?: "string" | "bytes"): void {
+  const k = spec.dtype.kind;
+  if (kind ? k !== kind : k !== "string" && k !== "bytes") {
+    const wanted = kind === "string" ? "string" : kind === "bytes" ? "variable_length_bytes" : "string or variable_length_bytes";
+    throw new InvalidMetadataError(`codec "${name}" needs a ${wanted} array, not ${spec.dtype.name}`);
+  }
+}
+
+function vlenFactory(name: string, kind?: "string" | "bytes"): CodecFactory {
+  return (conf, spec) => {
+    checkVariableLength(name, spec, kind);
+    // zarrs' codecs take no configuration (numcodecs' vlen-array `dtype`, arrays of numbers, is refused by name).
+    if (!kind && Object.keys(conf).length > 0) throw new UnsupportedError(`codec "${name}": configuration ${JSON.stringify(conf)} is not supported (zarrs writes {})`);
     return { codec: new VlenCodec(name), configuration: {} };
   };
 }
 
 export const vlenUtf8Codec = vlenFactory("vlen-utf8", "string");
 export const vlenBytesCodec = vlenFactory("vlen-bytes", "bytes");
+/** zarrs' `zarrs.vlen_v2` and `vlen-array`: the same layout, over strings or bytes. */
+export const vlenV2Codec = vlenFactory("zarrs.vlen_v2");
+export const vlenArrayCodec = vlenFactory("vlen-array");

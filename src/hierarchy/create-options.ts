@@ -106,7 +106,7 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
   });
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "optional", "zarrs.optional", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
+const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "optional", "zarrs.optional", "zarrs.vlen", "zarrs.vlen_v2", "vlen-array", "numcodecs.vlen-array", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
 const ARRAY_TO_ARRAY = new Set([
   "transpose",
   "bitround",
