@@ -171,6 +171,18 @@ test("optional float64 and int64 round-trip through compressed data and mask cha
   assert.deepEqual(Array.from(back.data as ArrayLike<unknown>), [5n, null, -(2n ** 63n), null]);
 });
 
+test("a scalar written to a selection of an optional array: a value, null, or [value] for a nested one", async () => {
+  const a = await createArray(new MemoryStore(), { shape: [4], chunks: [2], dtype: OPTIONAL_U8.data_type, codecs: OPTIONAL_U8.codecs });
+  await a.set([slice(0, 3)], 7);
+  await a.set([slice(1, 2)], null);
+  assert.deepEqual(Array.from(((await a.get()) as NDArray).data as ArrayLike<unknown>), [7, null, 7, null]);
+  const b = await createArray(new MemoryStore(), { shape: [3], chunks: [3], dtype: NESTED.data_type, fillValue: null, codecs: NESTED.codecs });
+  await b.set([slice(0, 2)], [9]);
+  await b.set([slice(1, 2)], [null]);
+  assert.deepEqual(Array.from(((await b.get()) as NDArray).data as ArrayLike<unknown>), [[9], [null], null]);
+  await assert.rejects(b.set([slice(0, 1)], 9), { code: "INVALID_ARGUMENT" });
+});
+
 test("bad optional input gets typed errors: corrupt chunks, wrong codecs, wrong fill values", async () => {
   const corrupt = async (bytes: Uint8Array) => {
     const a = await openArray(await storeWith(OPTIONAL_U8, { "c/0/0": bytes }), {});
@@ -299,4 +311,49 @@ test("corrupt zarrs.vlen chunks and bad configurations get typed errors", async 
   await bad({ ...ZARRS_VLEN("start", "uint32").configuration, index_location: "middle" });
   await bad({ data_codecs: [{ name: "bytes" }], index_data_type: "uint32" });
   await assert.rejects(async () => (await openArray(await storeWith(vlenArray("int32", ZARRS_VLEN("start", "uint32")), {}), {})).get(), { code: "INVALID_METADATA" });
+});
+
+// numcodecs' vlen-array in Zarr v2 (`|O` with { id: "vlen-array", dtype }): each element is an
+// array of numbers, stored as its bytes in that dtype. Chunks as zarr-python 2.13 wrote them for
+// [[1, 2, 3], [], [-7]] in chunks of 2 ("<i4", fill_value 0: the unset element past the end is [0]).
+const VLEN_ARRAY_V2 = {
+  zarr_format: 2,
+  shape: [3],
+  chunks: [2],
+  dtype: "|O",
+  fill_value: 0,
+  filters: [{ id: "vlen-array", dtype: "<i4" }],
+  compressor: null,
+  order: "C",
+};
+async function storeV2(meta: object, chunks: Record<string, Uint8Array>): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  await store.set(".zarray", enc.encode(JSON.stringify(meta)));
+  for (const [k, v] of Object.entries(chunks)) await store.set(k, v);
+  return store;
+}
+const hex = (s: string) => Uint8Array.from(s.match(/../g)!.map((h) => parseInt(h, 16)));
+const ZP2_CHUNKS = { "0": hex("020000000c00000001000000020000000300000000000000"), "1": hex("0200000004000000f9ffffff0400000000000000") };
+
+test("v2 vlen-array arrays read as typed arrays of their dtype and write zarr-python 2's bytes", async () => {
+  const a = await openArray(await storeV2(VLEN_ARRAY_V2, ZP2_CHUNKS), {});
+  const got = (await a.get()) as NDArray;
+  assert.deepEqual(got.data, [Int32Array.of(1, 2, 3), new Int32Array(0), Int32Array.of(-7)]);
+
+  const store = new MemoryStore();
+  const b = await createArray(store, { zarrFormat: 2, shape: [3], chunks: [2], dtype: "|O", filters: [{ id: "vlen-array", dtype: "<i4" }], compressor: null, fillValue: 0 });
+  await b.set(null, [Int32Array.of(1, 2, 3), [], [-7]] as never);
+  assert.deepEqual(await store.get("0"), ZP2_CHUNKS["0"]);
+  assert.deepEqual(await store.get("1"), ZP2_CHUNKS["1"]);
+  const zarray = JSON.parse(new TextDecoder().decode(await store.get(".zarray")));
+  assert.deepEqual(zarray.filters, VLEN_ARRAY_V2.filters);
+  assert.equal(zarray.fill_value, 0);
+  // Big-endian floats: the stored bytes are in the dtype's order, the values come back as numbers.
+  const f = await createArray(new MemoryStore(), { zarrFormat: 2, shape: [2], chunks: [2], dtype: "|O", filters: [{ id: "vlen-array", dtype: ">f8" }], fillValue: 0 });
+  await f.set([0], Float64Array.of(1.5, -2));
+  assert.deepEqual((await f.get()) as NDArray, { data: [Float64Array.of(1.5, -2), Float64Array.of(0)], shape: [2], stride: [1] });
+  // An element whose bytes are not whole numbers is corrupt; a value that is not numbers is refused.
+  const bad = await storeV2(VLEN_ARRAY_V2, { "0": hex("02000000030000000102030000000000") });
+  await assert.rejects((await openArray(bad, {})).get(), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(b.set([0], ["x"] as never), (e: { code?: string }) => e.code === "INVALID_METADATA" || e.code === "SHAPE_MISMATCH");
 });

@@ -64,6 +64,11 @@ export function elementsOf(items: Uint8Array[], spec: ChunkSpec, codec: string):
     });
     return contiguousView(strings, spec.shape);
   }
+  const dt = spec.dtype;
+  if (dt.kind === "vlen_array") {
+    const bad = items.findIndex((b) => b.length % dt.element.itemSize !== 0);
+    if (bad >= 0) throw new CorruptChunkError(`${codec}: item ${bad} of ${items[bad].length} bytes is not whole ${dt.element.name} values`);
+  }
   // Copies: the items must not pin (or alias) the chunk's decompressed buffer.
   return contiguousView(items.map((b) => b.slice()), spec.shape);
 }
@@ -81,11 +86,11 @@ class VlenCodec implements ArrayToBytesCodec {
   }
 }
 
-/** Whether `spec` holds variable-length elements (`string` or `variable_length_bytes`); throws for codec `name` otherwise. */
+/** Checks that `spec` holds variable-length elements (`string`, `variable_length_bytes`, v2 vlen-array numbers) for codec `name`. */
 export function checkVariableLength(name: string, spec: ChunkSpec, kind?: "string" | "bytes"): void {
   const k = spec.dtype.kind;
-  if (kind ? k !== kind : k !== "string" && k !== "bytes") {
-    const wanted = kind === "string" ? "string" : kind === "bytes" ? "variable_length_bytes" : "string or variable_length_bytes";
+  if (kind ? k !== kind : k !== "string" && k !== "bytes" && k !== "vlen_array") {
+    const wanted = kind === "string" ? "string" : kind === "bytes" ? "variable_length_bytes" : "string, variable_length_bytes or vlen-array";
     throw new InvalidMetadataError(`codec "${name}" needs a ${wanted} array, not ${spec.dtype.name}`);
   }
 }

@@ -10,9 +10,10 @@ import {
   type V2ArrayFields,
   v2Codecs,
 } from "../metadata/array-metadata.js";
-import { componentsPerElement, type DataType } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type DataType } from "../metadata/dtype.js";
 import { parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
+import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
@@ -158,6 +159,8 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   let dtype = parseDataType(options.dtype, "createArray: dtype");
   // `|O` with vlen-bytes holds byte strings; plain `|O` and `str` hold strings.
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
+  const vlenArray = dtype.kind === "string" ? options.filters?.find((f) => f.id === "vlen-array") : undefined;
+  if (vlenArray) dtype = vlenArrayType(parseDataType(vlenArray.dtype, 'createArray: vlen-array "dtype"'), "createArray");
   const chunks = options.chunks === undefined ? guessChunks(shape, Math.max(1, dtype.itemSize)) : checkShape(options.chunks, "chunks", 1);
   if (chunks.length !== shape.length) {
     throw new InvalidMetadataError(`createArray: chunks has ${chunks.length} dimensions but shape has ${shape.length}`);
@@ -237,7 +240,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: options.dimensionSeparator ?? null };
     // zarr-python 2's default fill value of object arrays (0) is kept as given.
     const fv = options.fillValue;
-    if ((dtype.kind === "string" || dtype.kind === "bytes") && (typeof fv === "number" || typeof fv === "boolean")) v2.objectFillJson = fv;
+    if (isObjectType(dtype) && (typeof fv === "number" || typeof fv === "boolean")) v2.objectFillJson = fv;
     meta = {
       zarrFormat: 2,
       shape,

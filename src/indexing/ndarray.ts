@@ -52,6 +52,7 @@ export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
   const form = userForm(dtype);
   if (form === "strings") return typeof v === "string";
   if (form === "bytes") return v instanceof Uint8Array;
+  if (dtype.kind === "vlen_array") return ArrayBuffer.isView(v); // one element; a list is a list of elements
   if (dtype.kind === "optional") return v === null || (dtype.inner.kind === "optional" ? Array.isArray(v) && v.length === 1 : isScalarInput(v, dtype.inner));
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return true;
   return (

@@ -248,6 +248,7 @@ export function toNumpyTypestr(dt: DataType): string {
       return `${byteOrder(dt)}U${dt.length}`;
     case "string":
     case "bytes":
+    case "vlen_array":
       return "|O";
     case "narrow_float":
     case "optional":

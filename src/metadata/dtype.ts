@@ -163,7 +163,20 @@ export interface OptionalDataType {
   readonly endian: null;
 }
 
-export type DataType = FixedDataType | OptionalDataType | VlenStringDataType | VlenBytesDataType;
+/**
+ * numcodecs' `vlen-array` elements (v2 `|O` with { id: "vlen-array", dtype }): arrays of numbers
+ * of any length. Memory holds each element's stored bytes (in `element`'s byte order) as a
+ * Uint8Array, as for `variable_length_bytes`; users see typed arrays (metadata/vlen-array.ts).
+ */
+export interface VlenArrayDataType {
+  readonly kind: "vlen_array";
+  readonly name: "vlen_array";
+  readonly element: NumericDataType;
+  readonly itemSize: 0;
+  readonly endian: null;
+}
+
+export type DataType = FixedDataType | OptionalDataType | VlenStringDataType | VlenBytesDataType | VlenArrayDataType;
 
 export type TypedArray =
   | Int8Array
@@ -178,7 +191,7 @@ export type TypedArray =
   | BigUint64Array;
 
 /** Memory for elements: a typed array of components, or one JS value per element (also what `get` returns for optional types). */
-export type ElementArray = TypedArray | string[] | Uint8Array[] | Scalar[];
+export type ElementArray = TypedArray | string[] | Uint8Array[] | Scalar[] | TypedArray[];
 
 /**
  * One element's value as JS sees it: complex values are [re, im]; strings for string types;
@@ -228,7 +241,7 @@ export function subByteBits(dt: DataType): number | undefined {
   return dt.kind === "numeric" ? SUB_BYTE_BITS[dt.name] : undefined;
 }
 
-export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "optional" | "string" | "bytes";
+export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "optional" | "string" | "bytes" | "vlen_array";
 
 export function typeFamily(dt: DataType): TypeFamily {
   switch (dt.kind) {
@@ -242,8 +255,8 @@ export function typeFamily(dt: DataType): TypeFamily {
 }
 
 /** Whether elements are JS values (strings, Uint8Arrays) rather than typed-array components. */
-export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType {
-  return dt.kind === "string" || dt.kind === "bytes";
+export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType | VlenArrayDataType {
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "vlen_array";
 }
 
 /** Components per element in memory (see the module comment). */

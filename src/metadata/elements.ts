@@ -13,7 +13,7 @@ export const hasFloat16Array = typeof (globalThis as { Float16Array?: unknown })
 /** Allocates the memory that holds `count` elements of this type. */
 export function allocElements(dt: DataType, count: number, shared = false): ElementArray {
   if (dt.kind === "string") return new Array<string>(count).fill("");
-  if (dt.kind === "bytes") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
+  if (dt.kind === "bytes" || dt.kind === "vlen_array") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
   return allocTypedArray(dt, count, shared);
 }
 
@@ -47,6 +47,7 @@ export function memoryBytesPerComponent(dt: DataType): number {
       return 1;
     case "string":
     case "bytes":
+    case "vlen_array":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
 }
@@ -67,6 +68,7 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
       return new Uint8Array(buffer, byteOffset, length);
     case "string":
     case "bytes":
+    case "vlen_array":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
   switch (dt.name) {
@@ -107,4 +109,15 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
     case "complex_float64":
       return new Float64Array(buffer, byteOffset, length);
   }
+}
+
+export const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A copy of `bytes` with each `width`-byte component's bytes reversed. */
+export function swapBytes(bytes: Uint8Array, width: number): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i += width) {
+    for (let j = 0; j < width; j++) out[i + j] = bytes[i + width - 1 - j];
+  }
+  return out;
 }

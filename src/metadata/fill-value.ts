@@ -8,6 +8,7 @@ import type { NarrowFloatDataType, NumericDataType, Scalar, StructuredDataType, 
 import { EMPTY_BYTES, allocTypedArray, typedArrayOver } from "./elements.js";
 import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
 import { BASE64, base64ToBytes, bytesToBase64 } from "./base64.js";
+import { bytesToNumbers, numbersToBytes } from "./vlen-array.js";
 
 function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
   if (typeof v === "number") return v;
@@ -128,6 +129,9 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
     case "bytes":
       if (v === 0) return EMPTY_BYTES;
       return jsonBytesValue(v, where, dt);
+    case "vlen_array":
+      // zarr-python 2's 0 is numpy's 0-d array, which vlen-array stores as one value.
+      return numbersToBytes(typeof v === "object" ? v : [v], dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
     case "optional": {
@@ -182,6 +186,7 @@ export function zeroOf(dt: DataType): Scalar {
       return 0n;
     case "fixed_bytes":
     case "bytes":
+    case "vlen_array":
       return EMPTY_BYTES;
     case "raw_bits":
     case "structured":
@@ -233,6 +238,8 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
       return zarrFormat === 3 ? Array.from(v as Uint8Array) : bytesToBase64(v as Uint8Array);
     case "bytes":
       return bytesToBase64(v as Uint8Array);
+    case "vlen_array":
+      return Array.from(bytesToNumbers(v as Uint8Array, dt) as ArrayLike<number | bigint>, (x) => (typeof x === "bigint" ? bigintJson(x) : x));
     case "utf32":
     case "string":
       return v as string;

@@ -45,6 +45,7 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
       if (typeof v !== "string") throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a string array`);
       return [v];
     case "bytes":
+    case "vlen_array": // memory's form: the stored bytes (metadata/vlen-array.ts converts users' numbers)
       if (!(v instanceof Uint8Array)) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a bytes array (use Uint8Array)`);
       return [v];
     case "fixed_bytes":
@@ -112,6 +113,7 @@ export function storedToScalar(data: ElementArray, i: number, dt: DataType): Sca
     }
     case "string":
     case "bytes":
+    case "vlen_array":
       return (data as string[] | Uint8Array[])[i];
     case "fixed_bytes":
       return stripNuls((data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize));

@@ -57,7 +57,7 @@ function sameNumber(got: number, want: number, tolerance: number): boolean {
 /** Every element as a JS value: numbers, bigints, booleans, [re, im], strings, Uint8Arrays. */
 export function elements(arr: ZarrArray, result: NDArray | Scalar): Scalar[] {
   if (typeof result !== "object" || result === null || Array.isArray(result) || result instanceof Uint8Array) return [result];
-  if (Array.isArray(result.data)) return [...result.data];
+  if (Array.isArray(result.data)) return [...result.data] as Scalar[];
   const data = result.data as TypedArray;
   const out: Scalar[] = [];
   const complex = arr.dtype.startsWith("complex");
