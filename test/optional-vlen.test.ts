@@ -357,3 +357,13 @@ test("v2 vlen-array arrays read as typed arrays of their dtype and write zarr-py
   await assert.rejects((await openArray(bad, {})).get(), { code: "CORRUPT_CHUNK" });
   await assert.rejects(b.set([0], ["x"] as never), (e: { code?: string }) => e.code === "INVALID_METADATA" || e.code === "SHAPE_MISMATCH");
 });
+
+test("zarrs.gdeflate stays refused, with UNKNOWN_CODEC saying why", async () => {
+  const meta = { ...vlenArray("uint8", { name: "bytes" }), fill_value: 0 } as { codecs: object[] };
+  meta.codecs = [{ name: "bytes" }, { name: "zarrs.gdeflate", configuration: { level: 9 } }];
+  await assert.rejects(async () => (await openArray(await storeWith(meta, {}), {})).get(), (e: { code?: string; message?: string }) => {
+    assert.equal(e.code, "UNKNOWN_CODEC");
+    assert.match(e.message!, /GDeflate.*32 interleaved/);
+    return true;
+  });
+});

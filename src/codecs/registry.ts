@@ -64,9 +64,19 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.vlen-array", vlenArrayCodec],
 ]);
 
+/** Codecs other implementations write that parzarr refuses knowingly (unless one is registered): why, for the error. */
+const REFUSED = new Map<string, string>([
+  [
+    "zarrs.gdeflate",
+    "NVIDIA's GDeflate splits each 64 KiB page into 32 interleaved deflate streams; parzarr has no implementation of that bitstream, nor reference data to check one against",
+  ],
+]);
+
 export function getCodecFactory(name: string): CodecFactory {
   const f = registry.get(name);
   if (!f) {
+    const why = REFUSED.get(name);
+    if (why) throw new UnknownCodecError(`codec "${name}" is not supported: ${why}`);
     const shown = name.startsWith("numcodecs.") ? `${name} (numcodecs id "${name.slice(10)}")` : name;
     throw new UnknownCodecError(`unknown or unsupported codec "${shown}"`);
   }
