@@ -348,6 +348,8 @@ test("v2 vlen-array arrays read as typed arrays of their dtype and write zarr-py
   const zarray = JSON.parse(new TextDecoder().decode(await store.get(".zarray")));
   assert.deepEqual(zarray.filters, VLEN_ARRAY_V2.filters);
   assert.equal(zarray.fill_value, 0);
+  const info = await b.info();
+  assert.deepEqual([info.fillValue, info.dtype, info.nbytes], [[0], "vlen_array", null]);
   // Big-endian floats: the stored bytes are in the dtype's order, the values come back as numbers.
   const f = await createArray(new MemoryStore(), { zarrFormat: 2, shape: [2], chunks: [2], dtype: "|O", filters: [{ id: "vlen-array", dtype: ">f8" }], fillValue: 0 });
   await f.set([0], Float64Array.of(1.5, -2));
@@ -359,8 +361,7 @@ test("v2 vlen-array arrays read as typed arrays of their dtype and write zarr-py
 });
 
 test("zarrs.gdeflate stays refused, with UNKNOWN_CODEC saying why", async () => {
-  const meta = { ...vlenArray("uint8", { name: "bytes" }), fill_value: 0 } as { codecs: object[] };
-  meta.codecs = [{ name: "bytes" }, { name: "zarrs.gdeflate", configuration: { level: 9 } }];
+  const meta = { ...vlenArray("uint8", { name: "bytes" }), fill_value: 0, codecs: [{ name: "bytes" }, { name: "zarrs.gdeflate", configuration: { level: 9 } }] };
   await assert.rejects(async () => (await openArray(await storeWith(meta, {}), {})).get(), (e: { code?: string; message?: string }) => {
     assert.equal(e.code, "UNKNOWN_CODEC");
     assert.match(e.message!, /GDeflate.*32 interleaved/);

@@ -48,6 +48,8 @@ export function formatScalar(v: Scalar, dtype = ""): string {
   if (typeof v === "boolean") return v ? "True" : "False";
   if (typeof v === "bigint") return v.toString();
   if (v === null) return "None";
+  // A vlen-array element (a typed array of numbers other than bytes).
+  if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array)) return `[${Array.from(v as ArrayLike<number | bigint>, (x) => formatScalar(x, dtype)).join(" ")}]`;
   if (Array.isArray(v) && v.length === 1) return `[${formatScalar(v[0], dtype)}]`;
   if (Array.isArray(v)) {
     const [re, im] = v as [number, number];
