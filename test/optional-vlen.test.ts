@@ -8,7 +8,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, createArray, openArray, slice, type NDArray } from "../src/index.js";
+import { MemoryStore, copy, createArray, openArray, slice, type NDArray } from "../src/index.js";
 
 const enc = new TextEncoder();
 
@@ -367,4 +367,21 @@ test("zarrs.gdeflate stays refused, with UNKNOWN_CODEC saying why", async () => 
     assert.match(e.message!, /GDeflate.*32 interleaved/);
     return true;
   });
+});
+
+test("copy re-chunks and re-compresses optional and vlen-array arrays, keeping their types", async () => {
+  const src = new MemoryStore();
+  const o = await createArray(src, { path: "o", shape: [5], chunks: [2], dtype: { name: "optional", configuration: { name: "int16", configuration: {} } } });
+  await o.set(null, [1, null, -3, null, 5]);
+  const v = await createArray(src, { path: "v", zarrFormat: 2, shape: [3], chunks: [1], dtype: "|O", filters: [{ id: "vlen-array", dtype: ">u2" }], fillValue: 0 });
+  await v.set(null, [[1], [2, 3], []] as never);
+  const [dstO, dstV] = [new MemoryStore(), new MemoryStore()];
+  await copy({ store: src, path: "o" }, { store: dstO }, { chunks: [5], codec: "zstd:3", threads: 0 });
+  await copy({ store: src, path: "v" }, { store: dstV }, { chunks: [3], codec: "zstd:3", threads: 0 });
+  const o2 = await openArray(dstO, { path: "o" });
+  assert.deepEqual([o2.dataType.kind, o2.chunks], ["optional", [5]]);
+  assert.deepEqual(Array.from(((await o2.get()) as NDArray).data as ArrayLike<unknown>), [1, null, -3, null, 5]);
+  const v2 = await openArray(dstV, { path: "v" });
+  assert.deepEqual([v2.dataType.kind, v2.metadata.v2?.filters], ["vlen_array", [{ id: "vlen-array", dtype: ">u2" }]]);
+  assert.deepEqual(((await v2.get()) as NDArray).data, [Uint16Array.of(1), Uint16Array.of(2, 3), new Uint16Array(0)]);
 });

@@ -115,7 +115,7 @@ const ARRAY_TO_ARRAY = new Set([
 ]);
 
 /** The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and optional types. */
-function defaultArrayToBytes(dtype: DataType): CodecConfig {
+export function defaultArrayToBytes(dtype: DataType): CodecConfig {
   switch (dtype.kind) {
     case "string":
       return { name: "vlen-utf8", configuration: {} };
