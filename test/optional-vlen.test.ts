@@ -9,6 +9,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore, copy, createArray, openArray, slice, type NDArray } from "../src/index.js";
+import { runPython, zarrPythonSkip } from "./helpers/peers.js";
+import { scratchDir } from "./helpers/paths.js";
 
 const enc = new TextEncoder();
 
@@ -384,4 +386,22 @@ test("copy re-chunks and re-compresses optional and vlen-array arrays, keeping t
   const v2 = await openArray(dstV, { path: "v" });
   assert.deepEqual([v2.dataType.kind, v2.metadata.v2?.filters], ["vlen_array", [{ id: "vlen-array", dtype: ">u2" }]]);
   assert.deepEqual(((await v2.get()) as NDArray).data, [Uint16Array.of(1), Uint16Array.of(2, 3), new Uint16Array(0)]);
+});
+
+test("zarr-python 2 reads parzarr's vlen-array arrays, and parzarr reads zarr-python 2's", { skip: zarrPythonSkip() }, async () => {
+  const dir = scratchDir();
+  const a = await createArray(`${dir}/ours.zarr`, { zarrFormat: 2, shape: [3], chunks: [2], dtype: "|O", filters: [{ id: "vlen-array", dtype: ">f8" }], fillValue: 0 });
+  await a.set(null, [[1.5, -2], [], [1e300]] as never);
+  const script = `
+import sys, zarr, numcodecs, numpy as np, json
+d = sys.argv[1]
+print(json.dumps([list(map(float, x)) for x in zarr.open(d + "/ours.zarr", mode="r")[:]]))
+z = zarr.open(d + "/theirs.zarr", mode="w", shape=(3,), chunks=(2,), dtype=object, object_codec=numcodecs.VLenArray("<u8"))
+z[:] = np.array([np.array([1, 2**63], dtype="u8"), np.array([], dtype="u8"), np.array([7], dtype="u8")], dtype=object)
+`;
+  const r = runPython(script, dir);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), [[1.5, -2], [], [1e300]]);
+  const theirs = (await (await openArray(`${dir}/theirs.zarr`)).get()) as NDArray;
+  assert.deepEqual(theirs.data, [BigUint64Array.of(1n, 2n ** 63n), new BigUint64Array(0), BigUint64Array.of(7n)]);
 });

@@ -98,7 +98,7 @@ export function checkVariableLength(name: string, spec: ChunkSpec, kind?: "strin
 function vlenFactory(name: string, kind?: "string" | "bytes"): CodecFactory {
   return (conf, spec) => {
     checkVariableLength(name, spec, kind);
-    // zarrs' codecs take no configuration (numcodecs' vlen-array `dtype`, arrays of numbers, is refused by name).
+    // zarrs' codecs take no configuration; v2's vlen-array `dtype` lives in the data type (VlenArrayDataType).
     if (!kind && Object.keys(conf).length > 0) throw new UnsupportedError(`codec "${name}": configuration ${JSON.stringify(conf)} is not supported (zarrs writes {})`);
     return { codec: new VlenCodec(name), configuration: {} };
   };

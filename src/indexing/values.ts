@@ -11,7 +11,7 @@ import { allocElements } from "../metadata/elements.js";
 import { bytesToNumbers, numbersToBytes } from "../metadata/vlen-array.js";
 import { codePointsToString, scalarToComponents, storedToScalar, stripNuls } from "../metadata/scalars.js";
 
-/** How `get` returns and `set` takes a type's elements ("values": one Scalar each, null when missing, for optional types). */
+/** How `get` returns and `set` takes a type's elements ("values": one JS value each: optional types, null when missing; vlen-array typed arrays). */
 export type UserForm = "typed" | "strings" | "bytes" | "values";
 
 export function userForm(dt: DataType): UserForm {

@@ -2,7 +2,7 @@
  * numcodecs' `vlen-array` element type (see VlenArrayDataType): an element's stored bytes, held in
  * memory as they are stored, to and from the typed array of numbers users see.
  */
-import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
+import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { componentsPerElement, type Component, type DataType, type Scalar, type TypedArray, type VlenArrayDataType } from "./dtype.js";
 import { LITTLE_ENDIAN_HOST, allocTypedArray, swapBytes, typedArrayOver } from "./elements.js";
 
@@ -15,16 +15,15 @@ export function vlenArrayType(element: DataType, where: string): VlenArrayDataTy
   return { kind: "vlen_array", name: "vlen_array", element, itemSize: 0, endian: null };
 }
 
-/** Whether the element's stored byte order differs from memory's. */
+/** The component width to byte-swap by between the stored order and memory's; 0 when they agree. */
 function swapped(dt: VlenArrayDataType): number {
   const width = dt.element.itemSize / componentsPerElement(dt.element);
   return width > 1 && (dt.element.endian === "big") === LITTLE_ENDIAN_HOST ? width : 0;
 }
 
-/** A stored element (bytes in the element type's order) as the typed array users see. */
-export function bytesToNumbers(bytes: Uint8Array, dt: VlenArrayDataType, what = "vlen-array"): TypedArray {
+/** A stored element (bytes in the element type's order, whole values: decoding checks) as the typed array users see. */
+export function bytesToNumbers(bytes: Uint8Array, dt: VlenArrayDataType): TypedArray {
   const size = dt.element.itemSize;
-  if (bytes.length % size !== 0) throw new CorruptChunkError(`${what}: an element of ${bytes.length} bytes is not whole ${dt.element.name} values`);
   const width = swapped(dt);
   const copy = width ? swapBytes(bytes, width) : bytes.slice();
   return typedArrayOver(dt.element, copy.buffer, 0, (bytes.length / size) * componentsPerElement(dt.element));
