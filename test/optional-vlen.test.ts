@@ -420,3 +420,15 @@ z[:] = np.array([np.array([1, 2**63], dtype="u8"), np.array([], dtype="u8"), np.
   const theirs = (await (await openArray(`${dir}/theirs.zarr`)).get()) as NDArray;
   assert.deepEqual(theirs.data, [BigUint64Array.of(1n, 2n ** 63n), new BigUint64Array(0), BigUint64Array.of(7n)]);
 });
+
+test("vlen-utf8 over a bytes array and vlen-bytes over a string array, as zarrs accepts them: the layout is the same", async () => {
+  const interleaved = Uint8Array.from([...u32(2), ...u32(utf8("hé").length), ...utf8("hé"), ...u32(0)]);
+  const strings = await openArray(await storeWith(vlenArray("string", { name: "vlen-bytes", configuration: {} }, [2]), { "c/0": interleaved }), {});
+  assert.deepEqual(((await strings.get([slice(0, 2)])) as NDArray).data, ["hé", ""]);
+  const bytes = await openArray(await storeWith(vlenArray("variable_length_bytes", { name: "vlen-utf8", configuration: {} }, [2]), { "c/0": interleaved }), {});
+  assert.deepEqual((((await bytes.get([slice(0, 2)])) as NDArray).data as Uint8Array[]).map((b) => Array.from(b)), [utf8("hé"), []]);
+  const store = new MemoryStore();
+  const w = await createArray(store, { shape: [2], chunks: [2], dtype: "string", fillValue: "", codecs: [{ name: "vlen-bytes" }] });
+  await w.set(null, ["hé", ""]);
+  assert.deepEqual(await store.get("c/0"), interleaved);
+});

@@ -2,7 +2,8 @@
  * `vlen-utf8` and `vlen-bytes` (array->bytes): numcodecs' variable-length layout, shared by v2
  * object arrays and v3 `string` / `variable_length_bytes`: a little-endian uint32 item count,
  * then per item a uint32 byte length and the bytes (UTF-8 for strings), in C order. zarrs'
- * `zarrs.vlen_v2` and `vlen-array` (`numcodecs.vlen-array`) are the same layout over either type.
+ * `zarrs.vlen_v2` and `vlen-array` (`numcodecs.vlen-array`) are the same layout; every one of
+ * them stores strings or byte strings alike, the data type saying which the elements are.
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { product } from "../indexing/strided.js";
@@ -86,26 +87,26 @@ class VlenCodec implements ArrayToBytesCodec {
   }
 }
 
-/** Checks that `spec` holds variable-length elements (`string`, `variable_length_bytes`, v2 vlen-array numbers) for codec `name`. */
-export function checkVariableLength(name: string, spec: ChunkSpec, kind?: "string" | "bytes"): void {
-  const k = spec.dtype.kind;
-  if (kind ? k !== kind : k !== "string" && k !== "bytes" && k !== "vlen_array") {
-    const wanted = kind === "string" ? "string" : kind === "bytes" ? "variable_length_bytes" : "string, variable_length_bytes or vlen-array";
-    throw new InvalidMetadataError(`codec "${name}" needs a ${wanted} array, not ${spec.dtype.name}`);
-  }
+const STRINGS_OR_BYTES = ["string", "bytes"] as const;
+const VARIABLE = [...STRINGS_OR_BYTES, "vlen_array"] as const;
+
+/** Checks that `spec` holds variable-length elements of `kinds` (strings, byte strings, v2 vlen-array numbers) for codec `name`. */
+export function checkVariableLength(name: string, spec: ChunkSpec, kinds: readonly string[] = VARIABLE): void {
+  if (!kinds.includes(spec.dtype.kind)) throw new InvalidMetadataError(`codec "${name}" needs a ${kinds.join(" or ")} array, not ${spec.dtype.name}`);
 }
 
-function vlenFactory(name: string, kind?: "string" | "bytes"): CodecFactory {
+/** The layout is one whatever the elements: zarrs reads vlen-utf8 over bytes and vlen-bytes over strings, and so do we. */
+function vlenFactory(name: string, kinds: readonly string[], strict: boolean): CodecFactory {
   return (conf, spec) => {
-    checkVariableLength(name, spec, kind);
-    // zarrs' codecs take no configuration; v2's vlen-array `dtype` lives in the data type (VlenArrayDataType).
-    if (!kind && Object.keys(conf).length > 0) throw new UnsupportedError(`codec "${name}": configuration ${JSON.stringify(conf)} is not supported (zarrs writes {})`);
+    checkVariableLength(name, spec, kinds);
+    // zarrs' own codecs take no configuration; v2's vlen-array `dtype` lives in the data type (VlenArrayDataType).
+    if (strict && Object.keys(conf).length > 0) throw new UnsupportedError(`codec "${name}": configuration ${JSON.stringify(conf)} is not supported (zarrs writes {})`);
     return { codec: new VlenCodec(name), configuration: {} };
   };
 }
 
-export const vlenUtf8Codec = vlenFactory("vlen-utf8", "string");
-export const vlenBytesCodec = vlenFactory("vlen-bytes", "bytes");
-/** zarrs' `zarrs.vlen_v2` and `vlen-array`: the same layout, over strings or bytes. */
-export const vlenV2Codec = vlenFactory("zarrs.vlen_v2");
-export const vlenArrayCodec = vlenFactory("vlen-array");
+export const vlenUtf8Codec = vlenFactory("vlen-utf8", STRINGS_OR_BYTES, false);
+export const vlenBytesCodec = vlenFactory("vlen-bytes", STRINGS_OR_BYTES, false);
+/** zarrs' `zarrs.vlen_v2` and `vlen-array`: the same layout, over any variable-length elements. */
+export const vlenV2Codec = vlenFactory("zarrs.vlen_v2", VARIABLE, true);
+export const vlenArrayCodec = vlenFactory("vlen-array", VARIABLE, true);
