@@ -27,7 +27,8 @@ export function padBytes(b: Uint8Array, size: number): Uint8Array {
  * or Uint8Array itself for variable-length types.
  */
 export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
-  if (v === null && dt.kind !== "optional") throw new InvalidMetadataError(`null (a missing value) can only be stored in an optional array, not ${dt.name}`);
+  // null is a JSON value as well (json2 arrays hold it); every other type but optional refuses it.
+  if (v === null && dt.kind !== "optional" && dt.kind !== "json") throw new InvalidMetadataError(`null (a missing value) can only be stored in an optional array, not ${dt.name}`);
   switch (dt.kind) {
     case "optional": {
       // A missing element is all zeros, its mask included (as zarrs leaves it).
