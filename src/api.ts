@@ -14,7 +14,7 @@ export { formatInfo } from "./hierarchy/info.js";
 export type { ArrayInfo, GroupInfo } from "./hierarchy/info.js";
 export { Group, UnopenableNode } from "./hierarchy/group.js";
 export type { CreateArrayOptions, GridOption } from "./hierarchy/create-options.js";
-export type { ChunkShapes, EdgeRun } from "./metadata/chunk-grid.js";
+export type { AxisEdges, ChunkShapes, EdgeRun } from "./metadata/chunk-grid.js";
 export { zeros, ones, full, empty, array, zerosLike, onesLike, fullLike, emptyLike } from "./hierarchy/creation.js";
 export type { CreationOptions } from "./hierarchy/creation.js";
 export { slice, parseSelectionString } from "./indexing/selection.js";
@@ -52,6 +52,9 @@ export type {
   VlenStringDataType,
   VlenBytesDataType,
   JsonDataType,
+  NumericDataType,
+  OptionalDataType,
+  VlenArrayDataType,
   NarrowFloatDataType,
 } from "./metadata/dtype.js";
 export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";

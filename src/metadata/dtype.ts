@@ -45,9 +45,13 @@ export type Endian = "little" | "big";
  * (v3 puts it in the `bytes` codec instead); one-byte types have none.
  */
 export interface NumericDataType {
+  /** Tells the data types apart. */
   readonly kind: "numeric";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: NumericTypeName;
+  /** Bytes per stored element. */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: Endian | null;
 }
 
