@@ -432,3 +432,33 @@ test("vlen-utf8 over a bytes array and vlen-bytes over a string array, as zarrs 
   await w.set(null, ["hé", ""]);
   assert.deepEqual(await store.get("c/0"), interleaved);
 });
+
+// null is a real fill value of an optional array: a chunk, inner chunk or shard left all missing
+// is not stored, whichever write path (whole chunk, partial update, sharding) encodes it.
+test("optional arrays leave all-missing chunks, inner chunks and shards unstored on every write path", async () => {
+  const dtype = { name: "optional", configuration: { name: "uint8", configuration: {} } };
+  const store = new MemoryStore();
+  const a = await createArray(store, { path: "plain", shape: [4], chunks: [2], dtype, fillValue: null });
+  await a.set(null, [1, null, 3, 4]);
+  assert.ok(await store.get("plain/c/0"));
+  await a.set([0], null); // a partial update that leaves chunk 0 all missing
+  assert.equal(await store.get("plain/c/0"), undefined);
+  assert.deepEqual(Array.from(((await a.get()) as NDArray).data as ArrayLike<unknown>), [null, null, 3, 4]);
+
+  const optional = { name: "optional", configuration: { mask_codecs: [{ name: "packbits" }], data_codecs: [{ name: "bytes" }] } };
+  const sharded = await createArray(store, {
+    path: "sharded",
+    shape: [8],
+    chunks: [4],
+    dtype,
+    fillValue: null,
+    codecs: [{ name: "sharding_indexed", configuration: { chunk_shape: [2], codecs: [optional], index_codecs: [{ name: "bytes", configuration: { endian: "little" } }] } }],
+  });
+  await sharded.set(null, [null, null, 1, 2, null, null, null, null]);
+  assert.equal(await store.get("sharded/c/1"), undefined);
+  const index = (await store.get("sharded/c/0"))!.slice(-32);
+  assert.ok(index.subarray(0, 16).every((b) => b === 0xff), "inner chunk 0 is all missing: not stored");
+  await sharded.set([2], null); // partial: inner chunk 1 keeps one present value
+  await sharded.set([3], null); // now the whole shard is missing
+  assert.equal(await store.get("sharded/c/0"), undefined);
+});
