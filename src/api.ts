@@ -52,6 +52,9 @@ export type {
   VlenStringDataType,
   VlenBytesDataType,
   JsonDataType,
+  NumericDataType,
+  OptionalDataType,
+  VlenArrayDataType,
   NarrowFloatDataType,
 } from "./metadata/dtype.js";
 export type { ArrayMetadata, CodecConfig, ChunkKeyEncoding } from "./metadata/array-metadata.js";

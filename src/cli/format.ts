@@ -47,10 +47,14 @@ export function formatScalar(v: Scalar, dtype = ""): string {
   if (typeof v === "number" && dtype.startsWith("float")) return pyFloat(v, single);
   if (typeof v === "boolean") return v ? "True" : "False";
   if (typeof v === "bigint") return v.toString();
+  if (v === null) return "None";
+  // A vlen-array element (a typed array of numbers other than bytes).
+  if (ArrayBuffer.isView(v) && !(v instanceof Uint8Array)) return `[${Array.from(v as ArrayLike<number | bigint>, (x) => formatScalar(x, dtype)).join(" ")}]`;
+  if (Array.isArray(v) && v.length === 1) return `[${formatScalar(v[0], dtype)}]`;
   if (Array.isArray(v)) {
-    const im = v[1];
+    const [re, im] = v as [number, number];
     const sign = im < 0 || Object.is(im, -0) ? "-" : "+";
-    return `${pyFloat(v[0], single)}${sign}${pyFloat(Math.abs(im), single)}j`;
+    return `${pyFloat(re, single)}${sign}${pyFloat(Math.abs(im), single)}j`;
   }
   return String(v);
 }

@@ -6,7 +6,7 @@
  */
 import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { componentsPerElement, isObjectType, type StructuredDataType, type TypedArray } from "../metadata/dtype.js";
-import { typedArrayOver } from "../metadata/elements.js";
+import { LITTLE_ENDIAN_HOST, swapBytes, typedArrayOver } from "../metadata/elements.js";
 import { storedConversion } from "../metadata/stored-form.js";
 import { product } from "../indexing/strided.js";
 import type { JsonObject } from "../metadata/json.js";
@@ -14,16 +14,6 @@ import { enumOption } from "./config.js";
 import type { ArrayToBytesCodec, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
 import type { ScratchLease } from "../scratch.js";
-
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-
-function swapBytes(bytes: Uint8Array, width: number): Uint8Array {
-  const out = new Uint8Array(bytes.length);
-  for (let i = 0; i < bytes.length; i += width) {
-    for (let j = 0; j < width; j++) out[i + j] = bytes[i + width - 1 - j];
-  }
-  return out;
-}
 
 class BytesCodec implements ArrayToBytesCodec {
   readonly kind = "array_to_bytes";
@@ -78,6 +68,7 @@ export const bytesCodec: CodecFactory = (conf, spec) => {
     const codec = spec.dtype.kind === "string" ? "vlen-utf8" : "vlen-bytes";
     throw new InvalidMetadataError(`codec "bytes" cannot encode variable-length ${spec.dtype.name} elements; use "${codec}"`);
   }
+  if (spec.dtype.kind === "optional") throw new InvalidMetadataError('codec "bytes" cannot encode optional elements; use "optional"');
   const single = spec.dtype.itemSize / componentsPerElement(spec.dtype) === 1;
   if (!single && conf.endian === undefined) {
     throw new InvalidMetadataError(`codec "bytes": "endian" is required for ${spec.dtype.name}`);

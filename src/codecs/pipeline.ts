@@ -45,7 +45,7 @@ export class CodecPipeline {
         if (ab) throw new InvalidMetadataError(`codecs: ${where} is a second array->bytes codec`);
         ab = { codec, spec };
         // After a vlen codec the chunk is plain bytes: blosc's default typesize is then 1.
-        if (isObjectType(spec.dtype)) spec = { shape: spec.shape, dtype: parseDataType("|u1"), fillValue: 0 };
+        if (isObjectType(spec.dtype) || spec.dtype.kind === "optional") spec = { shape: spec.shape, dtype: parseDataType("|u1"), fillValue: 0 };
       } else {
         if (!ab) throw new InvalidMetadataError(`codecs: ${where} (bytes->bytes) must come after an array->bytes codec`);
         bb.push(codec);

@@ -6,7 +6,8 @@ import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
-import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
+import { vlenArrayCodec, vlenBytesCodec, vlenUtf8Codec, vlenV2Codec } from "./vlen.js";
+import { zarrsVlenCodec } from "./zarrs-vlen.js";
 import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
 import { categorizeCodec } from "./filters/categorize.js";
 import { packbitsCodec } from "./filters/packbits.js";
@@ -20,6 +21,7 @@ import { squeezeCodec } from "./squeeze.js";
 import { json2Codec } from "./json2.js";
 import { castValueCodec } from "./filters/cast-value.js";
 import { scaleOffsetCodec } from "./filters/scale-offset.js";
+import { optionalCodec } from "./optional.js";
 
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
@@ -62,11 +64,29 @@ const registry = new Map<string, CodecFactory>([
   ["cast_value", castValueCodec],
   ["scale_offset", scaleOffsetCodec],
   ["numcodecs.json2", json2Codec],
+  // zarrs writes "optional"; "zarrs.optional" is its registered name.
+  ["optional", optionalCodec],
+  ["zarrs.optional", optionalCodec],
+  ["zarrs.vlen", zarrsVlenCodec],
+  ["zarrs.vlen_v2", vlenV2Codec],
+  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
+  ["vlen-array", vlenArrayCodec],
+  ["numcodecs.vlen-array", vlenArrayCodec],
+]);
+
+/** Codecs other implementations write that parzarr refuses knowingly (unless one is registered): why, for the error. */
+const REFUSED = new Map<string, string>([
+  [
+    "zarrs.gdeflate",
+    "NVIDIA's GDeflate splits each 64 KiB page into 32 interleaved deflate streams; parzarr has no implementation of that bitstream, nor reference data to check one against",
+  ],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {
   const f = registry.get(name);
   if (!f) {
+    const why = REFUSED.get(name);
+    if (why) throw new UnknownCodecError(`codec "${name}" is not supported: ${why}`);
     const shown = name.startsWith("numcodecs.") ? `${name} (numcodecs id "${name.slice(10)}")` : name;
     throw new UnknownCodecError(`unknown or unsupported codec "${shown}"`);
   }

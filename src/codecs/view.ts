@@ -95,9 +95,12 @@ export function elementsEqual(data: ElementArray, region: StridedRegion, shape: 
   return componentRegions(region, comps.length).every((r, k) => allEqualStrided(data, r, shape, comps[k]));
 }
 
-/** Whether every element of a region of `shape` is the chunk's fill value (never for a v2 null fill). */
+/**
+ * Whether every element of a region of `shape` is the chunk's fill value: never for a v2 null fill,
+ * but an optional array's null fill is a real one (all missing), so such chunks are not stored.
+ */
 export function allFill(spec: ChunkSpec, data: ElementArray, region: StridedRegion, shape: readonly number[] = spec.shape): boolean {
-  return spec.fillValue !== null && elementsEqual(data, region, shape, fillComponents(spec.fillValue, spec.dtype));
+  return (spec.fillValue !== null || spec.dtype.kind === "optional") && elementsEqual(data, region, shape, fillComponents(spec.fillValue, spec.dtype));
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * `vlen-utf8` and `vlen-bytes` (array->bytes): numcodecs' variable-length layout, shared by v2
  * object arrays and v3 `string` / `variable_length_bytes`: a little-endian uint32 item count,
- * then per item a uint32 byte length and the bytes (UTF-8 for strings), in C order.
+ * then per item a uint32 byte length and the bytes (UTF-8 for strings), in C order. zarrs'
+ * `zarrs.vlen_v2` and `vlen-array` (`numcodecs.vlen-array`) are the same layout; every one of
+ * them stores strings or byte strings alike, the data type saying which the elements are.
  */
-import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
+import { CorruptChunkError, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { product } from "../indexing/strided.js";
 import type { ArrayToBytesCodec, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
@@ -45,43 +47,66 @@ function unframe(bytes: Uint8Array, expected: number): Uint8Array[] {
   return items;
 }
 
+/** A chunk's elements as bytes (UTF-8 for strings), in C order. */
+export function elementBytes(view: ChunkView, spec: ChunkSpec): Uint8Array[] {
+  const data = contiguousData(view, spec.dtype) as (string | Uint8Array)[];
+  return data.map((v) => (typeof v === "string" ? encoder.encode(v) : v));
+}
+
+/** Items of a decoded chunk as the elements of its type: strings (checked UTF-8) or copies of the bytes. */
+export function elementsOf(items: Uint8Array[], spec: ChunkSpec, codec: string): ChunkView {
+  if (spec.dtype.kind === "string") {
+    const strings = items.map((b, i) => {
+      try {
+        return decoder.decode(b);
+      } catch (cause) {
+        throw new CorruptChunkError(`${codec}: item ${i} is not valid UTF-8`, { cause });
+      }
+    });
+    return contiguousView(strings, spec.shape);
+  }
+  const dt = spec.dtype;
+  if (dt.kind === "vlen_array") {
+    const bad = items.findIndex((b) => b.length % dt.element.itemSize !== 0);
+    if (bad >= 0) throw new CorruptChunkError(`${codec}: item ${bad} of ${items[bad].length} bytes is not whole ${dt.element.name} values`);
+  }
+  // Copies: the items must not pin (or alias) the chunk's decompressed buffer.
+  return contiguousView(items.map((b) => b.slice()), spec.shape);
+}
+
 class VlenCodec implements ArrayToBytesCodec {
   readonly kind = "array_to_bytes";
-  constructor(readonly name: "vlen-utf8" | "vlen-bytes") {}
+  constructor(readonly name: string) {}
 
   encode(view: ChunkView, spec: ChunkSpec): Uint8Array {
-    const data = contiguousData(view, spec.dtype) as (string | Uint8Array)[];
-    const items = data.map((v) => (typeof v === "string" ? encoder.encode(v) : v));
-    return vlenFrame(items);
+    return vlenFrame(elementBytes(view, spec));
   }
 
   decode(bytes: Uint8Array, spec: ChunkSpec): ChunkView {
-    const items = unframe(bytes, product(spec.shape));
-    // The array's type, not the codec's name, says what an item is (zarrs writes either over either).
-    if (spec.dtype.kind === "string") {
-      const strings = items.map((b, i) => {
-        try {
-          return decoder.decode(b);
-        } catch (cause) {
-          throw new CorruptChunkError(`${this.name}: item ${i} is not valid UTF-8`, { cause });
-        }
-      });
-      return contiguousView(strings, spec.shape);
-    }
-    // Copies: the items must not pin (or alias) the chunk's decompressed buffer.
-    return contiguousView(items.map((b) => b.slice()), spec.shape);
+    return elementsOf(unframe(bytes, product(spec.shape)), spec, this.name);
   }
 }
 
-/** Either codec frames either type (zarrs accepts vlen-utf8 over bytes and vlen-bytes over strings). */
-function vlenFactory(name: "vlen-utf8" | "vlen-bytes"): CodecFactory {
-  return (_conf, spec) => {
-    if (spec.dtype.kind !== "string" && spec.dtype.kind !== "bytes") {
-      throw new InvalidMetadataError(`codec "${name}" needs a string or variable_length_bytes array, not ${spec.dtype.name}`);
-    }
+const STRINGS_OR_BYTES = ["string", "bytes"] as const;
+const VARIABLE = [...STRINGS_OR_BYTES, "vlen_array"] as const;
+
+/** Checks that `spec` holds variable-length elements of `kinds` (strings, byte strings, v2 vlen-array numbers) for codec `name`. */
+export function checkVariableLength(name: string, spec: ChunkSpec, kinds: readonly string[] = VARIABLE): void {
+  if (!kinds.includes(spec.dtype.kind)) throw new InvalidMetadataError(`codec "${name}" needs a ${kinds.join(" or ")} array, not ${spec.dtype.name}`);
+}
+
+/** The layout is one whatever the elements: zarrs reads vlen-utf8 over bytes and vlen-bytes over strings, and so do we. */
+function vlenFactory(name: string, kinds: readonly string[], strict: boolean): CodecFactory {
+  return (conf, spec) => {
+    checkVariableLength(name, spec, kinds);
+    // zarrs' own codecs take no configuration; v2's vlen-array `dtype` lives in the data type (VlenArrayDataType).
+    if (strict && Object.keys(conf).length > 0) throw new UnsupportedError(`codec "${name}": configuration ${JSON.stringify(conf)} is not supported (zarrs writes {})`);
     return { codec: new VlenCodec(name), configuration: {} };
   };
 }
 
-export const vlenUtf8Codec = vlenFactory("vlen-utf8");
-export const vlenBytesCodec = vlenFactory("vlen-bytes");
+export const vlenUtf8Codec = vlenFactory("vlen-utf8", STRINGS_OR_BYTES, false);
+export const vlenBytesCodec = vlenFactory("vlen-bytes", STRINGS_OR_BYTES, false);
+/** zarrs' `zarrs.vlen_v2` and `vlen-array`: the same layout, over any variable-length elements. */
+export const vlenV2Codec = vlenFactory("zarrs.vlen_v2", VARIABLE, true);
+export const vlenArrayCodec = vlenFactory("vlen-array", VARIABLE, true);

@@ -7,7 +7,7 @@
  */
 import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, TooLargeError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
-import type { CreateArrayOptions, GridOption } from "../hierarchy/create-options.js";
+import { defaultArrayToBytes, type CreateArrayOptions, type GridOption } from "../hierarchy/create-options.js";
 import { checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 import type { Group } from "../hierarchy/group.js";
 import { layoutOf } from "../hierarchy/layout.js";
@@ -17,7 +17,7 @@ import { slice } from "../indexing/selection.js";
 import type { NDArray } from "../indexing/ndarray.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dtype.js";
-import { v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
+import { toNumpyTypestr, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
@@ -114,14 +114,8 @@ const OBJECT_CODEC = { string: "vlen-utf8", bytes: "vlen-bytes", json: "json2" }
 /** v2 filters that say what an object array holds; null for every other type. */
 function vlenFilters(arr: ZarrArray): JsonObject[] | null {
   const dt = arr.dataType;
+  if (dt.kind === "vlen_array") return [{ id: "vlen-array", dtype: toNumpyTypestr(dt.element) }];
   return isObjectType(dt) ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
-}
-
-/** The array->bytes codec for a type: vlen for strings and byte strings, `bytes` otherwise. */
-function bytesCodec(arr: ZarrArray): CodecConfig {
-  const dt = arr.dataType;
-  if (isObjectType(dt)) return { name: OBJECT_CODEC[dt.kind], configuration: {} };
-  return { name: "bytes", configuration: dt.itemSize / componentsPerElement(dt) > 1 ? { endian: "little" } : {} };
 }
 
 /**
@@ -217,7 +211,7 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
   if (spec === undefined && !sameFormat) {
     throw invalid(`${where}: its codecs (${layout.codecs.map((c) => c.name).join(", ")}) have no single v3 equivalent; pass ${option("codec")}`);
   }
-  const inner: CodecConfig[] = spec ? [bytesCodec(src), ...v3CodecsOf(spec, isObjectType(src.dataType) ? 1 : src.dataType.itemSize)] : layout.codecs;
+  const inner: CodecConfig[] = spec ? [defaultArrayToBytes(src.dataType), ...v3CodecsOf(spec, isObjectType(src.dataType) ? 1 : src.dataType.itemSize)] : layout.codecs;
   const codecs: CodecConfig[] = shards
     ? [
         {

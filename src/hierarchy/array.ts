@@ -436,7 +436,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     if (isScalarInput(value, this.meta.dtype)) {
       // Validates the scalar against the type once, before any chunk is touched.
       // Strings and byte strings are values as they are, not the JSON forms fill values use.
-      const direct = typeof value === "string" || value instanceof Uint8Array;
+      const direct = typeof value === "string" || (value instanceof Uint8Array && this.meta.dtype.kind !== "vlen_array");
       // Numbers follow the casting rule of indexing/cast.ts, as the elements of an array do.
       writeValue = { kind: "scalar", value: direct ? value : castScalar(value, this.meta.dtype) };
     } else {

@@ -10,9 +10,10 @@ import {
   type V2ArrayFields,
   v2Codecs,
 } from "../metadata/array-metadata.js";
-import { componentsPerElement, type DataType } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type DataType } from "../metadata/dtype.js";
 import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
+import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
@@ -119,7 +120,10 @@ function checkShape(v: readonly number[] | undefined, field: string, min: number
   });
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"]);
+const ARRAY_TO_BYTES = new Set([
+  ...["bytes", "sharding_indexed", "vlen-utf8", "vlen-bytes", "numcodecs.vlen-utf8", "numcodecs.vlen-bytes", "numcodecs.packbits", "packbits"],
+  ...["optional", "zarrs.optional", "zarrs.vlen", "zarrs.vlen_v2", "vlen-array", "numcodecs.vlen-array"],
+]);
 /** Array->array codecs that keep the element type; the others may hand `bytes` a wider one. */
 const KEEPS_TYPE = new Set(["transpose", "reshape", "zarrs.squeeze", "bitround", "scale_offset"]);
 const ARRAY_TO_ARRAY = new Set([
@@ -128,15 +132,30 @@ const ARRAY_TO_ARRAY = new Set([
   ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
 ]);
 
+/**
+ * The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and
+ * optional types. A multi-byte type (or one a filter before it may widen: `widened`) gets the
+ * platform's usual little-endian.
+ */
+export function defaultArrayToBytes(dtype: DataType, widened = false): CodecConfig {
+  switch (dtype.kind) {
+    case "string":
+      return { name: "vlen-utf8", configuration: {} };
+    case "bytes":
+      return { name: "vlen-bytes", configuration: {} };
+    case "optional": {
+      const mask_codecs = [{ name: "packbits", configuration: {} }];
+      const data = defaultArrayToBytes(dtype.inner);
+      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
+    }
+    default:
+      return { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  }
+}
+
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
-  // Variable-length types have their own array->bytes codec in place of `bytes`; a multi-byte
-  // type (or one a filter before it may widen) gets the platform's usual little-endian.
-  const bytesCodec = (widened: boolean): CodecConfig =>
-    dtype.kind === "string"
-      ? { name: "vlen-utf8", configuration: {} }
-      : dtype.kind === "bytes"
-        ? { name: "vlen-bytes", configuration: {} }
-        : { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  // Variable-length and optional types have their own array->bytes codec in place of `bytes`.
+  const bytesCodec = (widened: boolean): CodecConfig => defaultArrayToBytes(dtype, widened);
   if (input === undefined) return [bytesCodec(false), { name: "zstd", configuration: { level: 0, checksum: false } }];
   const codecs = input.map((c, i): CodecConfig => {
     if (typeof c === "string") return { name: c };
@@ -169,6 +188,8 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
   // `|O` with vlen-bytes holds byte strings, with json2 JSON values; plain `|O` and `str` hold strings.
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "json2")) dtype = jsonType();
+  const vlenArray = dtype.kind === "string" ? options.filters?.find((f) => f.id === "vlen-array") : undefined;
+  if (vlenArray) dtype = vlenArrayType(parseDataType(vlenArray.dtype, 'createArray: vlen-array "dtype"'), "createArray");
   // A rectilinear grid: its largest edges stand for the chunk shape in the checks below.
   const uneven = (option: GridOption | undefined, field: string) => (Array.isArray(option) ? edgesFromOption(option, shape, `createArray: "${field}"`) : null);
   const chunkEdges = uneven(options.chunks, "chunks");
@@ -258,7 +279,7 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
     const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: options.dimensionSeparator ?? null };
     // zarr-python 2's default fill value of object arrays (0) is kept as given.
     const fv = options.fillValue;
-    if ((dtype.kind === "string" || dtype.kind === "bytes") && (typeof fv === "number" || typeof fv === "boolean")) v2.objectFillJson = fv;
+    if (isObjectType(dtype) && (typeof fv === "number" || typeof fv === "boolean")) v2.objectFillJson = fv;
     meta = {
       zarrFormat: 2,
       shape,

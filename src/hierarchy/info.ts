@@ -4,7 +4,8 @@
  */
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
-import type { Scalar } from "../metadata/dtype.js";
+import { isObjectType, type Scalar } from "../metadata/dtype.js";
+import { fillValueToJson } from "../metadata/fill-value.js";
 import { hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 import type { ChunkShapes } from "../metadata/chunk-grid.js";
@@ -103,8 +104,8 @@ export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | 
 }
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
-  const kind = arr.dataType.kind;
-  const nbytes = kind === "string" || kind === "bytes" || kind === "json" ? null : arr.size * arr.dataType.itemSize;
+  const dt = arr.dataType;
+  const nbytes = isObjectType(dt) ? null : arr.size * dt.itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {
@@ -123,7 +124,8 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     compressor: v2 ? v2.compressor : null,
     filters: v2 ? v2.filters : null,
     codecs: arr.codecs,
-    fillValue: scalarJson(arr.fillValue),
+    // A vlen-array fill is held as its stored bytes; shown as its numbers.
+    fillValue: dt.kind === "vlen_array" ? fillValueToJson(arr.fillValue, dt, 2) : scalarJson(arr.fillValue),
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,

@@ -57,6 +57,13 @@ export function integerElement(v: number | bigint | boolean, dt: DataType, range
 
 /** A scalar for `set`, cast to the array's type by the rule above. */
 export function castScalar(v: Scalar, dt: DataType): Scalar {
+  if (dt.kind === "optional" && v !== null) {
+    // A present value is the inner type's, wrapped once more where that is optional too.
+    const nested = dt.inner.kind === "optional";
+    if (nested && !(Array.isArray(v) && v.length === 1)) throw new InvalidArgumentError(`a present value of a nested optional is [value], got ${show(v)}`);
+    const inner = castScalar(nested ? (v as [Scalar])[0] : v, dt.inner);
+    return nested ? [inner] : inner;
+  }
   const family = typeFamily(dt);
   const range = integerRange(dt);
   if (range) {

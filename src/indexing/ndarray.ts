@@ -49,7 +49,8 @@ export type WriteInput =
   | TypedArray
   | readonly (number | bigint | boolean)[]
   | readonly string[]
-  | readonly Uint8Array[];
+  | readonly Uint8Array[]
+  | readonly Scalar[];
 
 export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
   const form = userForm(dtype);
@@ -57,6 +58,8 @@ export function isScalarInput(v: unknown, dtype: DataType): v is Scalar {
   if (form === "bytes") return v instanceof Uint8Array;
   // A JSON value that is not a list of values nor an NDArray: an object value is one element.
   if (form === "json") return !ArrayBuffer.isView(v) && !Array.isArray(v) && !(typeof v === "object" && v !== null && "data" in v && "shape" in v);
+  if (dtype.kind === "vlen_array") return ArrayBuffer.isView(v); // one element; a list is a list of elements
+  if (dtype.kind === "optional") return v === null || (dtype.inner.kind === "optional" ? Array.isArray(v) && v.length === 1 : isScalarInput(v, dtype.inner));
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return true;
   return (
     typeFamily(dtype) === "complex" && Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === "number")

@@ -4,16 +4,21 @@
  *   - strings (`string[]`) for `string` and `fixed_length_utf32` / `<U`,
  *   - byte strings (`Uint8Array[]`) for `variable_length_bytes`, `|S`, raw bits and records,
  *   - JSON values (`JsonValue[]`) for v2 object arrays with the `json2` codec,
+ *   - one JS value each for optional types (null when missing) and typed arrays for v2 vlen-array,
  * one JS value per element, so `data[i]` is element i whatever the type.
  */
 import { ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
-import { codePointsToString, scalarToComponents, stripNuls } from "../metadata/scalars.js";
+import { bytesToNumbers, numbersToBytes } from "../metadata/vlen-array.js";
+import { codePointsToString, scalarToComponents, storedToScalar, stripNuls } from "../metadata/scalars.js";
 import { checkJsonValue, type JsonValue } from "../metadata/json.js";
 
-/** How `get` returns and `set` takes a type's elements. */
-export type UserForm = "typed" | "strings" | "bytes" | "json";
+/**
+ * How `get` returns and `set` takes a type's elements ("values": one JS value each: optional
+ * types, null when missing; vlen-array typed arrays. "json": JSON values, checked as such).
+ */
+export type UserForm = "typed" | "strings" | "bytes" | "json" | "values";
 
 export function userForm(dt: DataType): UserForm {
   switch (dt.kind) {
@@ -27,6 +32,9 @@ export function userForm(dt: DataType): UserForm {
       return "bytes";
     case "json":
       return "json";
+    case "optional":
+    case "vlen_array":
+      return "values";
     default:
       return "typed";
   }
@@ -52,6 +60,10 @@ export function toUserData(dt: DataType, data: ElementArray, count: number): Ele
       }
       return out;
     }
+    case "optional":
+      return Array.from({ length: count }, (_, i) => storedToScalar(data, i, dt));
+    case "vlen_array":
+      return (data as Uint8Array[]).slice(0, count).map((b) => bytesToNumbers(b, dt));
     default:
       return data;
   }
@@ -65,10 +77,12 @@ export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementAr
     return [...items] as JsonValue[];
   }
   items.forEach((v, i) => {
+    if (form === "values") return; // scalarToComponents checks each against the type
     const ok = form === "strings" ? typeof v === "string" : v instanceof Uint8Array;
     if (!ok) throw new ShapeMismatchError(`value[${i}] must be a ${form === "strings" ? "string" : "Uint8Array"} for ${dt.name}, got ${typeof v}`);
   });
   if (dt.kind === "string" || dt.kind === "bytes") return [...items] as string[] | Uint8Array[];
+  if (dt.kind === "vlen_array") return items.map((v) => numbersToBytes(v, dt));
   const out = allocElements(dt, items.length) as TypedArray;
   const c = componentsPerElement(dt);
   const o = out as unknown as { [i: number]: number };

@@ -4,7 +4,8 @@
  * everything below this layer sees one pipeline.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import type { DataType, Scalar } from "./dtype.js";
+import { isObjectType, type DataType, type Scalar } from "./dtype.js";
+import { vlenArrayType } from "./vlen-array.js";
 import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
 import { fillValueToJson, parseFillValue } from "./fill-value.js";
 import { type AxisEdges, parseRectilinear, rectilinearJson } from "./chunk-grid.js";
@@ -169,6 +170,7 @@ export function v2CodecToV3(config: JsonObject, dtype: DataType, file: string, f
       return { name: "crc32c", configuration: {} };
     case "vlen-utf8":
     case "vlen-bytes":
+    case "vlen-array": // its dtype is the data type's (VlenArrayDataType)
       // The v2 object codecs are the v3 array->bytes codecs of the same names and bytes.
       return { name: id, configuration: {} };
     default:
@@ -210,7 +212,7 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
     fail(file, "dimension_separator", `must be "." or "/", got ${JSON.stringify(sep)}`);
   }
   const v2: V2ArrayFields = { order, compressor, filters, dimensionSeparator: sep };
-  if ((dtype.kind === "string" || dtype.kind === "bytes") && doc.fill_value !== undefined && typeof doc.fill_value !== "string") {
+  if (isObjectType(dtype) && doc.fill_value !== undefined && typeof doc.fill_value !== "string") {
     v2.objectFillJson = doc.fill_value;
   }
   return {
@@ -229,24 +231,26 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
 
 /**
  * A v2 `|O` array's elements are whatever its object codec makes: strings for vlen-utf8 (and
- * categorize, whose labels are strings), byte strings for vlen-bytes, JSON values for json2.
- * Others are refused by name.
+ * categorize, whose labels are strings), byte strings for vlen-bytes, arrays of numbers for
+ * vlen-array, JSON values for json2. Others are refused by name.
  */
 function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: string): DataType {
   if (raw !== "|O" && raw !== "O") return dt;
   const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
   if (ids.includes("vlen-bytes")) return vlenBytesType();
+  const array = Array.isArray(filters) ? (filters.find((f) => isJsonObject(f) && f.id === "vlen-array") as JsonObject | undefined) : undefined;
+  if (array) return vlenArrayType(parseDataType(array.dtype, `${file}: vlen-array "dtype"`), file);
   if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
   if (ids.includes("json2")) return jsonType();
-  const other = ids.find((id) => typeof id === "string" && ["vlen-array", "json", "msgpack", "msgpack2", "pickle"].includes(id));
-  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, json2, categorize)`);
-  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes or json2)`);
+  const other = ids.find((id) => typeof id === "string" && ["json", "msgpack", "msgpack2", "pickle"].includes(id));
+  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, vlen-array, json2, categorize)`);
+  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes, vlen-array or json2)`);
 }
 
 /** numcodecs filters that work on arrays and may change the element type (`astype`). */
 const V2_ARRAY_FILTERS = new Set(["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"]);
 /** numcodecs filters that turn an array into bytes: they take the place of `bytes`. */
-const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "packbits", "json2"]);
+const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "vlen-array", "packbits", "json2"]);
 
 /** The type a v2 array filter hands on: its `astype` / `encode_dtype`, or the input type. */
 function filterOutputType(f: JsonObject, dtype: DataType, file: string, field: string): DataType {

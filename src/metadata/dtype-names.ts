@@ -4,10 +4,10 @@ import { type Serialisable, isJsonObject } from "./json.js";
 import { componentCodec, type NarrowFloatComponent } from "./narrow-float.js";
 import { isMiniFloatName } from "./minifloat.js";
 import {
-  DATETIME_UNITS, NUMERIC_TYPES, isObjectType, type DataType, type DateTimeDataType, type DateTimeUnit, type Endian,
+  DATETIME_UNITS, NUMERIC_TYPES, componentsPerElement, isObjectType, type DataType, type DateTimeDataType, type DateTimeUnit, type Endian,
   type FixedBytesDataType, type FixedDataType, type JsonDataType, type NarrowFloatDataType, type NumericDataType, type NumericTypeName,
-  type RawBitsDataType, type StructuredDataType, type StructuredField, type Utf32DataType, type VlenBytesDataType,
-  type VlenStringDataType,
+  type OptionalDataType, type RawBitsDataType, type StructuredDataType, type StructuredField, type Utf32DataType,
+  type VlenBytesDataType, type VlenStringDataType,
 } from "./dtype.js";
 
 const NUMPY_TO_NAME = new Map<string, NumericTypeName>(
@@ -103,7 +103,7 @@ function parseStructured(input: unknown[], where: string): StructuredDataType {
       throw new InvalidMetadataError(`${where}: structured field ${i} must be [name, type] or [name, type, shape], got ${JSON.stringify(f)}`);
     }
     const dt = parseDataType(f[1], `${where}: field "${f[0]}"`);
-    if (isObjectType(dt)) throw new UnsupportedError(`${where}: field "${f[0]}" has an object type, which records cannot hold`);
+    if (isObjectType(dt) || dt.kind === "optional") throw new UnsupportedError(`${where}: field "${f[0]}" has an object or optional type, which records cannot hold`);
     const shape = f.length === 3 ? f[2] : [];
     if (!Array.isArray(shape) || shape.some((n) => typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)) {
       throw new InvalidMetadataError(`${where}: field "${f[0]}" has an invalid shape ${JSON.stringify(shape)}`);
@@ -153,6 +153,9 @@ function parseV3Object(input: Record<string, unknown>, where: string): DataType 
     case "null_terminated_bytes":
     case "fixed_length_bytes":
       return fixedBytesType(lengthBytes(conf, where, 1), where);
+    case "optional":
+    case "zarrs.optional":
+      return optionalType(conf, where);
   }
   if (Object.keys(conf).length === 0) return parseDataType(name, where);
   throw new UnsupportedError(`${where}: data type ${JSON.stringify(input)} is not supported`);
@@ -197,6 +200,17 @@ export function parseDataType(input: unknown, where = "dtype"): DataType {
   throw new InvalidMetadataError(`${where}: unknown data type ${JSON.stringify(input)}`);
 }
 
+/** zarrs' `optional`: `{ name, configuration }` of the inner type, which is fixed-size or optional itself. */
+function optionalType(conf: Record<string, unknown>, where: string): OptionalDataType {
+  if (typeof conf.name !== "string" || !isJsonObject(conf.configuration) || Object.keys(conf).length !== 2) {
+    throw new InvalidMetadataError(`${where}: optional needs exactly { "name", "configuration" } of its inner type`);
+  }
+  const inner = parseDataType({ name: conf.name, configuration: conf.configuration }, `${where} (optional)`);
+  if (isObjectType(inner)) throw new UnsupportedError(`${where}: optional ${inner.name} is not supported (only fixed-size inner types)`);
+  const perComponent = inner.itemSize / componentsPerElement(inner);
+  return { kind: "optional", name: "optional", inner, itemSize: inner.itemSize + perComponent, endian: null };
+}
+
 /** `bfloat16`, `float8_e4m3`, ... and `complex_` of any of them or of float16; null for other names. */
 function narrowFloatType(name: string): NarrowFloatDataType | null {
   const complex = name.startsWith("complex_");
@@ -215,7 +229,7 @@ function byteOrder(dt: { endian: Endian | null }): string {
 
 /** Whether numpy (and so Zarr v2) has this type: not bfloat16, float8_*, int4 and the other v3-only ones. */
 export function hasNumpyForm(dt: DataType): boolean {
-  return dt.kind === "narrow_float" ? false : dt.kind === "numeric" ? NUMERIC_TYPES[dt.name].numpy !== null : true;
+  return dt.kind === "narrow_float" || dt.kind === "optional" ? false : dt.kind === "numeric" ? NUMERIC_TYPES[dt.name].numpy !== null : true;
 }
 
 /** The numpy type string of a type (`<f8`, `|S7`, `<U5`, `<M8[10ms]`, `|O`); records have none. */
@@ -240,8 +254,10 @@ export function toNumpyTypestr(dt: DataType): string {
     case "string":
     case "bytes":
     case "json":
+    case "vlen_array":
       return "|O";
     case "narrow_float":
+    case "optional":
       throw new UnsupportedError(`${dt.name} has no numpy type string: it exists only in Zarr v3`);
     case "structured":
       throw new UnsupportedError("a structured type has no single numpy type string; use v2DtypeJson");
@@ -270,6 +286,10 @@ export function v3DataTypeJson(dt: DataType): Serialisable {
       return structJson(dt);
     case "json":
       throw new UnsupportedError("an object array of JSON values (numcodecs json2) exists only in Zarr v2");
+    case "optional": {
+      const inner = v3DataTypeJson(dt.inner);
+      return { name: "optional", configuration: typeof inner === "string" ? { name: inner, configuration: {} } : inner };
+    }
     default:
       return dt.name;
   }
@@ -294,7 +314,7 @@ function parseStruct(conf: Record<string, unknown>, where: string): StructuredDa
     if (names.has(name)) throw new InvalidMetadataError(`${where}: struct field name "${name}" is repeated`);
     names.add(name);
     const dt = parseDataType(type, `${where}: field "${name}"`);
-    if (isObjectType(dt)) throw new InvalidMetadataError(`${where}: field "${name}" has a variable-length type`);
+    if (isObjectType(dt) || dt.kind === "optional") throw new InvalidMetadataError(`${where}: field "${name}" has a variable-length or optional type`);
     return [name, dt] as const;
   });
   let offset = 0;

@@ -45,9 +45,13 @@ export type Endian = "little" | "big";
  * (v3 puts it in the `bytes` codec instead); one-byte types have none.
  */
 export interface NumericDataType {
+  /** Tells the data types apart. */
   readonly kind: "numeric";
+  /** The type's name, as `arr.dtype` gives it. */
   readonly name: NumericTypeName;
+  /** Bytes per stored element. */
   readonly itemSize: number;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (v3: the `bytes` codec says). */
   readonly endian: Endian | null;
 }
 
@@ -204,8 +208,46 @@ export type FixedDataType =
   | Utf32DataType
   | StructuredDataType;
 
+/**
+ * zarrs' `optional` (nullable) type over a fixed-size type or another optional. Memory holds the
+ * inner element's components and then a mask component (1 present, 0 missing) in the inner
+ * type's typed array: zarrs' own in-memory form, so a nested optional's masks follow its value
+ * innermost first and a missing element is all zeros. Users see null for a missing element (see
+ * `Scalar`). `itemSize` counts those components' bytes in memory; the stored form has none.
+ */
+export interface OptionalDataType {
+  /** Tells the data types apart. */
+  readonly kind: "optional";
+  /** The type's name, as `arr.dtype` gives it. */
+  readonly name: "optional";
+  /** The type of a present element (fixed-size, or optional again). */
+  readonly inner: FixedDataType | OptionalDataType;
+  /** Bytes per element in memory: the inner element's components and the mask component. */
+  readonly itemSize: number;
+  /** Always null: a v3-only type, whose byte order the codecs say. */
+  readonly endian: null;
+}
+
+/**
+ * numcodecs' `vlen-array` elements (v2 `|O` with { id: "vlen-array", dtype }): arrays of numbers
+ * of any length. Memory holds each element's stored bytes (in `element`'s byte order) as a
+ * Uint8Array, as for `variable_length_bytes`; users see typed arrays (metadata/vlen-array.ts).
+ */
+export interface VlenArrayDataType {
+  /** Tells the data types apart. */
+  readonly kind: "vlen_array";
+  /** The type's name, as `arr.dtype` gives it. */
+  readonly name: "vlen_array";
+  /** The numeric type of each element's numbers (its byte order is the stored one). */
+  readonly element: NumericDataType;
+  /** Bytes per stored element (0: variable length). */
+  readonly itemSize: 0;
+  /** Byte order of the stored bytes as v2 declares it; null where it has none (the element type says). */
+  readonly endian: null;
+}
+
 /** Every data type parzarr reads and writes, told apart by `kind`. */
-export type DataType = FixedDataType | VlenStringDataType | VlenBytesDataType | JsonDataType;
+export type DataType = FixedDataType | OptionalDataType | VlenStringDataType | VlenBytesDataType | VlenArrayDataType | JsonDataType;
 
 /** The typed arrays elements live in (components of complex, narrow-float and string types too). */
 export type TypedArray =
@@ -220,14 +262,16 @@ export type TypedArray =
   | BigInt64Array
   | BigUint64Array;
 
-/** Memory for elements: a typed array of components, or one JS value per element. */
-export type ElementArray = TypedArray | string[] | Uint8Array[] | JsonValue[];
+/** Memory for elements: a typed array of components, or one JS value per element (also what `get` returns for optional types). */
+export type ElementArray = TypedArray | string[] | Uint8Array[] | JsonValue[] | Scalar[] | TypedArray[];
 
 /**
  * One element's value as JS sees it: complex values are [re, im]; strings for string types;
- * Uint8Array for byte strings, raw bits and records; bigint for int64 and datetimes.
+ * Uint8Array for byte strings, raw bits and records; bigint for int64 and datetimes. An optional
+ * type's element is null when missing, else its inner value, wrapped as `[value]` when the inner
+ * type is itself optional (so `null`, `[null]` and `[5]` tell the levels of a nested one apart).
  */
-export type Scalar = number | bigint | boolean | [number, number] | string | Uint8Array;
+export type Scalar = number | bigint | boolean | [number, number] | string | Uint8Array | null | [Scalar];
 
 /** One component as memory holds it. */
 export type Component = number | bigint | string | Uint8Array;
@@ -269,7 +313,8 @@ export function subByteBits(dt: DataType): number | undefined {
   return dt.kind === "numeric" ? SUB_BYTE_BITS[dt.name] : undefined;
 }
 
-export type TypeFamily = TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "string" | "bytes" | "json";
+export type TypeFamily =
+  | TypeInfo["family"] | "datetime" | "fixed_bytes" | "raw_bits" | "utf32" | "structured" | "optional" | "string" | "bytes" | "vlen_array" | "json";
 
 export function typeFamily(dt: DataType): TypeFamily {
   switch (dt.kind) {
@@ -283,8 +328,8 @@ export function typeFamily(dt: DataType): TypeFamily {
 }
 
 /** Whether elements are JS values (strings, Uint8Arrays, JSON values) rather than typed-array components. */
-export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType | JsonDataType {
-  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "json";
+export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType | VlenArrayDataType | JsonDataType {
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "vlen_array" || dt.kind === "json";
 }
 
 /** Components per element in memory (see the module comment). */
@@ -300,6 +345,8 @@ export function componentsPerElement(dt: DataType): number {
       return dt.length;
     case "narrow_float":
       return dt.components;
+    case "optional":
+      return componentsPerElement(dt.inner) + 1;
     default:
       return 1;
   }
@@ -323,6 +370,11 @@ const INT_RANGES: Partial<Record<NumericTypeName, [bigint, bigint]>> = {
 /** The inclusive range of an integer type; undefined for every other type. */
 export function integerRange(dt: DataType): [bigint, bigint] | undefined {
   return dt.kind === "numeric" ? INT_RANGES[dt.name] : undefined;
+}
+
+/** The fixed-size type under any number of `optional` wrappers: its typed array holds the elements. */
+export function innermostType(dt: DataType): DataType {
+  return dt.kind === "optional" ? innermostType(dt.inner) : dt;
 }
 
 /** int64 min: numpy's NaT ("Not a Time"). */

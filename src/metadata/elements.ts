@@ -14,7 +14,7 @@ export const hasFloat16Array = typeof (globalThis as { Float16Array?: unknown })
 /** Allocates the memory that holds `count` elements of this type. */
 export function allocElements(dt: DataType, count: number, shared = false): ElementArray {
   if (dt.kind === "string") return new Array<string>(count).fill("");
-  if (dt.kind === "bytes") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
+  if (dt.kind === "bytes" || dt.kind === "vlen_array") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
   if (dt.kind === "json") return new Array<JsonValue>(count).fill(null);
   return allocTypedArray(dt, count, shared);
 }
@@ -32,6 +32,8 @@ export function allocTypedArray(dt: DataType, count: number, shared = false): Ty
 /** Bytes per component in memory (float16 without Float16Array and bfloat16 live in a Float32Array). */
 export function memoryBytesPerComponent(dt: DataType): number {
   switch (dt.kind) {
+    case "optional":
+      return memoryBytesPerComponent(dt.inner);
     case "numeric":
       if (dt.name === "float16") return hasFloat16Array ? 2 : 4;
       return NUMERIC_TYPES[dt.name].size / componentsPerElement(dt);
@@ -48,12 +50,15 @@ export function memoryBytesPerComponent(dt: DataType): number {
     case "string":
     case "bytes":
     case "json":
+    case "vlen_array":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
 }
 
 export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray {
   switch (dt.kind) {
+    case "optional":
+      return typedArrayOver(dt.inner, buffer, byteOffset, length);
     case "narrow_float":
       return new Float32Array(buffer, byteOffset, length);
     case "datetime":
@@ -67,6 +72,7 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
     case "string":
     case "bytes":
     case "json":
+    case "vlen_array":
       throw new UnsupportedError(`${dt.name} elements are JS values, not typed-array components`);
   }
   switch (dt.name) {
@@ -107,4 +113,15 @@ export function typedArrayOver(dt: DataType, buffer: ArrayBufferLike, byteOffset
     case "complex_float64":
       return new Float64Array(buffer, byteOffset, length);
   }
+}
+
+export const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A copy of `bytes` with each `width`-byte component's bytes reversed. */
+export function swapBytes(bytes: Uint8Array, width: number): Uint8Array {
+  const out = new Uint8Array(bytes.length);
+  for (let i = 0; i < bytes.length; i += width) {
+    for (let j = 0; j < width; j++) out[i + j] = bytes[i + width - 1 - j];
+  }
+  return out;
 }

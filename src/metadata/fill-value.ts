@@ -8,6 +8,7 @@ import type { NarrowFloatDataType, NumericDataType, Scalar, StructuredDataType, 
 import { EMPTY_BYTES, allocTypedArray, typedArrayOver } from "./elements.js";
 import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
 import { BASE64, base64ToBytes, bytesToBase64 } from "./base64.js";
+import { bytesToNumbers, numbersToBytes } from "./vlen-array.js";
 
 function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
   if (typeof v === "number") return v;
@@ -131,8 +132,18 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
     case "json":
       // Any JSON value (zarr-python 2 writes 0); a value of the type, as the Scalar it is typed as.
       return v as Scalar;
+    case "vlen_array":
+      // zarr-python 2's 0 is numpy's 0-d array, which vlen-array stores as one value.
+      return numbersToBytes(typeof v === "object" ? v : [v], dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
+    case "optional": {
+      // zarrs' JSON: null when missing, else [inner fill value] at every level ([[42]], [null]).
+      const nested = dt.inner.kind === "optional";
+      if (!Array.isArray(v) || v.length !== 1 || (v[0] === null && !nested)) break;
+      const inner = parseFillValue(v[0], dt.inner, where);
+      return nested ? [inner] : inner;
+    }
   }
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
@@ -170,12 +181,15 @@ function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scala
 
 export function zeroOf(dt: DataType): Scalar {
   switch (dt.kind) {
+    case "optional":
+      return null;
     case "narrow_float":
       return dt.components === 2 ? [0, 0] : 0;
     case "datetime":
       return 0n;
     case "fixed_bytes":
     case "bytes":
+    case "vlen_array":
       return EMPTY_BYTES;
     case "raw_bits":
     case "structured":
@@ -230,11 +244,15 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
       return zarrFormat === 3 ? Array.from(v as Uint8Array) : bytesToBase64(v as Uint8Array);
     case "bytes":
       return bytesToBase64(v as Uint8Array);
+    case "vlen_array":
+      return Array.from(bytesToNumbers(v as Uint8Array, dt) as ArrayLike<number | bigint>, (x) => (typeof x === "bigint" ? bigintJson(x) : x));
     case "utf32":
     case "string":
       return v as string;
     case "json":
       return v as Serialisable;
+    case "optional":
+      return [fillValueToJson(dt.inner.kind === "optional" ? (v as [Scalar])[0] : v, dt.inner, zarrFormat)];
     case "numeric":
       break;
   }

@@ -3,8 +3,8 @@ import { InvalidMetadataError } from "../errors.js";
 import type { JsonValue } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
 import { roundToComponent } from "./narrow-float.js";
-import { NUMERIC_TYPES, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
-import { hasFloat16Array } from "./elements.js";
+import { NUMERIC_TYPES, componentsPerElement, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
+import { allocTypedArray, hasFloat16Array } from "./elements.js";
 import { bytesToBase64 } from "./base64.js";
 
 /** Bytes with trailing NULs removed, as numpy shows `|S` values. */
@@ -27,11 +27,26 @@ export function padBytes(b: Uint8Array, size: number): Uint8Array {
  * or Uint8Array itself for variable-length types.
  */
 export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
+  // null is a JSON value as well (json2 arrays hold it); every other type but optional refuses it.
+  if (v === null && dt.kind !== "optional" && dt.kind !== "json") throw new InvalidMetadataError(`null (a missing value) can only be stored in an optional array, not ${dt.name}`);
   switch (dt.kind) {
+    case "optional": {
+      // A missing element is all zeros, its mask included (as zarrs leaves it).
+      const missing = Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
+      if (v === null) return missing;
+      const nested = dt.inner.kind === "optional";
+      if (nested && !(Array.isArray(v) && v.length === 1)) {
+        throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
+      }
+      const comps = scalarToComponents(nested ? (v as [Scalar])[0] : v, dt.inner);
+      comps.push(typeof missing[0] === "bigint" ? 1n : 1);
+      return comps;
+    }
     case "string":
       if (typeof v !== "string") throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a string array`);
       return [v];
     case "bytes":
+    case "vlen_array": // memory's form: the stored bytes (metadata/vlen-array.ts converts users' numbers)
       if (!(v instanceof Uint8Array)) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a bytes array (use Uint8Array)`);
       return [v];
     case "json":
@@ -61,7 +76,7 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
     case "narrow_float": {
       // Memory holds the values the type can represent: round once, here.
       if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
-      const parts = Array.isArray(v) ? v : [Number(v), 0];
+      const parts = Array.isArray(v) ? (v as [number, number]) : [Number(v), 0];
       if (dt.components === 1 && Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
       return parts.slice(0, dt.components).map((x) => roundToComponent(dt.component, x));
     }
@@ -70,7 +85,10 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
   }
   const family = NUMERIC_TYPES[dt.name].family;
   if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
-  if (family === "complex") return Array.isArray(v) ? [...v] : [Number(v), 0];
+  if (family === "complex") {
+    if (Array.isArray(v) && v.length !== 2) throw new InvalidMetadataError(`a complex value is [re, im], got ${v.length} parts`);
+    return Array.isArray(v) ? [...(v as [number, number])] : [Number(v), 0];
+  }
   if (Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
   if (family === "bool") return [v ? 1 : 0];
   if (dt.itemSize === 8 && family !== "float") return [typeof v === "bigint" ? v : BigInt(Math.trunc(Number(v)))];
@@ -90,10 +108,19 @@ export function codePointsToString(data: ArrayLike<number>, start: number, lengt
 /** Reads element `i` of memory as the JS scalar of the data type. */
 export function storedToScalar(data: ElementArray, i: number, dt: DataType): Scalar {
   switch (dt.kind) {
+    case "optional": {
+      const c = componentsPerElement(dt);
+      const t = data as TypedArray;
+      if (!t[i * c + c - 1]) return null;
+      const v = storedToScalar(t.subarray(i * c, i * c + c - 1), 0, dt.inner);
+      return dt.inner.kind === "optional" ? [v] : v;
+    }
     case "string":
     case "bytes":
     case "json":
       return (data as Scalar[])[i];
+    case "vlen_array":
+      return (data as string[] | Uint8Array[])[i];
     case "fixed_bytes":
       return stripNuls((data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize));
     case "raw_bits":
@@ -121,7 +148,7 @@ export function storedToScalar(data: ElementArray, i: number, dt: DataType): Sca
 export function describeScalar(v: Scalar): JsonValue {
   if (typeof v === "bigint") return v.toString();
   if (v instanceof Uint8Array) return bytesToBase64(v);
-  if (Array.isArray(v)) return v.map((x) => (Number.isFinite(x) ? x : String(x)));
+  if (Array.isArray(v)) return v.map((x: Scalar) => describeScalar(x));
   if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   return v;
 }

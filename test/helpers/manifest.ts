@@ -56,7 +56,7 @@ function sameNumber(got: number, want: number, tolerance: number): boolean {
 
 /** Every element as a JS value: numbers, bigints, booleans, [re, im], strings, Uint8Arrays. */
 export function elements(arr: ZarrArray, result: NDArray | Scalar): Scalar[] {
-  if (typeof result !== "object" || Array.isArray(result) || result instanceof Uint8Array) return [result];
+  if (typeof result !== "object" || result === null || Array.isArray(result) || result instanceof Uint8Array) return [result];
   if (Array.isArray(result.data)) return [...result.data] as Scalar[];
   const data = result.data as TypedArray;
   const out: Scalar[] = [];
@@ -125,20 +125,21 @@ export function assertValues(arr: ZarrArray, result: NDArray | Scalar, entry: Ma
   }
 }
 
-const NUMCODECS_FILTERS = ["delta", "fixedscaleoffset", "quantize", "shuffle", "astype", "packbits", "categorize", "bitround", "vlen-utf8", "vlen-bytes"];
+const NUMCODECS_FILTERS = ["delta", "fixedscaleoffset", "quantize", "shuffle", "astype", "packbits", "categorize", "bitround", "vlen-utf8", "vlen-bytes", "vlen-array"];
 const NUMCODECS_BYTES = ["bz2", "lzma", "adler32", "fletcher32", "crc32"];
 const V2_COMPRESSORS = new Set(["blosc", "zlib", "gzip", "zstd", "lz4", ...NUMCODECS_BYTES]);
 const V2_FILTERS = new Set([...NUMCODECS_FILTERS, ...NUMCODECS_BYTES]);
 const V2_DTYPE = /^[<>|]?([biufc]\d+|[SUV]\d+|[Mm]8(\[\d*[a-zA-Z]+\])?|O)$/;
 const V3_CODECS = new Set([
   "sharding_indexed", "bytes", "transpose", "blosc", "gzip", "zstd", "crc32c", "vlen-utf8", "vlen-bytes", "bitround",
+  "packbits", "optional", "zarrs.optional", "zarrs.vlen", "zarrs.vlen_v2", "vlen-array",
   ...["zlib", "lz4", "gzip", "zstd", "blosc", "crc32c", ...NUMCODECS_FILTERS, ...NUMCODECS_BYTES].map((id) => `numcodecs.${id}`),
 ]);
 const V3_TYPES = new Set([
   "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128",
   "bfloat16", "string", "bytes", "variable_length_bytes",
 ]);
-const V3_TYPE_OBJECTS = new Set(["numpy.datetime64", "numpy.timedelta64", "fixed_length_utf32", "null_terminated_bytes"]);
+const V3_TYPE_OBJECTS = new Set(["numpy.datetime64", "numpy.timedelta64", "fixed_length_utf32", "null_terminated_bytes", "optional", "zarrs.optional"]);
 
 function v2DtypeSupported(dtype: unknown): boolean {
   if (typeof dtype === "string") return V2_DTYPE.test(dtype);

@@ -11,9 +11,8 @@
  * after that too, reads the shard whole). Without versions every partial read reads the index.
  */
 import { CorruptChunkError, InvalidMetadataError, TooLargeError, UnsupportedError } from "../../errors.js";
-import type { CodecConfig } from "../../metadata/array-metadata.js";
 import { allocElements } from "../../metadata/elements.js";
-import { isJsonObject, type JsonObject, type JsonValue } from "../../metadata/json.js";
+import type { JsonObject, JsonValue } from "../../metadata/json.js";
 import { projectSelection, type ChunkProjection } from "../../indexing/projection.js";
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { CodecPipeline } from "../pipeline.js";
@@ -21,7 +20,7 @@ import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, Chu
 import type { DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder, SourceRange } from "../types.js";
 import { allFill, asCorrupt, chunkElements, contiguousView, copyElements, coversAll, fillComponents, fillElements, regionAt } from "../view.js";
 import type { ScratchLease } from "../../scratch.js";
-import { enumOption } from "../config.js";
+import { codecList, codecListJson, enumOption } from "../config.js";
 import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";
 
@@ -364,23 +363,6 @@ export class ShardingCodec implements ArrayToBytesCodec {
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
-function codecList(v: JsonValue | undefined, field: string): CodecConfig[] {
-  if (!Array.isArray(v)) throw new InvalidMetadataError(`codec "${NAME}": "${field}" must be a list of codecs`);
-  return v.map((c, i) => {
-    if (typeof c === "string") return { name: c };
-    if (!isJsonObject(c) || typeof c.name !== "string") {
-      throw new InvalidMetadataError(`codec "${NAME}": ${field}[${i}] must be an object with a string name`);
-    }
-    const conf = c.configuration;
-    if (conf !== undefined && !isJsonObject(conf)) throw new InvalidMetadataError(`codec "${NAME}": ${field}[${i}].configuration must be an object`);
-    return conf === undefined ? { name: c.name } : { name: c.name, configuration: conf };
-  });
-}
-
-function serialise(configs: readonly CodecConfig[]): JsonValue[] {
-  return configs.map((c): JsonObject => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name }));
-}
-
 export const shardingCodec: CodecFactory = (conf, spec, chain) => {
   const raw = conf.chunk_shape;
   if (
@@ -399,10 +381,10 @@ export const shardingCodec: CodecFactory = (conf, spec, chain) => {
     }
   });
   const chunksPerShard = spec.shape.map((s, d) => s / innerShape[d]);
-  const inner = chain(codecList(conf.codecs, "codecs"), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
+  const inner = chain(codecList(conf.codecs, "codecs", NAME), { shape: [...innerShape], dtype: spec.dtype, fillValue: spec.fillValue });
   const defaultIndexCodecs: JsonValue[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
   const indexCodecs = conf.index_codecs === undefined ? defaultIndexCodecs : conf.index_codecs;
-  const indexList = codecList(indexCodecs, "index_codecs");
+  const indexList = codecList(indexCodecs, "index_codecs", NAME);
   // A reader finds the index by its size, so its codecs must encode to a size known in advance.
   const variable = indexList.find((c) => !FIXED_SIZE_CODECS.has(c.name));
   if (variable) {
@@ -412,8 +394,8 @@ export const shardingCodec: CodecFactory = (conf, spec, chain) => {
   const indexLocation = enumOption(conf, "index_location", NAME, ["start", "end"] as const, "end");
   const configuration: JsonObject = {
     chunk_shape: [...innerShape],
-    codecs: serialise(inner.configs),
-    index_codecs: serialise(index.configs),
+    codecs: codecListJson(inner.configs),
+    index_codecs: codecListJson(index.configs),
     index_location: indexLocation,
   };
   return { codec: new ShardingCodec(innerShape, chunksPerShard, inner, index, indexLocation), configuration };

@@ -1,0 +1,101 @@
+/**
+ * zarrs' `optional` codec (array->bytes, also `zarrs.optional`; codec.zarrs.dev/array_to_bytes/
+ * optional), the one that stores the `optional` data type: a u64 LE length of the encoded mask, a
+ * u64 LE length of the encoded data, the mask (a bool per element, 1 present, through
+ * `mask_codecs`), then only the present elements as a 1-d array of the inner type (through
+ * `data_codecs`; nothing when none is present). A nested optional's data chain is another
+ * `optional` codec. Memory holds each element's inner components then its mask (see dtype.ts).
+ */
+import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
+import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { parseDataType } from "../metadata/dtype-names.js";
+import { allocElements } from "../metadata/elements.js";
+import { zeroOf } from "../metadata/fill-value.js";
+import { product } from "../indexing/strided.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
+import { codecList, codecListJson } from "./config.js";
+import type { ArrayToBytesCodec, ChainBuilder, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
+import { contiguousData, contiguousView } from "./view.js";
+
+const BOOL = parseDataType("bool");
+type Chain = ReturnType<ChainBuilder>;
+
+class OptionalCodec implements ArrayToBytesCodec {
+  readonly kind = "array_to_bytes";
+  readonly name = "optional";
+  constructor(
+    private readonly mask: Chain,
+    private readonly data: CodecConfig[],
+    private readonly inner: DataType,
+    private readonly chain: ChainBuilder,
+  ) {}
+
+  /** The data chain for `count` present elements: its shape is known only per chunk. */
+  private dataChain(count: number): Chain {
+    return this.chain(this.data, { shape: [count], dtype: this.inner, fillValue: zeroOf(this.inner) });
+  }
+
+  async encode(view: ChunkView, spec: ChunkSpec): Promise<Uint8Array> {
+    const data = contiguousData(view, spec.dtype) as TypedArray;
+    const n = product(view.shape);
+    const c = componentsPerElement(spec.dtype);
+    const mask = new Uint8Array(n);
+    let present = 0;
+    for (let i = 0; i < n; i++) if (data[i * c + c - 1]) (mask[i] = 1), present++;
+    const sparse = allocElements(this.inner, present) as TypedArray;
+    for (let i = 0, j = 0; i < n; i++) if (mask[i]) (sparse as Uint8Array).set(data.subarray(i * c, i * c + c - 1) as Uint8Array, j++ * (c - 1));
+    const maskBytes = await this.mask.encode(contiguousView(mask, view.shape));
+    const dataBytes = present > 0 ? await this.dataChain(present).encode(contiguousView(sparse, [present])) : new Uint8Array(0);
+    const out = new Uint8Array(16 + maskBytes.length + dataBytes.length);
+    const dv = new DataView(out.buffer);
+    dv.setBigUint64(0, BigInt(maskBytes.length), true);
+    dv.setBigUint64(8, BigInt(dataBytes.length), true);
+    out.set(maskBytes, 16);
+    out.set(dataBytes, 16 + maskBytes.length);
+    return out;
+  }
+
+  async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
+    if (bytes.length < 16) throw new CorruptChunkError(`optional: ${bytes.length} bytes is too short for the 16-byte header`);
+    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const maskLength = dv.getBigUint64(0, true);
+    const dataLength = dv.getBigUint64(8, true);
+    if (16n + maskLength + dataLength !== BigInt(bytes.length)) {
+      throw new CorruptChunkError(`optional: header says ${maskLength} mask and ${dataLength} data bytes, the chunk has ${bytes.length - 16} after it`);
+    }
+    const m = Number(maskLength);
+    const n = product(spec.shape);
+    const mask = contiguousData(await this.mask.decode(bytes.subarray(16, 16 + m)), BOOL) as Uint8Array;
+    if (mask.length !== n) throw new CorruptChunkError(`optional: the mask has ${mask.length} elements, the chunk ${n}`);
+    let present = 0;
+    for (let i = 0; i < n; i++) if (mask[i]) present++;
+    const dataBytes = bytes.subarray(16 + m);
+    const c = componentsPerElement(spec.dtype);
+    const out = allocElements(spec.dtype, n) as TypedArray;
+    if (present === 0) {
+      if (dataBytes.length > 0) throw new CorruptChunkError(`optional: ${dataBytes.length} data bytes for no present element`);
+      return contiguousView(out, spec.shape);
+    }
+    const sparse = contiguousData(await this.dataChain(present).decode(dataBytes), this.inner) as TypedArray;
+    if (sparse.length !== present * (c - 1)) throw new CorruptChunkError(`optional: the data holds ${sparse.length / (c - 1)} elements, the mask marks ${present} present`);
+    const one = typeof out[0] === "bigint" ? 1n : 1;
+    for (let i = 0, j = 0; i < n; i++) {
+      if (!mask[i]) continue;
+      (out as Uint8Array).set(sparse.subarray(j * (c - 1), ++j * (c - 1)) as Uint8Array, i * c);
+      (out as unknown as { [k: number]: number | bigint })[i * c + c - 1] = one;
+    }
+    return contiguousView(out, spec.shape);
+  }
+}
+
+export const optionalCodec: CodecFactory = (conf, spec, chain) => {
+  const dt = spec.dtype;
+  if (dt.kind !== "optional") throw new InvalidMetadataError(`codec "optional" needs an optional data type, not ${dt.name}`);
+  const extra = Object.keys(conf).find((k) => k !== "mask_codecs" && k !== "data_codecs");
+  if (extra) throw new InvalidMetadataError(`codec "optional": unknown field "${extra}"`);
+  const mask = chain(codecList(conf.mask_codecs, "mask_codecs", "optional"), { shape: spec.shape, dtype: BOOL, fillValue: false });
+  // Built once here to check the data chain (and normalise it) for the chunk's largest count.
+  const data = chain(codecList(conf.data_codecs, "data_codecs", "optional"), { shape: [Math.max(1, product(spec.shape))], dtype: dt.inner, fillValue: zeroOf(dt.inner) });
+  const codec = new OptionalCodec(mask, data.configs, dt.inner, chain);
+  return { codec, configuration: { mask_codecs: codecListJson(mask.configs), data_codecs: codecListJson(data.configs) } };
+};
