@@ -5,8 +5,12 @@
  * thread does not yet: its budget is a ratchet, the size measured when it was set (69 to 72 KB
  * with esbuild --splitting, Vite 8 and webpack 5, once the codec implementations, the WebAssembly
  * kernels, pako and aws4fetch loaded on first use; 116 to 120 KiB before) plus a little headroom,
- * to be lowered as the main thread sheds what only workers need.
+ * to be lowered as the main thread sheds what only workers need. Raised from 76 to 82 KiB when the
+ * registry's codecs and types (cast_value, reshape, scale_offset, squeeze, json2, optional,
+ * zarrs.vlen, the rectilinear grid: about 20 KB minified, 7 KB gzip) joined the main thread
+ * (77.9 to 81.6 KB measured): their factories are registered statically. Factories that import
+ * their codec on first use would take them out again.
  */
 export const MAIN_THREAD_TARGET = 40 * 1024;
-export const MAIN_THREAD_BUDGET = 76 * 1024;
+export const MAIN_THREAD_BUDGET = 82 * 1024;
 export const WORKER_BUDGET = 150 * 1024;
