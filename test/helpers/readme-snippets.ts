@@ -14,3 +14,6 @@ export function readmeBlock(marker: string): string {
 
 /** README's parzarr/zarrita snippet. */
 export const ZARRITA_README_SNIPPET = readmeBlock('from "parzarr/zarrita"');
+
+/** README's Icechunk snippet. */
+export const ICECHUNK_README_SNIPPET = readmeBlock('from "@earthmover/icechunk"');
