@@ -172,3 +172,16 @@ test("a partial write into a shard leaves an undecodable inner chunk it does not
   assert.deepEqual(innerChunks((await store.get(key))!, 4)[3], innerChunks(damaged, 4)[3]);
   await assert.rejects(a.get([slice(4, 8), slice(4, 8)]), CorruptChunkError);
 });
+
+test("two arrays that differ only in their fill value: a partial write into a missing chunk starts from each one's own fill value, inline and on the pool", async () => {
+  // The property test's counterexample: each thread keeps one codec chain per layout, and the
+  // chain's default partial encoder fills a missing chunk with its spec's fill value.
+  for (const threads of [0, 2]) {
+    const four = await createArray(new MemoryStore(), { shape: [1, 4], chunks: [2, 2], dtype: "float32", fillValue: 4 });
+    await four.set([0, 0], 1, { threads });
+    const zero = await createArray(new MemoryStore(), { shape: [1, 4], chunks: [2, 2], dtype: "float32", fillValue: 0 });
+    await zero.set([0, 0], 1, { threads });
+    assert.deepEqual(Array.from(((await four.get(null, { threads })) as NDArray).data as Float32Array), [1, 4, 4, 4], `threads ${threads}`);
+    assert.deepEqual(Array.from(((await zero.get(null, { threads })) as NDArray).data as Float32Array), [1, 0, 0, 0], `threads ${threads}`);
+  }
+});

@@ -21,12 +21,17 @@ export function chunkSpecOf(meta: ArrayMetadata, shape: readonly number[] = meta
  */
 const pipelinesByMeta = new WeakMap<ArrayMetadata, CodecPipeline>();
 
+/** JSON for any fill value: bigints, NaN, ±Infinity and -0 kept apart from the numbers JSON would make of them. */
+const fillJson = (_: string, v: unknown): unknown =>
+  typeof v === "bigint" ? `${v}n` : typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0)) ? `${Object.is(v, -0) ? "-0" : v}` : v;
+
 /** The chain for chunks of `shape` (default: the regular grid's); one per distinct shape. */
 export function pipelineFor(meta: ArrayMetadata, shape: readonly number[] = meta.chunks): CodecPipeline {
   const regular = shape === meta.chunks;
   let p = regular ? pipelinesByMeta.get(meta) : undefined;
   if (p) return p;
-  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, shape]);
+  // The fill value is part of the chain (a partial write into a missing chunk starts from it).
+  const cacheKey = JSON.stringify([meta.codecs, meta.dtype, shape, meta.fillValue], fillJson);
   p = pipelines.get(cacheKey);
   if (!p) {
     p = CodecPipeline.create(meta.codecs, chunkSpecOf(meta, shape));
