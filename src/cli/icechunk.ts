@@ -5,15 +5,13 @@
  */
 import { NotFoundError } from "../errors.js";
 import { UsageError } from "./args.js";
+import { markKeepsAlive } from "./keeps-alive.js";
 import { resolveStore } from "../stores/open.js";
 import { openIcechunk, type IcechunkRef, type IcechunkStore } from "../icechunk/session.js";
 import { icechunkStorage, loadIcechunk } from "../icechunk/storage.js";
 
 export const isIcechunkUrl = (text: string): boolean => /^icechunk:/i.test(text);
 
-let opened = false;
-/** Whether this process opened a repository (main.ts then exits by itself: see there). */
-export const icechunkOpened = (): boolean => opened;
 
 /** PATH and the version an `icechunk:` URL names (branch "main" when it names none). */
 export function parseIcechunkUrl(text: string): { location: string; ref: IcechunkRef } {
@@ -37,7 +35,7 @@ export function parseIcechunkUrl(text: string): { location: string; ref: Icechun
 export async function openIcechunkUrl(text: string, writable: boolean): Promise<IcechunkStore> {
   const { location, ref } = parseIcechunkUrl(text);
   const { Repository } = await loadIcechunk();
-  opened = true;
+  markKeepsAlive();
   const storage = await icechunkStorage(resolveStore(location, { readOnly: !writable }));
   let repo;
   if (writable) repo = await Repository.openOrCreate(storage);

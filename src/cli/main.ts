@@ -9,7 +9,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ZarrError } from "../errors.js";
 import { CliError, UsageError } from "./args.js";
-import { icechunkOpened } from "./icechunk.js";
+import { keepsAlive } from "./keeps-alive.js";
 import type { CliIO, Command } from "./command.js";
 import { endAsRerun, followParent, reexecWithHugePages } from "./hugepages.js";
 
@@ -149,7 +149,7 @@ if (isEntry()) {
   process.exitCode = await runEntry();
   // Icechunk's WebAssembly build keeps the event loop alive once a repository's storage exists
   // (its callbacks' dispatchers never stop): leave once the output is flushed.
-  if (icechunkOpened()) {
+  if (keepsAlive()) {
     for (const s of [process.stdout, process.stderr]) await new Promise((done) => s.write("", done));
     process.exit();
   }
