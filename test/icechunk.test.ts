@@ -11,7 +11,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Repository, Storage } from "@earthmover/icechunk";
 import * as zarrita from "zarrita";
@@ -20,7 +19,7 @@ import { S3Store } from "../src/stores/s3.js";
 import { motoSkip, startMoto } from "./helpers/moto.js";
 import { startS3 } from "./helpers/s3.js";
 import { scratchDir } from "./helpers/paths.js";
-import { ICECHUNK_README_SNIPPET } from "./helpers/readme-snippets.js";
+import { ICECHUNK_README_SNIPPET, runSnippet } from "./helpers/readme-snippets.js";
 
 const T = { threads: 2 };
 const VALUES = Float32Array.from({ length: 30 * 20 }, (_, i) => Math.sin(i / 9) * 100);
@@ -254,14 +253,9 @@ test("parzarr cp into and out of an Icechunk repository in a folder commits once
 
 test("README's Icechunk snippet runs as written, twice in one folder (the second run commits on top), and prints what its comment says", () => {
   const dir = scratchDir("parzarr-icechunk-readme-");
-  const file = join(dir, "snippet.mts");
-  const text = ICECHUNK_README_SNIPPET.replace('from "@earthmover/icechunk"', `from ${JSON.stringify(import.meta.resolve("@earthmover/icechunk"))}`).replace(
-    'from "parzarr"',
-    `from ${JSON.stringify(new URL("../src/index.ts", import.meta.url).href)}`,
-  );
-  writeFileSync(file, text);
+  const modules = { "@earthmover/icechunk": import.meta.resolve("@earthmover/icechunk"), parzarr: new URL("../src/index.ts", import.meta.url).href };
   for (let run = 0; run < 2; run++) {
-    const r = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), file], { encoding: "utf8", cwd: dir, timeout: 120_000 });
+    const r = runSnippet(ICECHUNK_README_SNIPPET, modules, dir);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), "Float32Array(3) [ 20.5, 20.5, 20.5 ]");
   }

@@ -18,7 +18,7 @@ import { recordingPool } from "./helpers/recording-pool.js";
 import { randomData, rng } from "./helpers/random.js";
 import { scratchDir } from "./helpers/paths.js";
 import { elements, randomSelection } from "./helpers/zarrita-cases.js";
-import { ZARRITA_README_SNIPPET } from "./helpers/readme-snippets.js";
+import { ZARRITA_README_SNIPPET, runSnippet } from "./helpers/readme-snippets.js";
 
 const { pool, ran } = recordingPool();
 const ON_POOL = { pool, threads: 2 };
@@ -200,15 +200,10 @@ test("bad input: zarrita's own options and a read-only store are typed errors", 
 });
 
 test("README's parzarr/zarrita snippet runs as written and prints what its comment says", () => {
-  const dir = scratchDir("parzarr-zarrita-readme-");
-  const file = join(dir, "snippet.mts");
-  const text = ZARRITA_README_SNIPPET.replace('from "zarrita"', `from ${JSON.stringify(import.meta.resolve("zarrita"))}`).replace(
-    'from "parzarr/zarrita"',
-    `from ${JSON.stringify(new URL("../src/zarrita.ts", import.meta.url).href)}`,
-  );
-  writeFileSync(file, text);
-  const out = execFileSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8", cwd: new URL("..", import.meta.url).pathname, timeout: 120_000 });
-  assert.equal(out.trim(), "[ 512, 256 ] [ 256, 1 ] 1.5 0");
+  const modules = { zarrita: import.meta.resolve("zarrita"), "parzarr/zarrita": new URL("../src/zarrita.ts", import.meta.url).href };
+  const r = runSnippet(ZARRITA_README_SNIPPET, modules, scratchDir("parzarr-zarrita-readme-"));
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "[ 512, 256 ] [ 256, 1 ] 1.5 0");
 });
 
 test("strings read as zarrita's: v2 '<U' as its UnicodeStringArray, v3 string as a list; a negative step reads backwards", async () => {
