@@ -6,8 +6,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as zarr from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
