@@ -6,7 +6,6 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import * as zarr from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { get, set } from "../src/zarrita.js";
