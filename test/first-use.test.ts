@@ -24,3 +24,17 @@ test("onFirstUse: one import shared by concurrent first calls, synchronous once 
   assert.equal(twice(5), 10, "loaded: the call returns its value itself");
   assert.equal(imports, 2);
 });
+
+test("a module that fails to load is a typed error (MISSING_DEPENDENCY), which a chunk read passes on as it is, never CORRUPT_CHUNK", async () => {
+  const { asCorrupt } = await import("../src/codecs/view.js");
+  const use = onFirstUse(async (): Promise<{ f(): number }> => {
+    throw new TypeError("Failed to fetch dynamically imported module: https://example.test/parzarr-abc.js");
+  });
+  const err = await Promise.resolve(use((m) => m.f())()).then(
+    () => assert.fail("resolved"),
+    (e: unknown) => e,
+  );
+  assert.equal((err as { code?: string }).code, "MISSING_DEPENDENCY");
+  assert.match((err as Error).message, /Failed to fetch dynamically imported module/);
+  assert.equal(asCorrupt(err, 'chunk "c/0"'), err);
+});
