@@ -360,3 +360,18 @@ test("a strided slice plans only the chunks it touches: all between its ends whe
   // Edges 3, 4, 3: a step of 3 meets every chunk.
   assert.deepEqual(chunksOf([[3, 1], [4, 1], [3, 1]], 1, 3, 3), [[0, 1, 1], [1, 1, 1], [2, 0, 1]]);
 });
+
+test("a resize (or another writer's) that brings a huge edge into the shape is TOO_LARGE, writes nothing, and a stale handle refuses it too", async () => {
+  // An edge past the end is not bounded at open (no chunk of it lies in the shape yet).
+  const store = new MemoryStore();
+  const a = await createArray(store, { shape: [1], chunks: [[1, 2 ** 40]], dtype: "int32" });
+  const before = await store.get("zarr.json");
+  await assert.rejects(a.resize([2]), { code: "TOO_LARGE" });
+  assert.deepEqual(await store.get("zarr.json"), before, "the metadata is as it was");
+  assert.deepEqual(a.shape, [1]);
+  // Another writer grows it behind this handle's back: revalidating the metadata checks it as opening does.
+  const b = await openArray(store, { mode: "r+", recheckCachedMetadata: true });
+  const doc = JSON.parse(new TextDecoder().decode(before!));
+  await store.set("zarr.json", new TextEncoder().encode(JSON.stringify({ ...doc, shape: [2] })));
+  await assert.rejects(b.set([1], 5), { code: "TOO_LARGE" });
+});

@@ -104,9 +104,17 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   ) {
     this.openedAt = Date.now();
     this.metaCheckedAt = this.openedAt;
-    // Refused before any chunk is allocated: metadata may come from anywhere.
-    checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(path)}`);
-    if (this.shards) checkShardEdges(meta.rectilinear, this.chunks, `array ${describePath(path)}`);
+    this.checkLayout(meta);
+  }
+
+  /**
+   * Refused before any chunk is allocated: metadata may come from anywhere, and a resize or another
+   * writer's may bring a rectilinear grid's huge edge (past the old end) into the shape.
+   */
+  private checkLayout(meta: ArrayMetadata): void {
+    checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(this.path)}`);
+    const inner = meta.codecs.find((c) => c.name === "sharding_indexed")?.configuration?.chunk_shape;
+    if (Array.isArray(inner)) checkShardEdges(meta.rectilinear, inner as number[], `array ${describePath(this.path)}`);
   }
 
   /** The metadata as parsed, the same model for v2 and v3. */
@@ -257,6 +265,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // A v2 separator given at open for old metadata without one stays in force.
     if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
     if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
+    this.checkLayout(meta);
     this.metaCheckedAt = now;
     this.meta = meta;
   }
@@ -510,7 +519,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       what,
       (stored) => {
         const shape = next([...stored.shape]);
-        return { ...stored, shape, ...resizedGrid(stored, shape) };
+        const meta = { ...stored, shape, ...resizedGrid(stored, shape) };
+        this.checkLayout(meta);
+        return meta;
       },
       // Under the lock: a writer growing the array next must not see its new chunks deleted.
       (meta) => this.deleteChunksOutside(meta.shape),
