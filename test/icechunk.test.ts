@@ -11,7 +11,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { join } from "node:path";
+import { conditionalPutFor } from "../src/icechunk/storage.js";
 import { Repository, Storage } from "@earthmover/icechunk";
 import * as zarrita from "zarrita";
 import { ConflictError, FileSystemStore, commit, createArray, createGroup, icechunkStorage, openArray, openGroup, openIcechunk, slice, type CodecConfig, type NDArray } from "../src/index.js";
@@ -258,5 +260,42 @@ test("README's Icechunk snippet runs as written, twice in one folder (the second
     const r = runSnippet(ICECHUNK_README_SNIPPET, modules, dir);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), "Float32Array(3) [ 20.5, 20.5, 20.5 ]");
+  }
+});
+
+test("a rebase that fails for another reason than a conflict (a store fault) is that fault, not CONFLICT", async () => {
+  let commits = 0;
+  const session = {
+    readOnly: false,
+    snapshotId: "AAAA",
+    branch: "main",
+    store: {} as never,
+    commit: async () => {
+      commits++;
+      throw new Error("branch update conflict: `(Some(AAAA)) != (Some(BBBB))`");
+    },
+    rebase: async () => {
+      throw new Error("error fetching object: connection reset by peer");
+    },
+  };
+  await assert.rejects(commit(session, "x", { rebase: true }), (e: unknown) => (e as { code?: string }).code === "STORE_ERROR" && /connection reset/.test((e as Error).message));
+  assert.equal(commits, 1);
+  // Icechunk's own "cannot rebase" is the conflict it is.
+  session.rebase = async () => {
+    throw new Error("cannot rebase snapshot BBBB on top of the branch");
+  };
+  await assert.rejects(commit(session, "x", { rebase: true }), { code: "CONFLICT", branch: "main" });
+});
+
+test("one folder reached by two paths (a symbolic link) shares one lock: two conditional ref writes cannot both win", async () => {
+  const real = scratchDir("parzarr-icechunk-link-");
+  const link = `${real}-link`;
+  symlinkSync(real, link);
+  const [a, b] = await Promise.all([new FileSystemStore(real), new FileSystemStore(link, { followSymlinks: true })].map((s) => conditionalPutFor(s)));
+  const value = new TextEncoder().encode("ref");
+  for (let round = 0; round < 5; round++) {
+    const key = `refs/branch.r${round}/ref.json`;
+    const results = await Promise.all([a!(key, value, undefined), b!(key, value, undefined)]);
+    assert.deepEqual(results.map((r) => r.kind).sort(), ["not_on_latest_version", "updated"], `round ${round}`);
   }
 });

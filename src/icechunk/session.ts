@@ -182,6 +182,8 @@ export async function commit(session: IcechunkSession, message: string, options:
     try {
       await session.rebase();
     } catch (err) {
+      // Only Icechunk's own refusal is a conflict; a store fault during the rebase is that fault.
+      if (!messageOf(err).startsWith("cannot rebase")) throw storeFault("rebase on branch", branch, err);
       const how = `${conflict.message}, and the rebase could not resolve it (${messageOf(err)}): both changed the same chunks or metadata`;
       throw new ConflictError(how, branch, conflict.expected, conflict.actual, { cause: err });
     }

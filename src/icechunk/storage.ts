@@ -28,8 +28,8 @@ const notFound = (path: string) => new StoreError(`ObjectNotFound: ${path}`);
 
 type Put = (key: string, value: Uint8Array, version: StorageVersionInfo | undefined) => Promise<StorageVersionedUpdateResult>;
 
-/** The conditional put of `store`, or undefined when it has none that holds across processes. */
-async function conditionalPut(store: WritableStore): Promise<Put | undefined> {
+/** The conditional put of `store`, or undefined when it has none that holds across processes. @internal */
+export async function conditionalPutFor(store: WritableStore): Promise<Put | undefined> {
   const setIf = store.setIf?.bind(store);
   if (setIf) {
     // Some S3 servers ignore the conditions (s3rver): a probe, once per bucket, refuses them.
@@ -44,7 +44,9 @@ async function conditionalPut(store: WritableStore): Promise<Put | undefined> {
   // Lock folders are empty directories: no listing shows them as objects.
   const locks = new ProcessSynchronizer(join(d.root, ".parzarr-locks"));
   return (key, value, version) =>
-    locks.withLock(d.root, key, async () => {
+    // One scope for the folder: its lock files are in it, so every path that reaches it (a link,
+    // another mount) shares them; a scope from the path would give each its own lock.
+    locks.withLock("", key, async () => {
       const now = await readVersioned(store, key);
       const current = now.kind === "value" ? now.version : undefined;
       if (current !== (version?.etag || undefined)) return { kind: "not_on_latest_version" };
@@ -65,7 +67,7 @@ const folder = (prefix: string) => (prefix === "" ? "" : prefix.replace(/\/*$/, 
 export async function icechunkStorage(store: Store): Promise<Storage> {
   const { Storage } = await loadIcechunk();
   const writable = isWritable(store) ? store : undefined;
-  const put = writable && (await conditionalPut(writable));
+  const put = writable && (await conditionalPutFor(writable));
   if (writable && !put) {
     throw new UnsupportedError(`an Icechunk repository needs conditional writes, which a "${store.descriptor().kind}" store cannot make: use a FileSystemStore or an S3Store, or open it read-only`);
   }
