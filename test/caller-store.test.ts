@@ -6,10 +6,12 @@
  * ran to show that, and compares values and stored bytes with an inline run.
  */
 import { test } from "node:test";
+import { readmeBlock, runSnippet } from "./helpers/readme-snippets.js";
 import assert from "node:assert/strict";
 import { WorkerPool, createArray, openArray, resolveStore, slice, type CreateArrayOptions, type NDArray } from "../src/index.js";
 import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
 import { recordingPool } from "./helpers/recording-pool.js";
+import { scratchDir } from "./helpers/paths.js";
 import type { WritableStore } from "../src/stores/types.js";
 
 /** Every message the pool ran, with its outcome. */
@@ -206,4 +208,11 @@ test("comlink workers, with and without shared memory: reads equal inline, and t
   } finally {
     await Promise.all(pools.map((p) => p.close()));
   }
+});
+
+test("README's own-store snippet (a plain object with zarrita's keys, on a 2-thread pool) runs as written", () => {
+  const snippet = readmeBlock("keys as zarrita gives them");
+  const r = runSnippet(snippet, { parzarr: new URL("../src/index.ts", import.meta.url).href }, scratchDir("parzarr-own-store-readme-"));
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout.trim(), "Float32Array(8) [\n  0, 1, 2, 3,\n  4, 5, 6, 0\n]");
 });
