@@ -180,8 +180,9 @@ export class CodecPipeline {
     // Leased only where the caller's lease outlives the encoding, which may be a view of it (a raw chain).
     const data = chunkElements(dtype, product(shape), lease);
     const chunk: ChunkView = { data, shape, strides: contiguousStrides(shape), offset: 0 };
-    if (previous === undefined) fillElements(data, chunk, shape, fillComponents(fillValue, dtype));
-    else await this.decodeInto(previous, chunk).catch((err) => Promise.reject(asCorrupt(err)));
+    // A write of every element needs neither the fill value nor the old values under it.
+    if (!write.covers && previous === undefined) fillElements(data, chunk, shape, fillComponents(fillValue, dtype));
+    else if (!write.covers) await this.decodeInto(previous!, chunk).catch((err) => Promise.reject(asCorrupt(err)));
     write.put(chunk);
     if (!writeEmpty && allFill(this.spec, data, chunk)) return { kind: "empty" };
     return { kind: "bytes", bytes: await this.encode(chunk, lease) };

@@ -97,6 +97,8 @@ export interface PartialDecoder {
 export interface ChunkWrite {
   selection: readonly ChunkRun[];
   put(chunk: DecodeTarget): void;
+  /** `put` writes every element of the chunk: nothing is decoded or filled before it (a scalar over a whole chunk). */
+  covers?: boolean;
 }
 
 /** A chunk's encoding after a write; "empty": every element is the fill value (delete it, or leave it missing). */

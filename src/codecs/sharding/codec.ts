@@ -177,7 +177,8 @@ export class ShardingCodec implements ArrayToBytesCodec {
   }
 
   private async encodeWrite(previous: Uint8Array | undefined, spec: ChunkSpec, write: ChunkWrite, writeEmpty: boolean, lease?: ScratchLease): Promise<EncodedChunk> {
-    const stored = previous && (await this.indexOfShard(previous).catch((err) => Promise.reject(asCorrupt(err))));
+    // A write over the whole shard keeps nothing of the stored one: its index is not read either.
+    const stored = previous && !write.covers ? await this.indexOfShard(previous).catch((err) => Promise.reject(asCorrupt(err))) : undefined;
     const old = stored ?? emptyIndex(product(this.chunksPerShard));
     const touched = new Set(this.touched(write.selection).map((t) => this.linear(t.coords)));
     // The touched inner chunks are decoded into a buffer of the box around them, laid out as the
@@ -189,7 +190,7 @@ export class ShardingCodec implements ArrayToBytesCodec {
     const strides = contiguousStrides(boxShape);
     const data = chunkElements(spec.dtype, product(boxShape), lease);
     const box: ChunkView = { data, shape: spec.shape, strides, offset: -lo.reduce((at, l, d) => at + l * this.innerShape[d] * strides[d], 0) };
-    await this.decodeInners(previous, old, touched, spec, box);
+    if (!write.covers) await this.decodeInners(previous, old, touched, spec, box);
     write.put(box);
     const parts = await Promise.all(
       Array.from(old.offsets.keys(), (i): Promise<Uint8Array | null> | Uint8Array | null => {

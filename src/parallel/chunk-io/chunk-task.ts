@@ -376,6 +376,7 @@ function chunkWrite(task: WriteTask, item: ChunkItem): ChunkWrite {
   const { meta, value } = task;
   return {
     selection: item.chunkSel,
+    covers: coversChunk(meta, item, false),
     put(chunk) {
       const target = regionAt(item.chunkSel.map((r) => r.start), item.chunkSel.map((r) => r.step), chunk.strides, chunk.offset);
       const counts = item.chunkSel.map((r) => r.count);
