@@ -14,7 +14,7 @@ export const isIcechunkUrl = (text: string): boolean => /^icechunk:/i.test(text)
 
 
 /** PATH and the version an `icechunk:` URL names (branch "main" when it names none). */
-export function parseIcechunkUrl(text: string): { location: string; ref: IcechunkRef } {
+function parseIcechunkUrl(text: string): { location: string; ref: IcechunkRef } {
   const rest = text.replace(/^icechunk:/i, "");
   const q = rest.lastIndexOf("?");
   const location = q === -1 ? rest : rest.slice(0, q);

@@ -11,7 +11,7 @@ import type { ArrayToArrayCodec, ChunkSpec, ChunkView, CodecFactory } from "./ty
 import { contiguousData, contiguousView, isCContiguous } from "./view.js";
 
 /** `view` with `shape` (same element count): new strides when it is C-contiguous, else one gather. */
-export function reshapeView(view: ChunkView, dtype: DataType, shape: number[]): ChunkView {
+function reshapeView(view: ChunkView, dtype: DataType, shape: number[]): ChunkView {
   if (isCContiguous(view)) return { ...contiguousView(view.data, shape), offset: view.offset };
   return contiguousView(contiguousData(view, dtype), shape);
 }

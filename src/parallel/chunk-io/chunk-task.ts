@@ -18,14 +18,14 @@ import { storeFromDescriptor } from "../../stores/open.js";
 import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
+import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
+import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
+import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
 /** An item's chunk shape: its own on a rectilinear grid, else the regular grid's. */
 export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
   return item.shape ?? meta.chunks;
 }
-import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
-import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
-import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. @internal */
 export interface ChunkItem {
