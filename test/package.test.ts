@@ -3,6 +3,8 @@
  * them, packed with `npm pack`, and the tarball is checked as a user gets it:
  * - it stays within its size budget (it was 5.3 MB, 12 MB unpacked of it dist/browser's bundles
  *   and their source maps), and publint and @arethetypeswrong/cli (attw) report nothing on it;
+ * - `npm install` of it in an empty folder, from the registry as a user's, stays within the install
+ *   budget (packages and bytes);
  * - installed, `require("parzarr")` from CommonJS works (it failed with
  *   ERR_PACKAGE_PATH_NOT_EXPORTED), no source map ships (nor any JS that names one), LICENSE
  *   ships, `parzarr bench`'s comparison (bench/compare/) is built and loads, and `parzarr --help`
@@ -18,6 +20,14 @@ import { scratchDir } from "./helpers/paths.js";
 const ROOT = new URL("../", import.meta.url).pathname;
 /** The tarball's budget in bytes (issue 30: at most 1.5 MB). */
 const TARBALL_BUDGET = 1_500_000;
+/**
+ * What `npm install` of the tarball in an empty folder may add (issue 30: at most 12 MB of
+ * node_modules and 15 packages; it was 67 MB and 36). The bytes are the files' own sizes, as npm
+ * counts a package's unpacked size; `du -sh` rounds each file up to whole 4 KiB blocks, which on
+ * ext4 puts about 2 MB on top.
+ */
+const INSTALL_BYTES_BUDGET = 12_000_000;
+const INSTALL_PACKAGES_BUDGET = 15;
 
 function spawn(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}) {
   // The devDependencies' commands (publint, attw) run as `npm test` runs them, from node_modules/.bin.
@@ -77,6 +87,30 @@ describe("the packed package", { timeout: 600_000 }, () => {
     const size = statSync(tarball).size;
     const biggest = [...packed].sort((a, b) => b.size - a.size).slice(0, 8);
     assert.ok(size <= TARBALL_BUDGET, `${size} bytes; largest files: ${biggest.map((f) => `${f.path} ${f.size}`).join(", ")}`);
+  });
+
+  test(`npm install of the tarball adds at most ${INSTALL_PACKAGES_BUDGET} packages and ${INSTALL_BYTES_BUDGET} bytes`, (t) => {
+    // A real install from the registry, as a user's: the dependencies resolve to their newest
+    // matching versions, and optional peer dependencies (the queue, HDF5, Icechunk...) stay out.
+    const app = join(tmp, "fresh-install");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "fresh-install", private: true }));
+    const r = spawn("npm", ["install", tarball, "--no-audit", "--no-fund", "--ignore-scripts"], app);
+    if (r.status !== 0 && /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ENETUNREACH/.test(r.stderr)) {
+      const why = `the npm registry is unreachable: ${r.stderr.trim().split("\n").pop()}`;
+      if (process.env.PARZARR_REQUIRE_PEERS === "1") assert.fail(`PARZARR_REQUIRE_PEERS=1 but ${why}`);
+      t.skip(why);
+      return;
+    }
+    assert.equal(r.status, 0, failure(r));
+    const modules = join(app, "node_modules");
+    // A package is a folder with a package.json directly under some node_modules (scoped or not).
+    const manifests = filesUnder(modules).filter((f) => /(^|\/)node_modules\/(@[^/]+\/)?[^/@]+\/package\.json$/.test(f));
+    const packages = manifests.map((f) => relative(modules, dirname(f))).filter((p) => !p.startsWith("."));
+    const bytes = filesUnder(modules).reduce((sum, f) => sum + statSync(f).size, 0);
+    assert.ok(packages.length <= INSTALL_PACKAGES_BUDGET, `${packages.length} packages: ${packages.join(", ")}`);
+    assert.ok(bytes <= INSTALL_BYTES_BUDGET, `${bytes} bytes in node_modules (${packages.join(", ")})`);
+    assert.ok(packages.includes("parzarr") && packages.includes("piscina"), packages.join(", "));
   });
 
   test("publint reports nothing on the tarball (warnings fail too)", () => {
