@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MemoryStore, createArray, openArray, type NDArray } from "../src/index.js";
+import { InvalidArgumentError, MemoryStore, copy, createArray, openArray, parseCodecSpec, type NDArray } from "../src/index.js";
 import { getCodecFactory } from "../src/codecs/registry.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
 import type { BytesToBytesCodec } from "../src/codecs/types.js";
@@ -147,4 +147,24 @@ test("hostile pages end in CORRUPT_CHUNK, never in a hang or another error", asy
       }
     }
   }
+});
+
+test("copy (parzarr cp --codec) recompresses to gdeflate[:LEVEL] in v3, keeps it, and says v2 has no such compressor", async () => {
+  const src = new MemoryStore();
+  const values = Int32Array.from({ length: 30_000 }, (_, i) => (i * 7919) % 1000);
+  const a = await createArray(src, { path: "a", shape: [30_000], chunks: [20_000], dtype: "int32", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
+  await a.set(null, values);
+  const dest = new MemoryStore();
+  await copy({ store: src, path: "a" }, { store: dest }, { format: 3, codec: "gdeflate:4", threads: 0 });
+  const b = await openArray(dest, { path: "a" });
+  assert.deepEqual(b.metadata.codecs?.at(-1), { name: "zarrs.gdeflate", configuration: { level: 4 } });
+  assert.deepEqual(((await b.get()) as NDArray).data, values);
+  // A v3 to v3 copy without --codec keeps gdeflate; the level defaults to 9.
+  const again = new MemoryStore();
+  await copy({ store: dest, path: "a" }, { store: again }, { threads: 0 });
+  assert.deepEqual((await openArray(again, { path: "a" })).metadata.codecs?.at(-1), { name: "zarrs.gdeflate", configuration: { level: 4 } });
+  assert.deepEqual(parseCodecSpec("gdeflate"), { kind: "gdeflate", level: 9 });
+  assert.throws(() => parseCodecSpec("gdeflate:13"), InvalidArgumentError);
+  await assert.rejects(copy({ store: src, path: "a" }, { store: new MemoryStore() }, { format: 2, codec: "gdeflate" }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
+  await assert.rejects(copy({ store: dest, path: "a" }, { store: new MemoryStore() }, { format: 2 }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
 });
