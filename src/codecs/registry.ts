@@ -1,7 +1,7 @@
 /** The codecs parzarr knows, by v3 name (v2 numcodecs ids arrive as `numcodecs.<id>`). */
 import { UnknownCodecError } from "../errors.js";
 import { bytesCodec } from "./bytes.js";
-import { bloscCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
+import { bloscCodec, gdeflateCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
 import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
@@ -22,7 +22,6 @@ import { json2Codec } from "./json2.js";
 import { castValueCodec } from "./filters/cast-value.js";
 import { scaleOffsetCodec } from "./filters/scale-offset.js";
 import { optionalCodec } from "./optional.js";
-import { gdeflateCodec } from "./gdeflate.js";
 
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
