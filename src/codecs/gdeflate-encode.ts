@@ -1,10 +1,11 @@
 /**
- * A zarrs.gdeflate encoder (the format: gdeflate-decode.ts). Simple on purpose: per 64 KiB page,
- * greedy LZ77 over hash chains (longer chains at higher levels) in one fixed-Huffman block, or
- * stored blocks when those are smaller (always at level 0). Its output is not the reference's,
+ * A zarrs.gdeflate encoder (the format: gdeflate-decode.ts). Simpler than the reference: per
+ * 64 KiB page, greedy LZ77 over hash chains (longer chains at higher levels) in one Huffman block
+ * (the fixed code or the page's own, whichever is smaller), or stored blocks when the page does
+ * not compress (always at level 0). Its output is not the reference's,
  * but the reference decoder reads it back equal (test/fixtures/gdeflate has the check).
  */
-import { DIST_BASE, DIST_EXTRA, LANES, LENGTH_BASE, LENGTH_EXTRA, PAGE_SIZE, staticLengths } from "./gdeflate-decode.js";
+import { DIST_BASE, DIST_EXTRA, LANES, LENGTH_BASE, LENGTH_EXTRA, PAGE_SIZE, PRECODE_ORDER, staticLengths } from "./gdeflate-decode.js";
 
 /**
  * The 32 lanes' bits, and the order the decoder takes their 32-bit words in: `refill` is called
@@ -125,38 +126,151 @@ function matches(page: Uint8Array, depth: number): { len: Int32Array; val: Int32
   return { len, val, n: k };
 }
 
-function fixedHuffmanPage(page: Uint8Array, level: number): Uint8Array {
+/**
+ * Code lengths of at most `limit` bits for `freq`, by Huffman's construction (two queues over the
+ * symbols in order of frequency); frequencies are halved until the tree is shallow enough. A code
+ * gets at least two codewords (a complete code, which every decoder takes).
+ */
+function codeLengths(freq: Int32Array, limit: number): Uint8Array {
+  const f = Int32Array.from(freq);
+  const used = [...f.keys()].filter((s) => f[s] > 0);
+  for (let s = 0; used.length < 2; s++) if (f[s] === 0) used.push((f[s] = 1, s));
+  const m = used.length;
+  for (;;) {
+    used.sort((a, b) => f[a] - f[b] || a - b);
+    const weight = new Float64Array(2 * m - 1);
+    const parent = new Int32Array(2 * m - 1);
+    used.forEach((s, i) => (weight[i] = f[s]));
+    let leaf = 0;
+    let node = m;
+    const lighter = () => (leaf < m && (node >= made || weight[leaf] <= weight[node]) ? leaf++ : node++);
+    let made = m;
+    for (; made < 2 * m - 1; made++) {
+      const a = lighter();
+      const b = lighter();
+      weight[made] = weight[a] + weight[b];
+      parent[a] = parent[b] = made;
+    }
+    // A parent comes after its children: depths from the root (the last node) down.
+    const depth = new Int32Array(2 * m - 1);
+    for (let i = 2 * m - 3; i >= 0; i--) depth[i] = depth[parent[i]] + 1;
+    if (depth.subarray(0, m).every((d) => d <= limit)) {
+      const lens = new Uint8Array(f.length);
+      used.forEach((s, i) => (lens[s] = depth[i]));
+      return lens;
+    }
+    for (const s of used) f[s] = (f[s] + 1) >> 1;
+  }
+}
+
+const RUN_EXTRA = [2, 3, 7];
+
+/** `lens` as code-length symbols (0-15 themselves, 16 repeats the last 3-6 times, 17 and 18 are 3-10 and 11-138 zeros) and their extra bits' values. */
+function lengthRuns(lens: Uint8Array): { sym: number[]; extra: number[] } {
+  const sym: number[] = [];
+  const extra: number[] = [];
+  const push = (s: number, e: number) => (sym.push(s), extra.push(e));
+  for (let i = 0; i < lens.length; ) {
+    const v = lens[i];
+    let run = 1;
+    while (i + run < lens.length && lens[i + run] === v) run++;
+    i += run;
+    if (v === 0) {
+      for (; run >= 11; run -= Math.min(run, 138)) push(18, Math.min(run, 138) - 11);
+      if (run >= 3) run = (push(17, run - 3), 0);
+    } else {
+      push(v, 0);
+      for (run--; run >= 3; run -= Math.min(run, 6)) push(16, Math.min(run, 6) - 3);
+    }
+    for (; run > 0; run--) push(v, 0);
+  }
+  return { sym, extra };
+}
+
+const bits = (freq: Int32Array, lens: Uint8Array) => freq.reduce((sum, n, s) => sum + n * lens[s], 0);
+
+/** One page as one Huffman block: the fixed code, or a code of its own where that is smaller. */
+function huffmanPage(page: Uint8Array, level: number): Uint8Array {
   const { len, val, n } = matches(page, DEPTH[level]);
+  const litSym = new Uint16Array(n);
+  const distSym = new Uint8Array(n);
+  const litFreq = new Int32Array(288);
+  const distFreq = new Int32Array(32);
+  for (let k = 0; k < n; k++) {
+    litSym[k] = len[k] === 0 ? val[k] : lengthSymbol(len[k]);
+    litFreq[litSym[k]]++;
+    if (len[k] !== 0) distFreq[(distSym[k] = distSymbol(val[k]))]++;
+  }
+  litFreq[256] = 1;
+  let litLens = LENS.subarray(0, 288);
+  let distLens = LENS.subarray(288);
+  const ownLit = codeLengths(litFreq, 15);
+  const ownDist = codeLengths(distFreq, 15);
+  // Trailing unused symbols are left out of the table.
+  let nLit = 288;
+  while (nLit > 257 && ownLit[nLit - 1] === 0) nLit--;
+  let nDist = 32;
+  while (nDist > 1 && ownDist[nDist - 1] === 0) nDist--;
+  const runs = lengthRuns(Uint8Array.of(...ownLit.subarray(0, nLit), ...ownDist.subarray(0, nDist)));
+  const runFreq = new Int32Array(19);
+  for (const s of runs.sym) runFreq[s]++;
+  const runLens = codeLengths(runFreq, 7);
+  let nRun = 19;
+  while (nRun > 4 && runLens[PRECODE_ORDER[nRun - 1]] === 0) nRun--;
+  const tableBits = 14 + 3 * nRun + bits(runFreq, runLens) + runs.sym.reduce((sum, s) => sum + (s > 15 ? RUN_EXTRA[s - 16] : 0), 0);
+  const own = tableBits + bits(litFreq, ownLit) + bits(distFreq, ownDist) < bits(litFreq, litLens) + bits(distFreq, distLens);
+
   const w = new LaneWriter();
-  const sym = (lane: number, s: number) => w.put(lane, CODES[s], LENS[s]);
-  const dist = (lane: number, d: number) => {
-    const s = distSymbol(d);
-    sym(lane, 288 + s);
-    w.put(lane, d - DIST_BASE[s], DIST_EXTRA[s]);
-  };
   w.put(0, 1, 1); // BFINAL
-  w.put(0, 1, 2); // fixed Huffman
+  w.put(0, own ? 2 : 1, 2); // dynamic or fixed Huffman
   w.refill(0);
-  const owed = new Int32Array(LANES);
+  if (own) {
+    [litLens, distLens] = [ownLit, ownDist];
+    w.put(0, nLit - 257, 5);
+    w.put(0, nDist - 1, 5);
+    w.put(0, nRun - 4, 4);
+    w.refill(0);
+    for (let i = 0; i < nRun; i++) {
+      w.put(i, runLens[PRECODE_ORDER[i]], 3);
+      w.refill(i);
+    }
+    const runCodes = codewords(runLens);
+    runs.sym.forEach((s, i) => {
+      const lane = i % LANES;
+      w.put(lane, runCodes[s], runLens[s]);
+      if (s > 15) w.put(lane, runs.extra[i], RUN_EXTRA[s - 16]);
+      w.refill(lane);
+    });
+  }
+  const [litCodes, distCodes] = own ? [codewords(litLens), codewords(distLens)] : [CODES.subarray(0, 288), CODES.subarray(288)];
+  const sym = (lane: number, s: number) => w.put(lane, litCodes[s], litLens[s]);
+  const owed = new Int32Array(LANES).fill(-1);
+  const dist = (lane: number) => {
+    const k = owed[lane];
+    const s = distSym[k];
+    w.put(lane, distCodes[s], distLens[s]);
+    w.put(lane, val[k] - DIST_BASE[s], DIST_EXTRA[s]);
+    owed[lane] = -1;
+  };
   let lane = 0;
   for (let k = 0; ; lane = (lane + 1) % LANES) {
-    if (owed[lane] !== 0) {
-      dist(lane, owed[lane]);
-      owed[lane] = 0;
-    } else if (k === n) {
+    if (owed[lane] >= 0) dist(lane);
+    else if (k === n) {
       sym(lane, 256);
       break;
-    } else if (len[k] === 0) sym(lane, val[k++]);
-    else {
-      const s = lengthSymbol(len[k]);
+    } else {
+      const s = litSym[k];
       sym(lane, s);
-      w.put(lane, len[k] - LENGTH_BASE[s - 257], LENGTH_EXTRA[s - 257]);
-      owed[lane] = val[k++];
+      if (s > 256) {
+        w.put(lane, len[k] - LENGTH_BASE[s - 257], LENGTH_EXTRA[s - 257]);
+        owed[lane] = k;
+      }
+      k++;
     }
     w.refill(lane);
   }
   for (let i = 0; i < LANES; i++, lane = (lane + 1) % LANES) {
-    if (owed[lane] !== 0) dist(lane, owed[lane]);
+    if (owed[lane] >= 0) dist(lane);
     w.refill(lane);
   }
   return w.finish();
@@ -186,9 +300,9 @@ export function gdeflateEncode(b: Uint8Array, level: number): Uint8Array {
   const pages: Uint8Array[] = [];
   for (let at = 0; at < b.length; at += PAGE_SIZE) {
     const page = b.subarray(at, at + PAGE_SIZE);
-    const stored = storedPage(page);
-    const packed = level > 0 ? fixedHuffmanPage(page, level) : stored;
-    pages.push(packed.length < stored.length ? packed : stored);
+    const packed = level > 0 ? huffmanPage(page, level) : undefined;
+    // Stored blocks are always a little longer than the page: only when the code does not help.
+    pages.push(packed && packed.length < page.length ? packed : storedPage(page));
   }
   const size = 16 + 8 * pages.length + pages.reduce((s, p) => s + p.length, 0);
   const out = new Uint8Array(size);
