@@ -7,15 +7,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { InvalidArgumentError, MemoryStore, copy, createArray, openArray, parseCodecSpec, type NDArray } from "../src/index.js";
+import { FileSystemStore, InvalidArgumentError, MemoryStore, WorkerPool, copy, createArray, openArray, parseCodecSpec, type NDArray } from "../src/index.js";
 import { getCodecFactory } from "../src/codecs/registry.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
 import type { BytesToBytesCodec } from "../src/codecs/types.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
-import { FIXTURES } from "./helpers/paths.js";
+import { FIXTURES, scratchDir } from "./helpers/paths.js";
 import { INPUTS, OUR_LEVELS, VECTORS } from "./fixtures/gdeflate/inputs.js";
 
 const DIR = join(FIXTURES, "gdeflate");
@@ -169,4 +169,23 @@ test("copy (parzarr cp --codec) recompresses to gdeflate[:LEVEL] in v3, keeps it
   assert.throws(() => parseCodecSpec("gdeflate:13"), InvalidArgumentError);
   await assert.rejects(copy({ store: src, path: "a" }, { store: new MemoryStore() }, { format: 2, codec: "gdeflate" }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
   await assert.rejects(copy({ store: dest, path: "a" }, { store: new MemoryStore() }, { format: 2 }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
+});
+
+test("chunks encode and decode on a worker pool as inline, byte for byte", async () => {
+  const root = scratchDir();
+  const pool = new WorkerPool({ threads: 2 });
+  try {
+    const values = Float64Array.from({ length: 40_000 }, (_, i) => Math.round(Math.cos(i / 50) * 64));
+    const codecs = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zarrs.gdeflate", configuration: { level: 3 } }];
+    const store = new FileSystemStore(root);
+    const a = await createArray(store, { path: "pool", shape: [40_000], chunks: [10_000], dtype: "float64", codecs });
+    await a.set(null, values, { pool, threads: 2 });
+    const b = await createArray(store, { path: "inline", shape: [40_000], chunks: [10_000], dtype: "float64", codecs });
+    await b.set(null, values, { threads: 0 });
+    for (const k of ["c/0", "c/3"]) assert.deepEqual(await store.get(`pool/${k}`), await store.get(`inline/${k}`), k);
+    assert.deepEqual(((await b.get(null, { pool, threads: 2 })) as NDArray).data, values);
+  } finally {
+    await pool.close();
+    rmSync(root, { recursive: true, force: true });
+  }
 });
