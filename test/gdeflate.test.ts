@@ -13,6 +13,7 @@ import { FileSystemStore, InvalidArgumentError, MemoryStore, WorkerPool, copy, c
 import { getCodecFactory } from "../src/codecs/registry.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
 import type { BytesToBytesCodec } from "../src/codecs/types.js";
+import type { CodecConfig } from "../src/metadata/array-metadata.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
@@ -176,7 +177,7 @@ test("chunks encode and decode on a worker pool as inline, byte for byte", async
   const pool = new WorkerPool({ threads: 2 });
   try {
     const values = Float64Array.from({ length: 40_000 }, (_, i) => Math.round(Math.cos(i / 50) * 64));
-    const codecs = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zarrs.gdeflate", configuration: { level: 3 } }];
+    const codecs: CodecConfig[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zarrs.gdeflate", configuration: { level: 3 } }];
     const store = new FileSystemStore(root);
     const a = await createArray(store, { path: "pool", shape: [40_000], chunks: [10_000], dtype: "float64", codecs });
     await a.set(null, values, { pool, threads: 2 });
