@@ -2,8 +2,8 @@
  * A zarrs.gdeflate encoder (the format: gdeflate-decode.ts). Simpler than the reference: per
  * 64 KiB page, greedy LZ77 over hash chains (longer chains at higher levels) in one Huffman block
  * (the fixed code or the page's own, whichever is smaller), or stored blocks when the page does
- * not compress (always at level 0). Its output is not the reference's,
- * but the reference decoder reads it back equal (test/fixtures/gdeflate has the check).
+ * not compress (always at level 0). Its output is not the reference's, but the reference decoder
+ * reads it back equal (test/fixtures/gdeflate has the check).
  */
 import { DIST_BASE, DIST_EXTRA, LANES, LENGTH_BASE, LENGTH_EXTRA, PAGE_SIZE, PRECODE_ORDER, staticLengths } from "./gdeflate-decode.js";
 
@@ -65,8 +65,10 @@ function codewords(lens: Uint8Array): Uint32Array {
   });
 }
 
-const LENS = staticLengths();
-const CODES = codewords(LENS);
+/** The fixed code: litlen and distance lengths, then their codewords (two codes, each canonical on its own). */
+const FIXED_LIT = staticLengths().subarray(0, 288);
+const FIXED_DIST = staticLengths().subarray(288);
+const FIXED_CODES = [codewords(FIXED_LIT), codewords(FIXED_DIST)];
 /** Chain depth (candidates tried per position) by level 1..12. */
 const DEPTH = [0, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192, 256, 384];
 const MAX_MATCH = 65535;
@@ -202,8 +204,7 @@ function huffmanPage(page: Uint8Array, level: number): Uint8Array {
     if (len[k] !== 0) distFreq[(distSym[k] = distSymbol(val[k]))]++;
   }
   litFreq[256] = 1;
-  let litLens = LENS.subarray(0, 288);
-  let distLens = LENS.subarray(288);
+  let [litLens, distLens] = [FIXED_LIT, FIXED_DIST];
   const ownLit = codeLengths(litFreq, 15);
   const ownDist = codeLengths(distFreq, 15);
   // Trailing unused symbols are left out of the table.
@@ -242,7 +243,7 @@ function huffmanPage(page: Uint8Array, level: number): Uint8Array {
       w.refill(lane);
     });
   }
-  const [litCodes, distCodes] = own ? [codewords(litLens), codewords(distLens)] : [CODES.subarray(0, 288), CODES.subarray(288)];
+  const [litCodes, distCodes] = own ? [codewords(litLens), codewords(distLens)] : FIXED_CODES;
   const sym = (lane: number, s: number) => w.put(lane, litCodes[s], litLens[s]);
   const owed = new Int32Array(LANES).fill(-1);
   const dist = (lane: number) => {
