@@ -119,6 +119,7 @@ const CHAINS: [string, { zarrFormat: 2 | 3; codecs?: CodecConfig[]; compressor?:
   ["v3 gzip", { zarrFormat: 3, codecs: [{ name: "bytes" }, { name: "gzip", configuration: { level: 1 } }] }],
   ["v3 zstd", { zarrFormat: 3, codecs: [{ name: "bytes" }, { name: "zstd", configuration: { level: 1, checksum: false } }] }],
   ["v3 crc32c", { zarrFormat: 3, codecs: [{ name: "bytes" }, { name: "crc32c" }] }],
+  ["v3 zarrs.gdeflate", { zarrFormat: 3, codecs: [{ name: "bytes" }, { name: "zarrs.gdeflate", configuration: { level: 9 } }] }],
   ["v3 transpose blosc", { zarrFormat: 3, codecs: [{ name: "transpose", configuration: { order: [1, 0] } }, { name: "bytes" }, { name: "blosc", configuration: { cname: "blosclz", clevel: 5, shuffle: "shuffle" } }] }],
 ];
 

@@ -377,15 +377,6 @@ test("v2 vlen-array arrays read as typed arrays of their dtype and write zarr-py
   await assert.rejects(b.set([0], ["x"] as never), (e: { code?: string }) => e.code === "INVALID_METADATA" || e.code === "SHAPE_MISMATCH");
 });
 
-test("zarrs.gdeflate stays refused, with UNKNOWN_CODEC saying why", async () => {
-  const meta = { ...vlenArray("uint8", { name: "bytes" }), fill_value: 0, codecs: [{ name: "bytes" }, { name: "zarrs.gdeflate", configuration: { level: 9 } }] };
-  await assert.rejects(async () => (await openArray(await storeWith(meta, {}), {})).get(), (e: { code?: string; message?: string }) => {
-    assert.equal(e.code, "UNKNOWN_CODEC");
-    assert.match(e.message!, /GDeflate.*32 interleaved/);
-    return true;
-  });
-});
-
 test("copy re-chunks and re-compresses optional and vlen-array arrays, keeping their types", async () => {
   const src = new MemoryStore();
   const o = await createArray(src, { path: "o", shape: [5], chunks: [2], dtype: { name: "optional", configuration: { name: "int16", configuration: {} } } });

@@ -1,9 +1,9 @@
 /**
  * The bytes->bytes compressors: gzip, zlib (numcodecs.zlib), zstd, lz4 (numcodecs.lz4, the
- * numcodecs framing: a 4-byte little-endian size, then one LZ4 block) and blosc. zlib and gzip run
- * on node:zlib in Node and pako elsewhere (./deflate.ts).
+ * numcodecs framing: a 4-byte little-endian size, then one LZ4 block), blosc and zarrs.gdeflate.
+ * zlib and gzip run on node:zlib in Node and pako elsewhere (./deflate.ts).
  *
- * The factories here check configurations; the implementations (blosc, zstd, deflate, LZ4 and the
+ * The factories here check configurations; the implementations (blosc, zstd, deflate, LZ4, GDeflate and the
  * WebAssembly kernels they share, some 110 KB minified) are imported on a codec's first encode or
  * decode, so a page's main thread that opens arrays and leaves the chunks to workers never loads them.
  */
@@ -18,6 +18,8 @@ import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratc
 const blosc = onFirstUse(() => import("./blosc/blosc.js"));
 const lz4 = onFirstUse(() => import("./blosc/lz4.js"));
 const zstd = onFirstUse(() => import("./zstd.js"));
+const gdeflateEncoder = onFirstUse(() => import("./gdeflate-encode.js"));
+const gdeflateDecoder = onFirstUse(() => import("./gdeflate-decode.js"));
 /** deflate.ts, and pako behind it where there is no node:zlib (afterDeflateReady). */
 const deflate = onFirstUse(() => import("./deflate.js"));
 
@@ -152,4 +154,16 @@ export const bloscCodec: CodecFactory = (conf, spec) => {
     ),
     configuration: { cname, clevel, shuffle: shuffleName, typesize, blocksize },
   };
+};
+
+/**
+ * zarrs' `zarrs.gdeflate` (also named by its URL): 64 KiB pages of NVIDIA's GDeflate under a header
+ * of sizes (gdeflate-decode.ts), our own decoder and encoder, checked against NVIDIA's reference
+ * (test/fixtures/gdeflate). `level` is zarrs' 0-12, which our simpler encoder takes as its effort.
+ */
+export const gdeflateCodec: CodecFactory = (conf, spec) => {
+  const level = intOption(conf, "level", "zarrs.gdeflate", 9, 0, 12);
+  const cap = decodeCap(spec);
+  const encode = gdeflateEncoder((m, b: Uint8Array) => m.gdeflateEncode(b, level));
+  return { codec: bytesToBytes("zarrs.gdeflate", encode, gdeflateDecoder((m, b: Uint8Array) => m.gdeflateDecode(b, cap))), configuration: { level } };
 };

@@ -1,7 +1,7 @@
 /** The codecs parzarr knows, by v3 name (v2 numcodecs ids arrive as `numcodecs.<id>`). */
 import { UnknownCodecError } from "../errors.js";
 import { bytesCodec } from "./bytes.js";
-import { bloscCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
+import { bloscCodec, gdeflateCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
 import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
@@ -72,21 +72,13 @@ const registry = new Map<string, CodecFactory>([
   // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
   ["vlen-array", vlenArrayCodec],
   ["numcodecs.vlen-array", vlenArrayCodec],
-]);
-
-/** Codecs other implementations write that parzarr refuses knowingly (unless one is registered): why, for the error. */
-const REFUSED = new Map<string, string>([
-  [
-    "zarrs.gdeflate",
-    "NVIDIA's GDeflate splits each 64 KiB page into 32 interleaved deflate streams; parzarr has no implementation of that bitstream, nor reference data to check one against",
-  ],
+  ["zarrs.gdeflate", gdeflateCodec],
+  ["https://codec.zarrs.dev/bytes_to_bytes/gdeflate", gdeflateCodec],
 ]);
 
 export function getCodecFactory(name: string): CodecFactory {
   const f = registry.get(name);
   if (!f) {
-    const why = REFUSED.get(name);
-    if (why) throw new UnknownCodecError(`codec "${name}" is not supported: ${why}`);
     const shown = name.startsWith("numcodecs.") ? `${name} (numcodecs id "${name.slice(10)}")` : name;
     throw new UnknownCodecError(`unknown or unsupported codec "${shown}"`);
   }

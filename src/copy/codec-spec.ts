@@ -1,7 +1,8 @@
 /**
- * Codec specs (`parzarr cp --codec`, the `codec` option of `copy`): strings (`zstd:3`, `blosc:lz4:5:shuffle`, `gzip:6`, `zlib:1`, `lz4`, `none`) and
+ * Codec specs (`parzarr cp --codec`, the `codec` option of `copy`): strings (`zstd:3`, `blosc:lz4:5:shuffle`, `gzip:6`, `zlib:1`, `lz4`, `gdeflate:9`, `none`) and
  * their two spellings: a v3 bytes->bytes codec chain and a v2 numcodecs compressor. The same
- * string means the same bytes on disk in both formats, as zarr-python maps them.
+ * string means the same bytes on disk in both formats, as zarr-python maps them; `gdeflate`
+ * (zarrs.gdeflate) has no numcodecs compressor, so v3 only.
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
@@ -14,6 +15,7 @@ export type CodecSpec =
   | { kind: "gzip"; level: number }
   | { kind: "zlib"; level: number }
   | { kind: "lz4"; acceleration: number }
+  | { kind: "gdeflate"; level: number }
   | { kind: "blosc"; cname: BloscName; clevel: number; shuffle: Shuffle };
 
 /** @inline */
@@ -23,7 +25,7 @@ type Shuffle = "noshuffle" | "shuffle" | "bitshuffle";
 const BLOSC_NAMES: readonly BloscName[] = ["lz4", "lz4hc", "blosclz", "zstd", "zlib", "snappy"];
 const SHUFFLES: readonly Shuffle[] = ["noshuffle", "shuffle", "bitshuffle"];
 
-export const CODEC_SPEC_HELP = "none | zstd[:LEVEL] | gzip[:LEVEL] | zlib[:LEVEL] | lz4[:ACCEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]]";
+export const CODEC_SPEC_HELP = "none | zstd[:LEVEL] | gzip[:LEVEL] | zlib[:LEVEL] | lz4[:ACCEL] | blosc[:CNAME[:CLEVEL[:SHUFFLE]]] | gdeflate[:LEVEL] (v3)";
 
 function level(text: string | undefined, def: number, min: number, max: number, what: string, spec: string): number {
   if (text === undefined || text === "") return def;
@@ -33,7 +35,7 @@ function level(text: string | undefined, def: number, min: number, max: number, 
   return Number(text);
 }
 
-/** Parses `none`, `zstd[:LEVEL]`, `gzip[:LEVEL]`, `zlib[:LEVEL]`, `lz4[:ACCEL]` or `blosc[:CNAME[:CLEVEL[:SHUFFLE]]]`; anything else is an InvalidArgumentError. */
+/** Parses `none`, `zstd[:LEVEL]`, `gzip[:LEVEL]`, `zlib[:LEVEL]`, `lz4[:ACCEL]`, `blosc[:CNAME[:CLEVEL[:SHUFFLE]]]` or `gdeflate[:LEVEL]`; anything else is an InvalidArgumentError. */
 export function parseCodecSpec(text: string): CodecSpec {
   const [name, ...args] = text.trim().toLowerCase().split(":");
   const extra = (n: number) => {
@@ -56,6 +58,9 @@ export function parseCodecSpec(text: string): CodecSpec {
     case "lz4":
       extra(1);
       return { kind: "lz4", acceleration: level(args[0], 1, 1, 65537, "the acceleration", text) };
+    case "gdeflate":
+      extra(1);
+      return { kind: "gdeflate", level: level(args[0], 9, 0, 12, "the level", text) };
     case "blosc": {
       extra(3);
       const cname = (args[0] || "lz4") as BloscName;
@@ -82,6 +87,8 @@ export function v3CodecsOf(spec: CodecSpec, typesize: number): CodecConfig[] {
       return [{ name: "numcodecs.zlib", configuration: { level: spec.level } }];
     case "lz4":
       return [{ name: "numcodecs.lz4", configuration: { acceleration: spec.acceleration } }];
+    case "gdeflate":
+      return [{ name: "zarrs.gdeflate", configuration: { level: spec.level } }];
     case "blosc":
       return [
         {
@@ -107,6 +114,8 @@ export function v2CompressorOf(spec: CodecSpec): JsonObject | null {
       return { id: "lz4", acceleration: spec.acceleration };
     case "blosc":
       return { id: "blosc", cname: spec.cname, clevel: spec.clevel, shuffle: SHUFFLES.indexOf(spec.shuffle), blocksize: 0 };
+    case "gdeflate":
+      throw new InvalidArgumentError("codec gdeflate (zarrs.gdeflate) has no v2 (numcodecs) compressor: copy to v3, or pass another codec");
   }
 }
 
@@ -130,6 +139,9 @@ export function specOfChain(codecs: readonly CodecConfig[]): CodecSpec | undefin
       return { kind: "zlib", level: num(conf.level, 1) };
     case "lz4":
       return { kind: "lz4", acceleration: num(conf.acceleration, 1) };
+    case "zarrs.gdeflate":
+    case "https://codec.zarrs.dev/bytes_to_bytes/gdeflate":
+      return { kind: "gdeflate", level: num(conf.level, 9) };
     case "blosc": {
       const cname = conf.cname as BloscName;
       const shuffle = conf.shuffle as Shuffle;

@@ -1,0 +1,192 @@
+/**
+ * zarrs' `zarrs.gdeflate` codec, checked against NVIDIA's GDeflate reference implementation:
+ * test/fixtures/gdeflate holds the reference's encodings of fixed inputs (inputs.ts makes them)
+ * and the sha256 of our encoder's output that the reference decoder read back equal; README.md
+ * there says how they were made.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { FileSystemStore, InvalidArgumentError, MemoryStore, WorkerPool, copy, createArray, openArray, parseCodecSpec, type NDArray } from "../src/index.js";
+import { getCodecFactory } from "../src/codecs/registry.js";
+import { CodecPipeline } from "../src/codecs/pipeline.js";
+import type { BytesToBytesCodec } from "../src/codecs/types.js";
+import type { CodecConfig } from "../src/metadata/array-metadata.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
+import type { JsonObject } from "../src/metadata/json.js";
+import { FIXTURES, scratchDir } from "./helpers/paths.js";
+import { INPUTS, OUR_LEVELS, VECTORS } from "./fixtures/gdeflate/inputs.js";
+
+const DIR = join(FIXTURES, "gdeflate");
+const vector = (name: string, level: number) => new Uint8Array(readFileSync(join(DIR, `${name}.l${level}.ref`)));
+
+/** The codec as an array of `bytes` uint8 elements (decodes up to 2 * that + 1 MiB) builds it. */
+function codec(conf: JsonObject = { level: 9 }, elements = 200_000, name = "zarrs.gdeflate"): BytesToBytesCodec {
+  const spec = { shape: [elements], dtype: parseDataType("uint8"), fillValue: 0 };
+  return getCodecFactory(name)(conf, spec, CodecPipeline.create).codec as BytesToBytesCodec;
+}
+
+const u64 = (v: bigint) => {
+  const b = new Uint8Array(8);
+  new DataView(b.buffer).setBigUint64(0, v, true);
+  return b;
+};
+const concat = (...parts: Uint8Array[]) => {
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  parts.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+  return out;
+};
+
+test("every reference vector decodes byte-equal to its input, under both names", async () => {
+  for (const name of ["zarrs.gdeflate", "https://codec.zarrs.dev/bytes_to_bytes/gdeflate"]) {
+    const c = codec({ level: 1 }, 200_000, name);
+    for (const [input, level] of VECTORS) {
+      assert.deepEqual(await c.decode(vector(input, level)), INPUTS[input](), `${input} at level ${level}`);
+    }
+  }
+});
+
+test("our encoder writes, at every level, exactly the bytes the reference decoder read back equal", async () => {
+  const checked = JSON.parse(readFileSync(join(DIR, "ours.json"), "utf8")) as Record<string, string>;
+  for (const input of Object.keys(INPUTS)) {
+    for (const level of OUR_LEVELS) {
+      const c = codec({ level });
+      const encoded = await c.encode(INPUTS[input]());
+      assert.equal(createHash("sha256").update(encoded).digest("hex"), checked[`${input}.l${level}`], `${input} at level ${level}`);
+      assert.deepEqual(await c.decode(encoded), INPUTS[input]());
+    }
+  }
+  // Pages get a Huffman code of their own where the fixed one is worse: text within 20% of the reference.
+  assert.ok((await codec({ level: 9 }).encode(INPUTS.text())).length < 1.2 * vector("text", 9).length);
+});
+
+test("an array written with zarrs.gdeflate reads back, and a chunk the reference wrote reads as zarrs' array", async () => {
+  const store = new MemoryStore();
+  const values = Float32Array.from({ length: 50_000 }, (_, i) => Math.round(Math.sin(i / 300) * 1000) / 8);
+  const a = await createArray(store, { shape: [50_000], chunks: [40_000], dtype: "float32", codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zarrs.gdeflate", configuration: { level: 6 } }] });
+  await a.set(null, values);
+  const b = await openArray(store, {});
+  assert.deepEqual(((await b.get()) as NDArray).data, values);
+  assert.deepEqual(b.metadata.codecs?.at(-1), { name: "zarrs.gdeflate", configuration: { level: 6 } });
+  // A chunk of 160 KB spans three pages: its stored bytes say so.
+  const chunk = (await store.get("c/0"))!;
+  assert.equal(new DataView(chunk.buffer, chunk.byteOffset).getUint32(8, true), 3);
+
+  const meta = { zarr_format: 3, node_type: "array", shape: [20_000], data_type: "float32", chunk_grid: { name: "regular", configuration: { chunk_shape: [20_000] } }, chunk_key_encoding: { name: "default" }, fill_value: 0, codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "https://codec.zarrs.dev/bytes_to_bytes/gdeflate", configuration: { level: 12 } }] };
+  const zs = new MemoryStore();
+  await zs.set("zarr.json", new TextEncoder().encode(JSON.stringify(meta)));
+  await zs.set("c/0", vector("floats", 12));
+  const z = await openArray(zs, {});
+  assert.deepEqual(((await z.get()) as NDArray).data, new Float32Array(INPUTS.floats().buffer));
+});
+
+test("a level outside 0..12 is INVALID_METADATA", async () => {
+  for (const level of [13, -1, 1.5, "9"]) {
+    assert.throws(() => codec({ level } as JsonObject), { code: "INVALID_METADATA" });
+  }
+});
+
+test("truncated, padded and inconsistent chunks are CORRUPT_CHUNK", async () => {
+  const c = codec();
+  const good = vector("text", 9);
+  // Cut anywhere: in the header, in the sizes, in a page.
+  for (const end of [0, 7, 15, 16, 23, 40, 200, good.length >> 1, good.length - 1]) {
+    await assert.rejects(async () => c.decode(good.subarray(0, end)), { code: "CORRUPT_CHUNK" }, `cut at ${end}`);
+  }
+  await assert.rejects(async () => c.decode(concat(good, new Uint8Array(1))), { code: "CORRUPT_CHUNK" });
+  const text = INPUTS.text();
+  const withHeader = (size: bigint, pages: bigint, ...rest: Uint8Array[]) => concat(u64(size), u64(pages), ...rest);
+  const body = good.subarray(32);
+  const sizes = good.subarray(16, 32);
+  // Page count that does not match the length; a length that does not match the pages.
+  await assert.rejects(async () => c.decode(withHeader(BigInt(text.length), 1n, sizes.subarray(0, 8), body)), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(async () => c.decode(withHeader(BigInt(text.length - 1), 2n, sizes, body)), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(async () => c.decode(withHeader(65_536n * 2n, 2n, sizes, body)), { code: "CORRUPT_CHUNK" });
+  // Page sizes swapped: each page is read with the other's length.
+  await assert.rejects(async () => c.decode(withHeader(BigInt(text.length), 2n, sizes.subarray(8), sizes.subarray(0, 8), body)), { code: "CORRUPT_CHUNK" });
+});
+
+test("hostile headers are refused before anything is allocated for them", async () => {
+  const c = codec();
+  // 2^60 bytes declared, in 2^44 pages: past the chunk's limit, nothing allocated.
+  await assert.rejects(async () => c.decode(concat(u64(1n << 60n), u64(1n << 44n))), { code: "CORRUPT_CHUNK" });
+  // A size past 2^53, and page sizes past the data.
+  await assert.rejects(async () => c.decode(concat(u64(1n << 62n), u64(0n))), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(async () => c.decode(concat(u64(100n), u64(1n), u64(1n << 40n), new Uint8Array(200))), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(async () => c.decode(concat(u64(100n), u64(1n), u64(1n << 58n), new Uint8Array(200))), { code: "CORRUPT_CHUNK" });
+  // Consistent sizes, over the limit of a chunk of 10 elements (2 * 10 + 1 MiB) but not of a larger one.
+  const pages = Math.ceil(3e6 / 65_536);
+  const big = concat(u64(3_000_000n), u64(BigInt(pages)), ...Array.from({ length: pages }, () => u64(0n)));
+  await assert.rejects(async () => codec({ level: 1 }, 10).decode(big), (e: Error & { code?: string }) => e.code === "CORRUPT_CHUNK" && /limit/.test(e.message));
+  await assert.rejects(async () => codec({ level: 1 }, 2e6).decode(big), (e: Error & { code?: string }) => e.code === "CORRUPT_CHUNK" && !/limit/.test(e.message));
+});
+
+test("hostile pages end in CORRUPT_CHUNK, never in a hang or another error", async () => {
+  const c = codec();
+  const page = (bytes: Uint8Array, size = 1000) => concat(u64(BigInt(size)), u64(1n), u64(BigInt(bytes.length)), bytes);
+  // All zeros: empty stored blocks, none final, until lane 0's words run out.
+  await assert.rejects(async () => c.decode(page(new Uint8Array(4096))), { code: "CORRUPT_CHUNK" });
+  // Lane 0 says block type 3 (reserved).
+  await assert.rejects(async () => c.decode(page(concat(Uint8Array.of(0b111, 0, 0, 0), new Uint8Array(124)))), { code: "CORRUPT_CHUNK" });
+  // A page decoding to fewer bytes than the header says.
+  const u16 = vector("u16ramp", 1);
+  await assert.rejects(async () => c.decode(concat(u64(65n), u16.subarray(8))), { code: "CORRUPT_CHUNK" });
+  await assert.rejects(async () => c.decode(concat(u64(63n), u16.subarray(8))), { code: "CORRUPT_CHUNK" });
+  // Flipped bits anywhere in pages of every block kind: corrupt or some bytes of the right length, nothing else.
+  let seed = 1;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
+  for (const [input, level] of [["text", 9], ["text", 1], ["page", 0], ["floats", 2], ["zeros", 12]] as const) {
+    const good = vector(input, level);
+    const header = 16 + 8 * new DataView(good.buffer, good.byteOffset).getUint32(8, true);
+    for (let i = 0; i < 150; i++) {
+      const bad = good.slice();
+      for (let k = 0; k < 3; k++) bad[header + rand(bad.length - header)] ^= 1 << rand(8);
+      try {
+        assert.equal((await c.decode(bad)).length, INPUTS[input]().length);
+      } catch (e) {
+        assert.equal((e as { code?: string }).code, "CORRUPT_CHUNK", `${input} l${level}: ${String(e)}`);
+      }
+    }
+  }
+});
+
+test("copy (parzarr cp --codec) recompresses to gdeflate[:LEVEL] in v3, keeps it, and says v2 has no such compressor", async () => {
+  const src = new MemoryStore();
+  const values = Int32Array.from({ length: 30_000 }, (_, i) => (i * 7919) % 1000);
+  const a = await createArray(src, { path: "a", shape: [30_000], chunks: [20_000], dtype: "int32", zarrFormat: 2, compressor: { id: "zlib", level: 1 } });
+  await a.set(null, values);
+  const dest = new MemoryStore();
+  await copy({ store: src, path: "a" }, { store: dest }, { format: 3, codec: "gdeflate:4", threads: 0 });
+  const b = await openArray(dest, { path: "a" });
+  assert.deepEqual(b.metadata.codecs?.at(-1), { name: "zarrs.gdeflate", configuration: { level: 4 } });
+  assert.deepEqual(((await b.get()) as NDArray).data, values);
+  // A v3 to v3 copy without --codec keeps gdeflate; the level defaults to 9.
+  const again = new MemoryStore();
+  await copy({ store: dest, path: "a" }, { store: again }, { threads: 0 });
+  assert.deepEqual((await openArray(again, { path: "a" })).metadata.codecs?.at(-1), { name: "zarrs.gdeflate", configuration: { level: 4 } });
+  assert.deepEqual(parseCodecSpec("gdeflate"), { kind: "gdeflate", level: 9 });
+  assert.throws(() => parseCodecSpec("gdeflate:13"), InvalidArgumentError);
+  await assert.rejects(copy({ store: src, path: "a" }, { store: new MemoryStore() }, { format: 2, codec: "gdeflate" }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
+  await assert.rejects(copy({ store: dest, path: "a" }, { store: new MemoryStore() }, { format: 2 }), (e: Error) => e instanceof InvalidArgumentError && /v2/.test(e.message));
+});
+
+test("chunks encode and decode on a worker pool as inline, byte for byte", async () => {
+  const root = scratchDir();
+  const pool = new WorkerPool({ threads: 2 });
+  try {
+    const values = Float64Array.from({ length: 40_000 }, (_, i) => Math.round(Math.cos(i / 50) * 64));
+    const codecs: CodecConfig[] = [{ name: "bytes", configuration: { endian: "little" } }, { name: "zarrs.gdeflate", configuration: { level: 3 } }];
+    const store = new FileSystemStore(root);
+    const a = await createArray(store, { path: "pool", shape: [40_000], chunks: [10_000], dtype: "float64", codecs });
+    await a.set(null, values, { pool, threads: 2 });
+    const b = await createArray(store, { path: "inline", shape: [40_000], chunks: [10_000], dtype: "float64", codecs });
+    await b.set(null, values, { threads: 0 });
+    for (const k of ["c/0", "c/3"]) assert.deepEqual(await store.get(`pool/${k}`), await store.get(`inline/${k}`), k);
+    assert.deepEqual(((await b.get(null, { pool, threads: 2 })) as NDArray).data, values);
+  } finally {
+    await pool.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
