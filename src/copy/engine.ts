@@ -115,7 +115,7 @@ const OBJECT_CODEC = { string: "vlen-utf8", bytes: "vlen-bytes", json: "json2" }
 function vlenFilters(arr: ZarrArray): JsonObject[] | null {
   const dt = arr.dataType;
   if (dt.kind === "vlen_array") return [{ id: "vlen-array", dtype: toNumpyTypestr(dt.element) }];
-  return isObjectType(dt) ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "json" ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
 }
 
 /**
