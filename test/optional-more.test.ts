@@ -11,7 +11,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MemoryStore, createArray, openArray, slice, type NDArray } from "../src/index.js";
+import { MemoryStore, WorkerPool, createArray, openArray, slice, type NDArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
 
 const enc = new TextEncoder();
 const u32 = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
@@ -149,4 +150,20 @@ test("bad input to optional strings gets typed errors", async () => {
   // Data bytes where no element is present.
   const extra = await openArray(await storeWith(meta(OPT_STRING, null, [OPT_STRING_CODEC], [3], [3]), { "c/0": optionalChunk([0], interleaved([])) }), {});
   await assert.rejects(extra.get(), { code: "CORRUPT_CHUNK" });
+});
+
+test("optional strings read and write on the worker pool (both executors) as inline", async () => {
+  const v = [["a"], null, [""], [null], ["ünï"], null];
+  for (const executor of ["piscina", "comlink"] as const) {
+    const pool = new WorkerPool({ threads: 1, executor });
+    try {
+      const path = `${scratchDir()}/opt-${executor}.zarr`;
+      const a = await createArray(path, { shape: [6], chunks: [2], dtype: { name: "optional", configuration: OPT_STRING }, fillValue: [null] });
+      await a.set(null, v as never, { threads: 1, pool });
+      const got = (await (await openArray(path)).get(null, { threads: 1, pool })) as NDArray;
+      assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), v, executor);
+    } finally {
+      await pool.close();
+    }
+  }
 });
