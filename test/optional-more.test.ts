@@ -13,6 +13,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MemoryStore, WorkerPool, createArray, openArray, slice, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
+import { main } from "../src/cli/main.js";
 
 const enc = new TextEncoder();
 const u32 = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
@@ -164,6 +165,58 @@ test("optional strings read and write on the worker pool (both executors) as inl
       assert.deepEqual(Array.from(got.data as ArrayLike<unknown>), v, executor);
     } finally {
       await pool.close();
+    }
+  }
+});
+
+/** The CLI in this process: exit code and stdout (stderr joins the failure message). */
+async function cli(...args: string[]): Promise<string> {
+  let stdout = "";
+  let stderr = "";
+  const sink = (add: (t: string) => void) => ({ write: (t: string | Uint8Array) => (add(String(t)), true) }) as unknown as NodeJS.WritableStream;
+  const code = await main(args, { stdout: sink((t) => (stdout += t)), stderr: sink((t) => (stderr += t)), env: {} });
+  assert.equal(code, 0, `parzarr ${args.join(" ")}: ${stderr}`);
+  return stdout;
+}
+
+/** Optional arrays of numbers, strings and nested strings, each with a present fill value. */
+async function optionalGroup(): Promise<{ root: string; arrays: Record<string, { dtype: object; fill: unknown; values: unknown[] }> }> {
+  const root = `${scratchDir()}/optionals.zarr`;
+  const arrays = {
+    num: { dtype: { name: "optional", configuration: { name: "int16", configuration: {} } }, fill: [7], values: [1, null, -3, null, 5, 7, null] },
+    str: { dtype: OPT_STRING, fill: ["dflt"], values: ["a", null, "", "ünï", null, "dflt", "z"] },
+    nested: { dtype: { name: "optional", configuration: OPT_STRING }, fill: [["x"]], values: [["a"], [null], null, [""], ["x"], null, ["x"]] },
+  };
+  for (const [path, a] of Object.entries(arrays)) {
+    const arr = await createArray(root, { path, shape: [7], chunks: [2], dtype: a.dtype, fillValue: a.fill as never });
+    await arr.set(null, a.values as never);
+  }
+  return { root, arrays };
+}
+
+test("parzarr info and tree name an optional type's inner type, and info shows its fill value as zarr.json holds it", async () => {
+  const { root } = await optionalGroup();
+  const info = await cli("info", `${root}#str`);
+  assert.match(info, /^Data type\s+: optional\(string\)$/m);
+  assert.match(info, /^Fill value\s+: \["dflt"\]$/m);
+  assert.match(info, /^No\. bytes\s+: unknown/m);
+  const json = JSON.parse(await cli("info", `${root}#nested`, "--json")) as { dtype: string; fillValue: unknown };
+  assert.deepEqual([json.dtype, json.fillValue], ["optional(optional(string))", [["x"]]]);
+  assert.match(await cli("info", `${root}#num`), /^Fill value\s+: \[7\]$/m);
+  const tree = await cli("tree", root);
+  for (const line of ["nested (7,) optional(optional(string))", "num (7,) optional(int16)", "str (7,) optional(string)"]) assert.ok(tree.includes(line), `${line} in\n${tree}`);
+});
+
+test("parzarr cp copies optional arrays of numbers and strings, nested too, as they are and re-chunked and re-compressed", async () => {
+  const { root, arrays } = await optionalGroup();
+  for (const extra of [[], ["--codec", "gzip:5", "--chunks", "3"]]) {
+    const dst = `${scratchDir()}/copy.zarr`;
+    await cli("cp", root, dst, "-q", ...extra);
+    for (const [path, a] of Object.entries(arrays)) {
+      const [src, out] = [await openArray(root, { path }), await openArray(dst, { path })];
+      assert.deepEqual([out.dataType, out.fillValue, out.chunks], [src.dataType, src.fillValue, extra.length ? [3] : [2]], path);
+      assert.deepEqual(await values(out), a.values, path);
+      if (extra.length) assert.deepEqual(out.codecs.at(-1), { name: "gzip", configuration: { level: 5 } }, path);
     }
   }
 });

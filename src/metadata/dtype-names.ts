@@ -230,6 +230,11 @@ function byteOrder(dt: { endian: Endian | null }): string {
   return dt.endian === null ? "|" : dt.endian === "big" ? ">" : "<";
 }
 
+/** The type as info and tree print it: its name, and for an optional its inner type's (`optional(int16)`). */
+export function dataTypeLabel(dt: DataType): string {
+  return dt.kind === "optional" ? `optional(${dataTypeLabel(dt.inner)})` : dt.name;
+}
+
 /** Whether numpy (and so Zarr v2) has this type: not bfloat16, float8_*, int4 and the other v3-only ones. */
 export function hasNumpyForm(dt: DataType): boolean {
   return dt.kind === "narrow_float" || dt.kind === "optional" ? false : dt.kind === "numeric" ? NUMERIC_TYPES[dt.name].numpy !== null : true;
