@@ -11,7 +11,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "puppeteer-core";
 import { createArray, createGroup, slice } from "../src/index.js";
-import { autoLimits, colormapLut, levelOf, toRgba } from "../src/viewer/render.js";
+import { MISSING_RGBA, autoLimits, cellText, colormapLut, elementAt, isTextual, levelOf, sliceNumbers, toRgba } from "../src/viewer/render.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import { chromiumSkip, launchChromium } from "./helpers/browser.js";
 import { scratchDir } from "./helpers/paths.js";
 
@@ -33,11 +34,26 @@ test("levels: lo maps to 0, hi to 255, clamped; NaN is transparent; flat limits 
   assert.deepEqual(Array.from(viridis.subarray(765, 768)), [253, 231, 37]);
 });
 
+test("missing elements: NaN and marked in numbers, drawn in their own colour; cells of strings and bytes", () => {
+  const nested = parseDataType({ name: "optional", configuration: { name: "optional", configuration: { name: "int16", configuration: {} } } });
+  const { values, missing } = sliceNumbers([[4], null, [null], [7]], 4, nested);
+  assert.deepEqual([Array.from(values), Array.from(missing!)], [[4, NaN, NaN, 7], [0, 1, 1, 0]]);
+  assert.equal(sliceNumbers(Float32Array.of(1, 2), 2, parseDataType("float32")).missing, null);
+  const px = toRgba(values, 2, 2, 2, 1, 4, 7, "gray", missing);
+  assert.deepEqual(Array.from(px), [0, 0, 0, 255, ...MISSING_RGBA, ...MISSING_RGBA, 255, 255, 255, 255]);
+  const optString = parseDataType({ name: "optional", configuration: { name: "string", configuration: {} } });
+  assert.deepEqual([isTextual(optString), isTextual(nested), isTextual(parseDataType("bytes"))], [true, false, true]);
+  assert.deepEqual([elementAt(["a", null], 0, optString), elementAt(["a", null], 1, optString)], ["a", null]);
+  assert.deepEqual([cellText("hé"), cellText(Uint8Array.of(0, 255)), cellText({ a: 1n })], ["hé", "00 ff", '{"a":"1"}']);
+});
+
 const skip = chromiumSkip();
 const SHAPE = [3, 40, 60] as const;
 const value = (z: number, r: number, c: number): number => z * 1000 + r * 60 + c;
 const LO = 0;
 const HI = 4400;
+/** The optional int16 array "opt" (4 x 5): every third element missing. */
+const OPT_VALUES = Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? null : i));
 
 describe("parzarr view in headless Chromium", { skip }, () => {
   let browser: Browser;
@@ -55,6 +71,11 @@ describe("parzarr view in headless Chromium", { skip }, () => {
     // A rectilinear grid: edges 7 then three of 11 down, 5, 25, 30 across.
     const uneven = await createArray(root, { path: "uneven", shape: [40, 60], chunks: [[7, [11, 3]], [5, 25, 30]], dtype: "float32" });
     await uneven.set(null, { data: data.subarray(0, 2400), shape: [40, 60] }, { threads: 0 });
+    // Optional arrays: numbers with missing elements, and strings.
+    const opt = await createArray(root, { path: "opt", shape: [4, 5], chunks: [2, 2], dtype: { name: "optional", configuration: { name: "int16", configuration: {} } } });
+    await opt.set(null, OPT_VALUES as never, { threads: 0 });
+    const optstr = await createArray(root, { path: "optstr", shape: [2, 3], chunks: [1, 2], dtype: { name: "optional", configuration: { name: "string", configuration: {} } } });
+    await optstr.set(null, ["a", null, "hé", null, "", "z"], { threads: 0 });
     const line = await createArray(root, { path: "sub/line", shape: [50], chunks: [10], dtype: "int16", zarrFormat: 2 });
     await line.set([slice(0, 50)], { data: Int16Array.from({ length: 50 }, (_, i) => i), shape: [50] }, { threads: 0 });
     const main = new URL("../src/cli/main.ts", import.meta.url).pathname;
@@ -108,7 +129,7 @@ describe("parzarr view in headless Chromium", { skip }, () => {
       await page.goto(`${pageUrl}&array=img&cmap=gray&lo=${LO}&hi=${HI}`);
       await rendered(page);
       const tree = await page.evaluate(() => Array.from(document.querySelectorAll("#tree div"), (d) => d.textContent));
-      assert.deepEqual(tree, ["/", "img [3, 40, 60] float32", "sub/", "line [50] int16", "uneven [40, 60] float32"]);
+      assert.deepEqual(tree, ["/", "img [3, 40, 60] float32", "opt [4, 5] optional(int16)", "optstr [2, 3] optional(string)", "sub/", "line [50] int16", "uneven [40, 60] float32"]);
       const info = JSON.parse(await page.evaluate(() => document.getElementById("info")!.textContent!)) as { shape: number[]; chunks: number[] };
       assert.deepEqual(info.shape, [...SHAPE]);
       assert.deepEqual(info.chunks, [1, 16, 16]);
@@ -143,6 +164,32 @@ describe("parzarr view in headless Chromium", { skip }, () => {
       const artifacts = new URL("../test-artifacts/", import.meta.url).pathname;
       mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: join(artifacts, "viewer.png") as `${string}.png` });
+    } finally {
+      await page.close();
+    }
+  });
+
+  test("an optional array: values drawn, missing elements in their own colour; optional strings as cells, missing ones marked", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${pageUrl}&array=opt&cmap=gray&lo=0&hi=19`);
+      await rendered(page);
+      for (let r = 0; r < 4; r++) {
+        for (let c = 0; c < 5; c++) {
+          const v = OPT_VALUES[r * 5 + c];
+          const g = v === null ? 0 : Math.round((v / 19) * 255);
+          assert.deepEqual(await pixel(page, r, c), v === null ? [...MISSING_RGBA] : [g, g, g, 255], `(${r}, ${c}) = ${v}`);
+        }
+      }
+      assert.match(await page.evaluate(() => document.getElementById("status")!.textContent!), /7 missing/);
+      await page.goto(`${pageUrl}&array=optstr`);
+      await rendered(page);
+      const cells = await page.evaluate(() => Array.from(document.querySelectorAll("#cells tr"), (tr) => Array.from(tr.querySelectorAll("td"), (td) => [td.textContent, td.className])));
+      assert.deepEqual(cells, [
+        [["a", ""], ["null", "missing"], ["hé", ""]],
+        [["null", "missing"], ["", ""], ["z", ""]],
+      ]);
+      assert.deepEqual(await page.evaluate(() => [document.getElementById("canvas")!.hidden, document.getElementById("cells")!.hidden]), [true, false]);
     } finally {
       await page.close();
     }

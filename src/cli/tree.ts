@@ -3,6 +3,7 @@ import { Group, type ZarrArray } from "../index.js";
 import { flag, parse, parseTarget, requirePositionals } from "./args.js";
 import { write, type Command } from "./command.js";
 import { tuple } from "./format.js";
+import { dataTypeLabel } from "../metadata/dtype-names.js";
 import { baseName, openNode, walk } from "./nodes.js";
 
 const HELP = `Usage: parzarr tree PATH[#inner/path] [--json]
@@ -56,5 +57,5 @@ export const treeCommand: Command = {
  * for `<f4`, as `arr.dtype` says) and the type string otherwise (`>f4`, `|S7`, `<M8[ns]`).
  */
 function typeName(a: ZarrArray): string {
-  return a.zarrFormat === 2 && !/^[<|][biufc]\d+$/.test(a.numpyDtype) ? a.numpyDtype : a.dtype;
+  return a.zarrFormat === 2 && !/^[<|][biufc]\d+$/.test(a.numpyDtype) ? a.numpyDtype : dataTypeLabel(a.dataType);
 }

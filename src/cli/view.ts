@@ -13,6 +13,7 @@ import { Group } from "../index.js";
 import { CliError, flag, intOpt, parse, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { write, type Command } from "./command.js";
 import { arrayInfo } from "./info.js";
+import { dataTypeLabel } from "../metadata/dtype-names.js";
 import { openNode, walk } from "./nodes.js";
 import { startStaticServer } from "./static-server.js";
 import type { ListedNode } from "../viewer/listing.js";
@@ -49,10 +50,10 @@ async function viewerAssets(): Promise<string> {
 /** The hierarchy below the target, with each array's info as `parzarr info --json` gives it. */
 async function listing(text: string): Promise<ListedNode[]> {
   const root = await openNode(parseTarget(text));
-  if (!(root instanceof Group)) return [{ path: root.path, kind: "array", shape: root.shape, dtype: root.dtype, info: await arrayInfo(root) }];
+  if (!(root instanceof Group)) return [{ path: root.path, kind: "array", shape: root.shape, dtype: dataTypeLabel(root.dataType), info: await arrayInfo(root) }];
   const nodes: ListedNode[] = [{ path: root.path, kind: "group" }];
   for await (const e of walk(root)) {
-    if (e.kind === "array") nodes.push({ path: e.path, kind: "array", shape: e.node.shape, dtype: e.node.dtype, info: await arrayInfo(e.node) });
+    if (e.kind === "array") nodes.push({ path: e.path, kind: "array", shape: e.node.shape, dtype: dataTypeLabel(e.node.dataType), info: await arrayInfo(e.node) });
     else if (e.kind === "group") nodes.push({ path: e.path, kind: "group" });
     else nodes.push({ path: e.path, kind: "unreadable", error: `${e.error.code}: ${e.error.message}` });
   }

@@ -64,11 +64,11 @@ function hasMultiByteField(dt: StructuredDataType): boolean {
 }
 
 export const bytesCodec: CodecFactory = (conf, spec) => {
+  if (spec.dtype.kind === "optional") throw new InvalidMetadataError('codec "bytes" cannot encode optional elements; use "optional"');
   if (isObjectType(spec.dtype)) {
     const codec = spec.dtype.kind === "string" ? "vlen-utf8" : "vlen-bytes";
     throw new InvalidMetadataError(`codec "bytes" cannot encode variable-length ${spec.dtype.name} elements; use "${codec}"`);
   }
-  if (spec.dtype.kind === "optional") throw new InvalidMetadataError('codec "bytes" cannot encode optional elements; use "optional"');
   const single = spec.dtype.itemSize / componentsPerElement(spec.dtype) === 1;
   if (!single && conf.endian === undefined) {
     throw new InvalidMetadataError(`codec "bytes": "endian" is required for ${spec.dtype.name}`);

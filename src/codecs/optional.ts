@@ -4,10 +4,12 @@
  * u64 LE length of the encoded data, the mask (a bool per element, 1 present, through
  * `mask_codecs`), then only the present elements as a 1-d array of the inner type (through
  * `data_codecs`; nothing when none is present). A nested optional's data chain is another
- * `optional` codec. Memory holds each element's inner components then its mask (see dtype.ts).
+ * `optional` codec; a string or bytes one's is a variable-length codec (vlen-utf8, vlen-bytes).
+ * Memory holds each element's inner components then its mask, or over a variable-length type
+ * one JS value per element, null when missing (see dtype.ts).
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, type DataType, type ElementArray, type OptionalDataType, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import { allocElements } from "../metadata/elements.js";
 import { zeroOf } from "../metadata/fill-value.js";
@@ -36,14 +38,7 @@ class OptionalCodec implements ArrayToBytesCodec {
   }
 
   async encode(view: ChunkView, spec: ChunkSpec): Promise<Uint8Array> {
-    const data = contiguousData(view, spec.dtype) as TypedArray;
-    const n = product(view.shape);
-    const c = componentsPerElement(spec.dtype);
-    const mask = new Uint8Array(n);
-    let present = 0;
-    for (let i = 0; i < n; i++) if (data[i * c + c - 1]) (mask[i] = 1), present++;
-    const sparse = allocElements(this.inner, present) as TypedArray;
-    for (let i = 0, j = 0; i < n; i++) if (mask[i]) (sparse as Uint8Array).set(data.subarray(i * c, i * c + c - 1) as Uint8Array, j++ * (c - 1));
+    const { mask, sparse, present } = split(contiguousData(view, spec.dtype), spec.dtype as OptionalDataType, product(view.shape));
     const maskBytes = await this.mask.encode(contiguousView(mask, view.shape));
     const dataBytes = present > 0 ? await this.dataChain(present).encode(contiguousView(sparse, [present])) : new Uint8Array(0);
     const out = new Uint8Array(16 + maskBytes.length + dataBytes.length);
@@ -70,22 +65,58 @@ class OptionalCodec implements ArrayToBytesCodec {
     let present = 0;
     for (let i = 0; i < n; i++) if (mask[i]) present++;
     const dataBytes = bytes.subarray(16 + m);
-    const c = componentsPerElement(spec.dtype);
-    const out = allocElements(spec.dtype, n) as TypedArray;
     if (present === 0) {
       if (dataBytes.length > 0) throw new CorruptChunkError(`optional: ${dataBytes.length} data bytes for no present element`);
-      return contiguousView(out, spec.shape);
+      return contiguousView(allocElements(spec.dtype, n), spec.shape);
     }
-    const sparse = contiguousData(await this.dataChain(present).decode(dataBytes), this.inner) as TypedArray;
-    if (sparse.length !== present * (c - 1)) throw new CorruptChunkError(`optional: the data holds ${sparse.length / (c - 1)} elements, the mask marks ${present} present`);
-    const one = typeof out[0] === "bigint" ? 1n : 1;
-    for (let i = 0, j = 0; i < n; i++) {
-      if (!mask[i]) continue;
-      (out as Uint8Array).set(sparse.subarray(j * (c - 1), ++j * (c - 1)) as Uint8Array, i * c);
-      (out as unknown as { [k: number]: number | bigint })[i * c + c - 1] = one;
-    }
-    return contiguousView(out, spec.shape);
+    const sparse = contiguousData(await this.dataChain(present).decode(dataBytes), this.inner);
+    const c = componentsPerElement(this.inner);
+    if (sparse.length !== present * c) throw new CorruptChunkError(`optional: the data holds ${sparse.length / c} elements, the mask marks ${present} present`);
+    return contiguousView(join(mask, sparse, spec.dtype as OptionalDataType, n), spec.shape);
   }
+}
+
+/**
+ * An optional chunk's `n` elements as its mask and its present elements only (the inner type's
+ * memory): from the mask component after each element's components, or, where memory holds JS
+ * values, from null (missing) or the value (unwrapped once for a nested optional).
+ */
+function split(data: ElementArray, dt: OptionalDataType, n: number): { mask: Uint8Array; sparse: ElementArray; present: number } {
+  const mask = new Uint8Array(n);
+  let present = 0;
+  if (isObjectType(dt)) {
+    const items = data as Scalar[];
+    const sparse: Scalar[] = [];
+    const nested = dt.inner.kind === "optional";
+    for (let i = 0; i < n; i++) if (items[i] !== null) (mask[i] = 1), sparse.push(nested ? (items[i] as [Scalar])[0] : items[i]), present++;
+    return { mask, sparse, present };
+  }
+  const t = data as TypedArray;
+  const c = componentsPerElement(dt);
+  for (let i = 0; i < n; i++) if (t[i * c + c - 1]) (mask[i] = 1), present++;
+  const sparse = allocElements(dt.inner, present) as TypedArray;
+  for (let i = 0, j = 0; i < n; i++) if (mask[i]) (sparse as Uint8Array).set(t.subarray(i * c, i * c + c - 1) as Uint8Array, j++ * (c - 1));
+  return { mask, sparse, present };
+}
+
+/** The inverse of `split`: `n` elements, missing ones as the type's zero (all-zero components, or null). */
+function join(mask: Uint8Array, sparse: ElementArray, dt: OptionalDataType, n: number): ElementArray {
+  const out = allocElements(dt, n);
+  if (isObjectType(dt)) {
+    const items = out as Scalar[];
+    const nested = dt.inner.kind === "optional";
+    for (let i = 0, j = 0; i < n; i++) if (mask[i]) items[i] = nested ? [(sparse as Scalar[])[j++]] : (sparse as Scalar[])[j++];
+    return items;
+  }
+  const t = out as TypedArray;
+  const c = componentsPerElement(dt);
+  const one = typeof t[0] === "bigint" ? 1n : 1;
+  for (let i = 0, j = 0; i < n; i++) {
+    if (!mask[i]) continue;
+    (t as Uint8Array).set((sparse as TypedArray).subarray(j * (c - 1), ++j * (c - 1)) as Uint8Array, i * c);
+    (t as unknown as { [k: number]: number | bigint })[i * c + c - 1] = one;
+  }
+  return t;
 }
 
 export const optionalCodec: CodecFactory = (conf, spec, chain) => {

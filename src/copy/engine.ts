@@ -18,6 +18,7 @@ import type { NDArray } from "../indexing/ndarray.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dtype.js";
 import { toNumpyTypestr, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
+import { fillValueJsonForm } from "../metadata/fill-value.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
@@ -115,7 +116,7 @@ const OBJECT_CODEC = { string: "vlen-utf8", bytes: "vlen-bytes", json: "json2" }
 function vlenFilters(arr: ZarrArray): JsonObject[] | null {
   const dt = arr.dataType;
   if (dt.kind === "vlen_array") return [{ id: "vlen-array", dtype: toNumpyTypestr(dt.element) }];
-  return isObjectType(dt) ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "json" ? [{ id: OBJECT_CODEC[dt.kind] }] : null;
 }
 
 /**
@@ -191,7 +192,7 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
     zarrFormat: format,
     attributes,
     // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
-    fillValue: src.fillValue === null && format === 3 ? undefined : src.fillValue,
+    fillValue: src.fillValue === null && format === 3 ? undefined : fillValueJsonForm(src.fillValue, src.dataType),
   };
   if (format === 2) {
     const v2 = src.metadata.v2;

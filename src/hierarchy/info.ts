@@ -5,8 +5,8 @@
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
 import { isObjectType, type Scalar } from "../metadata/dtype.js";
-import { fillValueToJson } from "../metadata/fill-value.js";
-import { hasNumpyForm } from "../metadata/dtype-names.js";
+import { fillValueJsonForm, fillValueToJson } from "../metadata/fill-value.js";
+import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 import type { ChunkShapes } from "../metadata/chunk-grid.js";
 // Types only: the handles import this module to answer `info()`, so it must not import them back.
@@ -29,7 +29,7 @@ export interface ArrayInfo {
   shards: number[] | null;
   /** A rectilinear grid's edges (`arr.chunkShapes`; `chunks` or `shards` is then its largest); null when regular. */
   chunkShapes: ChunkShapes | null;
-  /** The data type's name (`"float32"`, `"numpy.datetime64"`). */
+  /** The data type's name (`"float32"`, `"numpy.datetime64"`); an optional's names its inner type (`"optional(int16)"`). */
   dtype: string;
   /** The numpy type string; null for types only Zarr v3 has (bfloat16, float8_*, int4, ...). */
   numpyDtype: string | null;
@@ -116,7 +116,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     chunks: arr.chunks,
     shards: arr.shards,
     chunkShapes: arr.chunkShapes,
-    dtype: arr.dtype,
+    dtype: dataTypeLabel(dt),
     numpyDtype: hasNumpyForm(arr.dataType) ? arr.numpyDtype : null,
     order: v2 ? v2.order : null,
     readOnly: arr.readOnly,
@@ -125,7 +125,7 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     filters: v2 ? v2.filters : null,
     codecs: arr.codecs,
     // A vlen-array fill is held as its stored bytes; shown as its numbers.
-    fillValue: dt.kind === "vlen_array" ? fillValueToJson(arr.fillValue, dt, 2) : scalarJson(arr.fillValue),
+    fillValue: dt.kind === "vlen_array" ? fillValueToJson(arr.fillValue, dt, 2) : scalarJson(fillValueJsonForm(arr.fillValue, dt) as Scalar | null),
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,

@@ -203,6 +203,13 @@ export function fillStrided(
 }
 
 /** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
+/** Whether two element values hold the same content: bytes by byte, nested optional [v] by v. */
+function sameContent(x: unknown, y: unknown): boolean {
+  if (x instanceof Uint8Array && y instanceof Uint8Array) return x.length === y.length && x.every((b, i) => b === y[i]);
+  if (Array.isArray(x) && Array.isArray(y)) return x.length === y.length && x.every((v, i) => sameContent(v, y[i]));
+  return x === y;
+}
+
 export function allEqualStrided(
   src: ElementArray,
   region: StridedRegion,
@@ -210,9 +217,9 @@ export function allEqualStrided(
   value: Component,
 ): boolean {
   const isNaNValue = typeof value === "number" && Number.isNaN(value);
-  if (value instanceof Uint8Array) {
-    // Byte strings compare by content, not identity.
-    const same = (x: Component) => x instanceof Uint8Array && x.length === value.length && x.every((b, i) => b === value[i]);
+  if (typeof value === "object" && value !== null) {
+    // Byte strings, and an optional's [value] wrappers, compare by content, not identity.
+    const same = (x: Component) => sameContent(x, value);
     let all = true;
     const { shape: sh0, strides: st0 } = simplify(shape, [region.strides]);
     const items = src as unknown as Component[];

@@ -103,7 +103,9 @@ function parseStructured(input: unknown[], where: string): StructuredDataType {
       throw new InvalidMetadataError(`${where}: structured field ${i} must be [name, type] or [name, type, shape], got ${JSON.stringify(f)}`);
     }
     const dt = parseDataType(f[1], `${where}: field "${f[0]}"`);
-    if (isObjectType(dt) || dt.kind === "optional") throw new UnsupportedError(`${where}: field "${f[0]}" has an object or optional type, which records cannot hold`);
+    if (dt.kind === "optional" || dt.kind === "string" || dt.kind === "bytes" || dt.kind === "vlen_array" || dt.kind === "json") {
+      throw new UnsupportedError(`${where}: field "${f[0]}" has an object or optional type, which records cannot hold`);
+    }
     const shape = f.length === 3 ? f[2] : [];
     if (!Array.isArray(shape) || shape.some((n) => typeof n !== "number" || !Number.isSafeInteger(n) || n < 0)) {
       throw new InvalidMetadataError(`${where}: field "${f[0]}" has an invalid shape ${JSON.stringify(shape)}`);
@@ -200,14 +202,15 @@ export function parseDataType(input: unknown, where = "dtype"): DataType {
   throw new InvalidMetadataError(`${where}: unknown data type ${JSON.stringify(input)}`);
 }
 
-/** zarrs' `optional`: `{ name, configuration }` of the inner type, which is fixed-size or optional itself. */
+/** zarrs' `optional`: `{ name, configuration }` of the inner type: fixed-size, string, bytes or optional itself. */
 function optionalType(conf: Record<string, unknown>, where: string): OptionalDataType {
   if (typeof conf.name !== "string" || !isJsonObject(conf.configuration) || Object.keys(conf).length !== 2) {
     throw new InvalidMetadataError(`${where}: optional needs exactly { "name", "configuration" } of its inner type`);
   }
   const inner = parseDataType({ name: conf.name, configuration: conf.configuration }, `${where} (optional)`);
-  if (isObjectType(inner)) throw new UnsupportedError(`${where}: optional ${inner.name} is not supported (only fixed-size inner types)`);
-  const perComponent = inner.itemSize / componentsPerElement(inner);
+  // vlen-array and JSON elements are v2 object arrays, which have no optional form.
+  if (inner.kind === "vlen_array" || inner.kind === "json") throw new UnsupportedError(`${where}: optional ${inner.name} is not supported`);
+  const perComponent = isObjectType(inner) ? 0 : inner.itemSize / componentsPerElement(inner);
   return { kind: "optional", name: "optional", inner, itemSize: inner.itemSize + perComponent, endian: null };
 }
 
@@ -225,6 +228,11 @@ function narrowFloatType(name: string): NarrowFloatDataType | null {
 
 function byteOrder(dt: { endian: Endian | null }): string {
   return dt.endian === null ? "|" : dt.endian === "big" ? ">" : "<";
+}
+
+/** The type as info and tree print it: its name, and for an optional its inner type's (`optional(int16)`). */
+export function dataTypeLabel(dt: DataType): string {
+  return dt.kind === "optional" ? `optional(${dataTypeLabel(dt.inner)})` : dt.name;
 }
 
 /** Whether numpy (and so Zarr v2) has this type: not bfloat16, float8_*, int4 and the other v3-only ones. */

@@ -209,19 +209,21 @@ export type FixedDataType =
   | StructuredDataType;
 
 /**
- * zarrs' `optional` (nullable) type over a fixed-size type or another optional. Memory holds the
- * inner element's components and then a mask component (1 present, 0 missing) in the inner
- * type's typed array: zarrs' own in-memory form, so a nested optional's masks follow its value
- * innermost first and a missing element is all zeros. Users see null for a missing element (see
- * `Scalar`). `itemSize` counts those components' bytes in memory; the stored form has none.
+ * zarrs' `optional` (nullable) type over a fixed-size type, `string`, `bytes` or another optional.
+ * Over a fixed-size type, memory holds the inner element's components and then a mask component
+ * (1 present, 0 missing) in the inner type's typed array: zarrs' own in-memory form, so a nested
+ * optional's masks follow its value innermost first and a missing element is all zeros. Over a
+ * variable-length type, memory holds one JS value per element, the user's form (null, "s", ["s"]).
+ * Users see null for a missing element (see `Scalar`). `itemSize` counts those components' bytes
+ * in memory (0 for the variable-length ones); the stored form has none.
  */
 export interface OptionalDataType {
   /** Tells the data types apart. */
   readonly kind: "optional";
   /** The type's name, as `arr.dtype` gives it. */
   readonly name: "optional";
-  /** The type of a present element (fixed-size, or optional again). */
-  readonly inner: FixedDataType | OptionalDataType;
+  /** The type of a present element (fixed-size, string, bytes, or optional again). */
+  readonly inner: FixedDataType | VlenStringDataType | VlenBytesDataType | OptionalDataType;
   /** Bytes per element in memory: the inner element's components and the mask component. */
   readonly itemSize: number;
   /** Always null: a v3-only type, whose byte order the codecs say. */
@@ -327,9 +329,9 @@ export function typeFamily(dt: DataType): TypeFamily {
   }
 }
 
-/** Whether elements are JS values (strings, Uint8Arrays, JSON values) rather than typed-array components. */
-export function isObjectType(dt: DataType): dt is VlenStringDataType | VlenBytesDataType | VlenArrayDataType | JsonDataType {
-  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "vlen_array" || dt.kind === "json";
+/** Whether elements are JS values (strings, Uint8Arrays, JSON values, optional ones of those) rather than typed-array components. */
+export function isObjectType(dt: DataType): boolean {
+  return dt.kind === "string" || dt.kind === "bytes" || dt.kind === "vlen_array" || dt.kind === "json" || (dt.kind === "optional" && isObjectType(dt.inner));
 }
 
 /** Components per element in memory (see the module comment). */
@@ -346,7 +348,7 @@ export function componentsPerElement(dt: DataType): number {
     case "narrow_float":
       return dt.components;
     case "optional":
-      return componentsPerElement(dt.inner) + 1;
+      return isObjectType(dt) ? 1 : componentsPerElement(dt.inner) + 1;
     default:
       return 1;
   }
@@ -372,7 +374,7 @@ export function integerRange(dt: DataType): [bigint, bigint] | undefined {
   return dt.kind === "numeric" ? INT_RANGES[dt.name] : undefined;
 }
 
-/** The fixed-size type under any number of `optional` wrappers: its typed array holds the elements. */
+/** The type under any number of `optional` wrappers (fixed-size: its typed array holds the elements). */
 export function innermostType(dt: DataType): DataType {
   return dt.kind === "optional" ? innermostType(dt.inner) : dt;
 }

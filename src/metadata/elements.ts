@@ -1,6 +1,6 @@
 /** The memory that holds elements: typed arrays of components, or JS arrays for variable-length types. */
 import { UnsupportedError } from "../errors.js";
-import { NUMERIC_TYPES, componentsPerElement, type DataType, type ElementArray, type TypedArray } from "./dtype.js";
+import { NUMERIC_TYPES, componentsPerElement, isObjectType, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
 import type { JsonValue } from "./json.js";
 
 /** Whether elements live in a typed array (every fixed-size type) rather than a JS array. */
@@ -16,6 +16,8 @@ export function allocElements(dt: DataType, count: number, shared = false): Elem
   if (dt.kind === "string") return new Array<string>(count).fill("");
   if (dt.kind === "bytes" || dt.kind === "vlen_array") return new Array<Uint8Array>(count).fill(EMPTY_BYTES);
   if (dt.kind === "json") return new Array<JsonValue>(count).fill(null);
+  // An optional string or bytes type: one value each, missing (null) to begin with.
+  if (isObjectType(dt)) return new Array<Scalar>(count).fill(null);
   return allocTypedArray(dt, count, shared);
 }
 

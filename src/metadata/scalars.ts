@@ -3,7 +3,7 @@ import { InvalidMetadataError } from "../errors.js";
 import type { JsonValue } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
 import { roundToComponent } from "./narrow-float.js";
-import { NUMERIC_TYPES, componentsPerElement, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
+import { NUMERIC_TYPES, componentsPerElement, isObjectType, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
 import { allocTypedArray, hasFloat16Array } from "./elements.js";
 import { bytesToBase64 } from "./base64.js";
 
@@ -31,14 +31,17 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
   if (v === null && dt.kind !== "optional" && dt.kind !== "json") throw new InvalidMetadataError(`null (a missing value) can only be stored in an optional array, not ${dt.name}`);
   switch (dt.kind) {
     case "optional": {
+      // Over a variable-length type memory holds the value itself, checked against the inner type.
+      const values = isObjectType(dt);
       // A missing element is all zeros, its mask included (as zarrs leaves it).
-      const missing = Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
+      const missing = values ? [null as unknown as Component] : Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
       if (v === null) return missing;
       const nested = dt.inner.kind === "optional";
       if (nested && !(Array.isArray(v) && v.length === 1)) {
         throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
       }
       const comps = scalarToComponents(nested ? (v as [Scalar])[0] : v, dt.inner);
+      if (values) return [v as Component];
       comps.push(typeof missing[0] === "bigint" ? 1n : 1);
       return comps;
     }
@@ -109,6 +112,7 @@ export function codePointsToString(data: ArrayLike<number>, start: number, lengt
 export function storedToScalar(data: ElementArray, i: number, dt: DataType): Scalar {
   switch (dt.kind) {
     case "optional": {
+      if (isObjectType(dt)) return (data as Scalar[])[i];
       const c = componentsPerElement(dt);
       const t = data as TypedArray;
       if (!t[i * c + c - 1]) return null;

@@ -1,7 +1,8 @@
 /**
  * The viewer page (`parzarr view`, or viewer.html hosted beside any data): the hierarchy, each
  * array's info, and any 2-d slice of an array as an image (colormap, contrast limits, sliders over
- * the other dimensions), read on a pool of Web Workers with progress as chunks arrive.
+ * the other dimensions; an optional array's missing elements in their own colour), or as a table
+ * of cells for strings and bytes, read on a pool of Web Workers with progress as chunks arrive.
  *
  * URL parameters: `store` (the data's URL, relative to the page or absolute), `tree` (optional:
  * a JSON listing of the hierarchy, as `parzarr view` serves; without it a group's children come
@@ -9,11 +10,13 @@
  * When a slice is drawn, `document.body.dataset.state` becomes "rendered" (tests wait for it).
  */
 import { Group, UnopenableNode, WorkerPool, ZarrArray, open, slice, type NDArray, type SelectionItem } from "../browser.js";
-import { COLORMAPS, autoLimits, toRgba, type ColormapName } from "./render.js";
+import { COLORMAPS, autoLimits, cellText, elementAt, isTextual, sliceNumbers, toRgba, type ColormapName } from "./render.js";
 import type { ListedNode as TreeNode } from "./listing.js";
 
 /** Pixels per side at most: larger slices are read with a step (every k-th element). */
 const MAX_SIDE = 2048;
+/** Cells per side of a table of strings or bytes: the slice's first ones. */
+const TEXT_SIDE = 100;
 
 const params = new URLSearchParams(location.search);
 const storeUrl = new URL(params.get("store") ?? "./", location.href).href.replace(/\/$/, "");
@@ -27,6 +30,7 @@ const pool = new WorkerPool({
 
 let current: ZarrArray | null = null;
 let values: Float64Array = new Float64Array(0);
+let missing: Uint8Array | null = null;
 let view = { rows: 0, cols: 0, rowStride: 0, colStride: 0 };
 let reading = 0;
 
@@ -137,13 +141,6 @@ function drawSliders(): void {
   });
 }
 
-function toNumbers(data: NDArray["data"], n: number): Float64Array {
-  const out = new Float64Array(n);
-  const src = data as ArrayLike<number | bigint | boolean>;
-  for (let i = 0; i < n; i++) out[i] = Number(src[i]);
-  return out;
-}
-
 async function readSlice(): Promise<void> {
   const a = current;
   if (!a) return;
@@ -154,8 +151,10 @@ async function readSlice(): Promise<void> {
   $("sliders")
     .querySelectorAll<HTMLInputElement>("input")
     .forEach((input) => index.set(Number(input.dataset.dim), Number(input.value)));
+  const text = isTextual(a.dataType);
   const steps = a.shape.map((n) => Math.max(1, Math.ceil(n / MAX_SIDE)));
-  const selection: SelectionItem[] = a.shape.map((n, d) => (d === y || d === x ? slice(0, n, steps[d]) : index.get(d) ?? 0));
+  const shown = (n: number, d: number): SelectionItem => (text ? slice(0, Math.min(n, TEXT_SIDE)) : slice(0, n, steps[d]));
+  const selection: SelectionItem[] = a.shape.map((n, d) => (d === y || d === x ? shown(n, d) : index.get(d) ?? 0));
   const progress = $<HTMLProgressElement>("progress");
   progress.value = 0;
   document.body.dataset.state = "reading";
@@ -181,18 +180,45 @@ async function readSlice(): Promise<void> {
   const shape = r.shape;
   const dimShape = (d: number): number => (kept.length === 1 ? shape[0] : shape[kept.indexOf(d)]);
   const strideOf = (d: number): number => (kept.length === 1 ? 1 : r.stride[kept.indexOf(d)]);
-  values = toNumbers(r.data, shape.reduce((m, n) => m * n, 1));
   view = {
     rows: y === x ? 1 : dimShape(rowsDim),
     cols: dimShape(colsDim),
     rowStride: y === x ? 0 : strideOf(rowsDim),
     colStride: strideOf(colsDim),
   };
-  status(`${a.path || "/"}: ${view.rows} x ${view.cols} read in ${(performance.now() - t0).toFixed(0)} ms on ${pool.threads} workers`);
+  const read = `${a.path || "/"}: ${view.rows} x ${view.cols} read in ${(performance.now() - t0).toFixed(0)} ms on ${pool.threads} workers`;
+  if (text) {
+    status(read);
+    drawCells(r.data as ArrayLike<unknown>, a);
+    return;
+  }
+  ({ values, missing } = sliceNumbers(r.data as ArrayLike<unknown>, shape.reduce((m, n) => m * n, 1), a.dataType));
+  const nMissing = missing ? missing.reduce((m, b) => m + b, 0) : 0;
+  status(nMissing ? `${read}; ${nMissing} missing (red)` : read);
   render();
 }
 
+/** A slice of strings or bytes as a table; a missing element reads "null", marked as missing. */
+function drawCells(data: ArrayLike<unknown>, a: ZarrArray): void {
+  const { rows, cols, rowStride, colStride } = view;
+  const table = $<HTMLTableElement>("cells");
+  table.replaceChildren();
+  for (let r = 0; r < rows; r++) {
+    const tr = table.insertRow();
+    for (let c = 0; c < cols; c++) {
+      const v = elementAt(data, r * rowStride + c * colStride, a.dataType);
+      const td = tr.insertCell();
+      td.textContent = v === null ? "null" : cellText(v);
+      if (v === null) td.className = "missing";
+    }
+  }
+  table.hidden = false;
+  $("canvas").hidden = true;
+  document.body.dataset.state = "rendered";
+}
+
 function render(): void {
+  if (current && isTextual(current.dataType)) return; // a table of cells: no colours to change
   const lo = $<HTMLInputElement>("lo");
   const hi = $<HTMLInputElement>("hi");
   if (lo.value === "" || hi.value === "") {
@@ -203,13 +229,15 @@ function render(): void {
   const cmap = $<HTMLSelectElement>("cmap").value as ColormapName;
   const { rows, cols, rowStride, colStride } = view;
   const canvas = $<HTMLCanvasElement>("canvas");
+  $("cells").hidden = true;
+  canvas.hidden = false;
   canvas.width = cols;
   canvas.height = rows;
   // Small slices are shown larger; pixels stay square and sharp (image-rendering: pixelated).
   const zoom = Math.max(1, Math.floor(512 / Math.max(rows, cols)));
   canvas.style.width = `${cols * zoom}px`;
   canvas.style.height = `${rows * zoom}px`;
-  const rgba = toRgba(values, rows, cols, rowStride, colStride, Number(lo.value), Number(hi.value), cmap);
+  const rgba = toRgba(values, rows, cols, rowStride, colStride, Number(lo.value), Number(hi.value), cmap, missing);
   canvas.getContext("2d")!.putImageData(new ImageData(rgba, cols, rows), 0, 0);
   document.body.dataset.state = "rendered";
 }

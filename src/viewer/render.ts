@@ -1,7 +1,9 @@
 /**
- * Turning a 2-d slice of numbers into pixels: contrast limits, then a colormap. Pure functions,
- * used by the viewer page and checked in Node (test/viewer.test.ts).
+ * Turning a 2-d slice of numbers into pixels: contrast limits, then a colormap, missing elements
+ * (an optional array's nulls) in their own colour; a slice of strings or bytes into cell texts.
+ * Pure functions, used by the viewer page and checked in Node (test/viewer.test.ts).
  */
+import { innermostType, type DataType } from "../metadata/dtype.js";
 
 export type ColormapName = "gray" | "viridis" | "magma";
 
@@ -56,6 +58,45 @@ export function colormapLut(name: ColormapName): Uint8Array {
   return lut;
 }
 
+/** The colour of a missing element (null in an optional array): opaque red, which no colormap holds. */
+export const MISSING_RGBA: readonly number[] = [255, 0, 0, 255];
+
+/** Whether a type's elements are text or bytes (shown as a table of cells, not as an image). */
+export function isTextual(dt: DataType): boolean {
+  return !["numeric", "narrow_float", "datetime"].includes(innermostType(dt).kind);
+}
+
+/**
+ * Element i of what `get` returned, null when missing: a nested optional's present value comes
+ * wrapped once per level below the first (`[5]`, `[[5]]`), taken off here, a null at any level
+ * being missing.
+ */
+export function elementAt(data: ArrayLike<unknown>, i: number, dt: DataType): unknown {
+  let v = data[i];
+  for (let t = dt; t.kind === "optional" && t.inner.kind === "optional" && v !== null; t = t.inner) v = (v as unknown[])[0];
+  return v ?? null;
+}
+
+/** The first `n` elements as numbers, and which are missing (null when none is). */
+export function sliceNumbers(data: ArrayLike<unknown>, n: number, dt: DataType): { values: Float64Array; missing: Uint8Array | null } {
+  const values = new Float64Array(n);
+  let missing: Uint8Array | null = null;
+  for (let i = 0; i < n; i++) {
+    const v = elementAt(data, i, dt);
+    if (v === null) (missing ??= new Uint8Array(n))[i] = 1;
+    values[i] = v === null ? NaN : Number(v);
+  }
+  return { values, missing };
+}
+
+/** A cell's text: strings as they are, bytes as hex, anything else as JSON (big integers as digits). */
+export function cellText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v instanceof Uint8Array) return Array.from(v, (b) => b.toString(16).padStart(2, "0")).join(" ");
+  if (ArrayBuffer.isView(v)) return `[${Array.from(v as unknown as ArrayLike<unknown>).join(", ")}]`;
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x)) ?? String(v);
+}
+
 /** The lookup index of a value: `lo` maps to 0, `hi` to 255, clamped; NaN to -1 (drawn transparent). */
 export function levelOf(v: number, lo: number, hi: number): number {
   if (Number.isNaN(v)) return -1;
@@ -80,7 +121,8 @@ export function autoLimits(values: ArrayLike<number>): [number, number] {
 
 /**
  * RGBA pixels of a `rows` x `cols` slice. `values[r * rowStride + c * colStride]` is the value at
- * row r, column c, so either axis order of the read slice draws without a copy.
+ * row r, column c, so either axis order of the read slice draws without a copy; where `missing`
+ * marks that element, it is drawn in MISSING_RGBA.
  */
 export function toRgba(
   values: ArrayLike<number>,
@@ -91,13 +133,19 @@ export function toRgba(
   lo: number,
   hi: number,
   map: ColormapName,
+  missing: ArrayLike<number> | null = null,
 ): Uint8ClampedArray<ArrayBuffer> {
   const lut = colormapLut(map);
   const out = new Uint8ClampedArray(new ArrayBuffer(rows * cols * 4));
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const level = levelOf(values[r * rowStride + c * colStride], lo, hi);
+      const i = r * rowStride + c * colStride;
       const o = (r * cols + c) * 4;
+      if (missing?.[i]) {
+        out.set(MISSING_RGBA, o);
+        continue;
+      }
+      const level = levelOf(values[i], lo, hi);
       if (level < 0) continue; // NaN: transparent
       out[o] = lut[level * 3];
       out[o + 1] = lut[level * 3 + 1];
