@@ -4,7 +4,7 @@
  */
 import { asAbort, CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, type Component, type ElementArray, type Scalar } from "../../metadata/dtype.js";
+import { componentsPerElement, type Component, type ElementArray, type Scalar } from "../../metadata/dtype.js";
 import { allocElements } from "../../metadata/elements.js";
 import { scalarToComponents } from "../../metadata/scalars.js";
 import type { ByteSource, ChunkView, ChunkWrite, EncodedChunk } from "../../codecs/types.js";
