@@ -236,12 +236,10 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   const STREAM_ROOM = blocksize + (blocksize >>> 7) + 64;
   const SCRATCH = STREAM + STREAM_ROOM + 16;
   const simd = doShuffle && typesize === 4 ? kernelsFor(SCRATCH) : null;
-  // Streams decode straight into the scratch where the unshuffle reads them, but for zlib on our
-  // WASM inflate, which stages its own work there (it decodes into tmp first).
-  const simdDirect = simd !== null && !(format === FORMAT_ZLIB && inflateUsesWasmScratch());
-  // The decoders that run in the kernels, from a stream staged at STREAM: LZ4, and zstd where our
-  // WASM decoder is the backend (a native one writes into the scratch as the others do).
-  const inKernels = format === FORMAT_LZ4 || (format === FORMAT_ZSTD && zstdUsesWasmKernels());
+  // The decoders that run in the kernels, from a stream staged at STREAM: LZ4, and zstd and zlib
+  // where our WASM decoders are the backends (native ones write into the scratch as the others do).
+  const inKernels =
+    format === FORMAT_LZ4 || (format === FORMAT_ZSTD && zstdUsesWasmKernels()) || (format === FORMAT_ZLIB && inflateUsesWasmScratch());
 
   /** The size word of stream k of block j at `offset`, checked against the frame. */
   const streamSize = (j: number, k: number, offset: number): number => {
@@ -254,8 +252,9 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
 
   /**
    * Decodes block j's streams into the kernels' scratch at 0, synchronously (nothing else uses
-   * the scratch meanwhile). Returns false where a zstd stream needs the asynchronous path: a
-   * damaged stream (which that path names) or a backend that awaits.
+   * the scratch meanwhile). Returns false where a zstd or zlib stream needs the path through tmp:
+   * a damaged stream (which that path names), or a decoder that awaits or would stage the stream
+   * in the scratch over this block.
    */
   const decodeInScratch = (j: number, offset: number, nsplits: number, neblock: number): boolean => {
     const scratch = simd!.reserve(SCRATCH);
@@ -271,13 +270,19 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       if (csize === 0) empty(j, k, neblock);
       if (inKernels && csize <= STREAM_ROOM) {
         scratch.set(stream, STREAM);
+        const at = k * neblock;
         const n =
-          format === FORMAT_LZ4 ? simd!.lz4Decompress(STREAM, csize, k * neblock, neblock) : simd!.zstdDecompress(STREAM, csize, k * neblock, neblock);
+          format === FORMAT_LZ4
+            ? simd!.lz4Decompress(STREAM, csize, at, neblock)
+            : format === FORMAT_ZSTD
+              ? simd!.zstdDecompress(STREAM, csize, at, neblock)
+              : simd!.inflate(STREAM, csize, at, neblock, 1);
         if (n === neblock) continue;
-        if (format === FORMAT_ZSTD) return false;
+        if (format !== FORMAT_LZ4) return false;
+      } else if (inKernels && format !== FORMAT_LZ4) {
+        return false;
       } else if (format === FORMAT_ZSTD) {
-        // Not our WASM decoder, which would stage the stream over this block.
-        if (inKernels || !zstdDecompressInto(stream, piece)) return false;
+        if (!zstdDecompressInto(stream, piece)) return false;
         continue;
       }
       // A malformed or overlong LZ4 stream: the JavaScript decoder (which stays out of the
@@ -302,7 +307,7 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       if (neblock * nsplits !== bsize) corrupt(`block ${j}: blocksize ${bsize} is not a multiple of typesize ${typesize}`);
       let offset = v.getInt32(HEADER_SIZE + 4 * j, true);
       if (offset < streamsStart || offset > cbytes - 4) corrupt(`block ${j}: offset ${offset} is out of range [${streamsStart}, ${cbytes - 4}]`);
-      const inScratch = useSimd && simdDirect && decodeInScratch(j, offset, nsplits, neblock);
+      const inScratch = useSimd && decodeInScratch(j, offset, nsplits, neblock);
       const target = useSimd || doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
       if (!inScratch) {
         for (let k = 0; k < nsplits; k++) {
