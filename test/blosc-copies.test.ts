@@ -77,7 +77,7 @@ describe("blosc: copies around the WebAssembly kernels", { skip: wasmKernels() =
       assert.ok(moved <= cbytes + nbytes, `${moved} bytes copied for ${cbytes} in and ${nbytes} out`);
 
       const rows = new Uint8Array(nbytes);
-      const scatter = { length: nbytes, put: (at: number, b: Uint8Array) => rows.set(b, at) };
+      const scatter = { length: nbytes, put: (at: number, b: Uint8Array) => rows.set(b, at), runs: () => null };
       const movedScattered = await bytesCopied(() => bloscDecodeScatter(f, scatter));
       assert.ok(equal(rows, data), "same bytes, scattered");
       assert.ok(movedScattered <= cbytes + nbytes, `scattered: ${movedScattered} bytes copied`);

@@ -229,8 +229,8 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
   // Scratch of the WASM kernels: the decoded (shuffled) block with the 32 bytes of slack the zstd
   // decoder writes into, the unshuffled block, and one compressed stream for the decoders in the
-  // kernels, with 16 bytes of slack (their vector moves). No honest LZ4 or zstd stream is longer
-  // than its block by more than STREAM_ROOM allows (their worst cases for incompressible data).
+  // kernels, with 16 bytes of slack (their vector moves). No honest LZ4, zstd or deflate stream is
+  // longer than its block by more than STREAM_ROOM allows (their worst cases for incompressible data).
   const UNSHUFFLED = align16(blocksize + 32);
   const STREAM = UNSHUFFLED + align16(blocksize + 16);
   const STREAM_ROOM = blocksize + (blocksize >>> 7) + 64;
