@@ -46,7 +46,9 @@ function inputs(): { name: string; bytes: Uint8Array }[] {
     // Longer than 64 KiB of distinct content, so offsets reach the window's end.
     { name: "noise repeated at 65535", bytes: (() => { const b = new Uint8Array(140_000); for (let i = 0; i < b.length; i++) b[i] = noise[i % 65535]; return b; })() },
   ];
-  for (let period = 1; period <= 9; period++) {
+  // Periods up to 17: the short-offset match copies of the decoders (copy_match) and the first
+  // offsets they copy as whole vectors.
+  for (let period = 1; period <= 17; period++) {
     const b = new Uint8Array(5000 + period);
     for (let i = 0; i < b.length; i++) b[i] = (i % period) * 37 + (i > 3000 ? 1 : 0);
     out.push({ name: `period ${period}`, bytes: b });

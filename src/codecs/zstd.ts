@@ -93,6 +93,11 @@ export function zstdDecompressInto(src: Uint8Array, dest: Uint8Array): boolean {
   }
 }
 
+/** Whether zstd streams decode with zstd-decode.c, which stages its input in the kernels' scratch. */
+export function zstdUsesWasmKernels(): boolean {
+  return zstdBackend() === kernelZstdBackend;
+}
+
 type WasmCodec = { encode(b: Uint8Array): Promise<Uint8Array>; decode(b: Uint8Array): Promise<Uint8Array> };
 let wasmModule: Promise<{ fromConfig(c: { id: "zstd"; level: number }): WasmCodec }> | null = null;
 const wasmCodecs = new Map<number, Promise<WasmCodec>>();

@@ -26,7 +26,7 @@ import { lz4CompressInto, lz4DecompressBlock, lz4DecompressBlockJs } from "./lz4
 import { bitShuffle, bitUnshuffle, byteShuffle, byteUnshuffle } from "./shuffle.js";
 import { align16, WASM_SCRATCH_LIMIT, wasmKernels, type WasmKernels } from "../wasm/wasm.js";
 import { snappyDecompress } from "./snappy.js";
-import { zstdCompress, zstdDecompress, zstdDecompressInto } from "../zstd.js";
+import { zstdCompress, zstdDecompress, zstdDecompressInto, zstdUsesWasmKernels } from "../zstd.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../../scratch.js";
 
 export type BloscCname = "lz4" | "lz4hc" | "blosclz" | "zstd" | "zlib" | "snappy";
@@ -137,26 +137,20 @@ const simdFits = (bsize: number): boolean => bsize % 64 === 0;
 // ---------------------------------------------------------------------------------------------
 // Decoding
 
-/** Decodes one stream of a synchronous codec into exactly `out`. */
-function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): void {
-  let n: number;
+/** Decodes one stream of a synchronous codec into `out`; returns the decoded length. */
+function decodeStreamSync(format: number, src: Uint8Array, out: Uint8Array): number {
   switch (format) {
     case FORMAT_BLOSCLZ:
-      n = blosclzDecompress(src, out);
-      break;
+      return blosclzDecompress(src, out);
     case FORMAT_LZ4:
-      n = lz4DecompressBlock(src, out);
-      break;
+      return lz4DecompressBlock(src, out);
     case FORMAT_SNAPPY:
-      n = snappyDecompress(src, out);
-      break;
+      return snappyDecompress(src, out);
     case FORMAT_ZLIB:
-      n = inflateInto(src, out, "blosc: zlib stream");
-      break;
+      return inflateInto(src, out, "blosc: zlib stream");
     default:
       corrupt(`unknown compressor format code ${format}`);
   }
-  if (n !== out.length) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${n} bytes, ${out.length} expected`);
 }
 
 /**
@@ -233,17 +227,72 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
   // Only the first of the two filters applies, as in c-blosc 1.x.
   const doBitshuffle = (flags & FLAG_BITSHUFFLE) !== 0;
   const tmp = doShuffle || doBitshuffle ? takeScratch(blocksize) : null;
-  // Scratch of the WASM kernels: the decoded (shuffled) block, the unshuffled block, and for LZ4
-  // one compressed stream, which the kernel's decoder reads from its own memory; 16 bytes of
-  // slack after each for the kernels' vector moves.
-  const lz4Wasm = format === FORMAT_LZ4;
-  const UNSHUFFLED = align16(blocksize + 16);
-  const STREAM = 2 * UNSHUFFLED;
-  const SCRATCH = lz4Wasm ? STREAM + blocksize + 16 : STREAM;
+  // Scratch of the WASM kernels: the decoded (shuffled) block with the 32 bytes of slack the zstd
+  // decoder writes into, the unshuffled block, and one compressed stream for the decoders in the
+  // kernels, with 16 bytes of slack (their vector moves). No honest LZ4, zstd or deflate stream is
+  // longer than its block by more than STREAM_ROOM allows (their worst cases for incompressible data).
+  const UNSHUFFLED = align16(blocksize + 32);
+  const STREAM = UNSHUFFLED + align16(blocksize + 16);
+  const STREAM_ROOM = blocksize + (blocksize >>> 7) + 64;
+  const SCRATCH = STREAM + STREAM_ROOM + 16;
   const simd = doShuffle && typesize === 4 ? kernelsFor(SCRATCH) : null;
-  // Codecs decode straight into the SIMD scratch, but for those that stage their own work in it
-  // (zstd, which also awaits, and zlib on our WASM inflate): they decode into tmp first.
-  const simdDirect = simd !== null && format !== FORMAT_ZSTD && !(format === FORMAT_ZLIB && inflateUsesWasmScratch());
+  // The decoders that run in the kernels, from a stream staged at STREAM: LZ4, and zstd and zlib
+  // where our WASM decoders are the backends (native ones write into the scratch as the others do).
+  const inKernels =
+    format === FORMAT_LZ4 || (format === FORMAT_ZSTD && zstdUsesWasmKernels()) || (format === FORMAT_ZLIB && inflateUsesWasmScratch());
+
+  /** The size word of stream k of block j at `offset`, checked against the frame. */
+  const streamSize = (j: number, k: number, offset: number): number => {
+    if (offset > cbytes - 4) corrupt(`block ${j}: stream ${k} starts past the end of the frame`);
+    const csize = v.getInt32(offset, true);
+    if (csize < 0 || csize > cbytes - offset - 4) corrupt(`block ${j}: stream ${k} claims ${csize} bytes, only ${cbytes - offset - 4} remain`);
+    return csize;
+  };
+  const empty = (j: number, k: number, neblock: number): never => corrupt(`block ${j}: stream ${k} is empty but should decode to ${neblock} bytes`);
+
+  /**
+   * Decodes block j's streams into the kernels' scratch at 0, synchronously (nothing else uses
+   * the scratch meanwhile). Returns false where a zstd or zlib stream needs the path through tmp:
+   * a damaged stream (which that path names), or a decoder that awaits or would stage the stream
+   * in the scratch over this block.
+   */
+  const decodeInScratch = (j: number, offset: number, nsplits: number, neblock: number): boolean => {
+    const scratch = simd!.reserve(SCRATCH);
+    for (let k = 0; k < nsplits; k++) {
+      const csize = streamSize(j, k, offset);
+      const stream = src.subarray(offset + 4, offset + 4 + csize);
+      offset += 4 + csize;
+      const piece = scratch.subarray(k * neblock, (k + 1) * neblock);
+      if (csize === neblock) {
+        piece.set(stream);
+        continue;
+      }
+      if (csize === 0) empty(j, k, neblock);
+      if (inKernels && csize <= STREAM_ROOM) {
+        scratch.set(stream, STREAM);
+        const at = k * neblock;
+        const n =
+          format === FORMAT_LZ4
+            ? simd!.lz4Decompress(STREAM, csize, at, neblock)
+            : format === FORMAT_ZSTD
+              ? simd!.zstdDecompress(STREAM, csize, at, neblock)
+              : simd!.inflate(STREAM, csize, at, neblock, 1);
+        if (n === neblock) continue;
+        if (format !== FORMAT_LZ4) return false;
+      } else if (inKernels && format !== FORMAT_LZ4) {
+        return false;
+      } else if (format === FORMAT_ZSTD) {
+        if (!zstdDecompressInto(stream, piece)) return false;
+        continue;
+      }
+      // A malformed or overlong LZ4 stream: the JavaScript decoder (which stays out of the
+      // scratch) says what is wrong with it; other codecs decode in JavaScript or natively.
+      const m = format === FORMAT_LZ4 ? lz4DecompressBlockJs(stream, piece) : decodeStreamSync(format, stream, piece);
+      if (m !== neblock) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${m} bytes, ${neblock} expected`);
+    }
+    return true;
+  };
+
   try {
     for (let j = 0; j < nblocks; j++) {
       const isLeftover = j === nblocks - 1 && leftover > 0;
@@ -251,9 +300,6 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       const destBlock = out ? out.subarray(j * blocksize, j * blocksize + bsize) : blockBuf!.subarray(0, bsize);
       const bitshuffleBlock = !doShuffle && doBitshuffle && bsize >= typesize;
       const useSimd = simd !== null && simdFits(bsize);
-      // No await runs between here and the block's unshuffle but zstd's, which decodes into tmp.
-      const scratch = useSimd ? simd.reserve(SCRATCH) : null;
-      const target = useSimd && simdDirect ? scratch!.subarray(0, bsize) : doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
       // c-blosc only splits full blocks, and (for frames from before the flag existed) only when
       // the split streams would be long enough.
       const nsplits = !dontSplit && !isLeftover && typesize <= MAX_SPLITS && Math.floor(bsize / typesize) >= MIN_BUFFERSIZE ? typesize : 1;
@@ -261,38 +307,31 @@ async function decodeFrame(src: Uint8Array, dest: Uint8Array | undefined, scatte
       if (neblock * nsplits !== bsize) corrupt(`block ${j}: blocksize ${bsize} is not a multiple of typesize ${typesize}`);
       let offset = v.getInt32(HEADER_SIZE + 4 * j, true);
       if (offset < streamsStart || offset > cbytes - 4) corrupt(`block ${j}: offset ${offset} is out of range [${streamsStart}, ${cbytes - 4}]`);
-      for (let k = 0; k < nsplits; k++) {
-        if (offset > cbytes - 4) corrupt(`block ${j}: stream ${k} starts past the end of the frame`);
-        const csize = v.getInt32(offset, true);
-        offset += 4;
-        if (csize < 0 || csize > cbytes - offset) corrupt(`block ${j}: stream ${k} claims ${csize} bytes, only ${cbytes - offset} remain`);
-        const piece = target.subarray(k * neblock, (k + 1) * neblock);
-        const stream = src.subarray(offset, offset + csize);
-        if (csize === neblock) {
-          piece.set(stream);
-        } else {
-          if (csize === 0) corrupt(`block ${j}: stream ${k} is empty but should decode to ${neblock} bytes`);
-          // Only zstd (WASM) is asynchronous; the others stay off the microtask queue.
-          if (format === FORMAT_ZSTD) {
+      const inScratch = useSimd && decodeInScratch(j, offset, nsplits, neblock);
+      const target = useSimd || doShuffle || bitshuffleBlock ? tmp!.subarray(0, bsize) : destBlock;
+      if (!inScratch) {
+        for (let k = 0; k < nsplits; k++) {
+          const csize = streamSize(j, k, offset);
+          offset += 4;
+          const piece = target.subarray(k * neblock, (k + 1) * neblock);
+          const stream = src.subarray(offset, offset + csize);
+          if (csize === neblock) piece.set(stream);
+          else if (csize === 0) empty(j, k, neblock);
+          // Only zstd may await; the others stay off the microtask queue.
+          else if (format === FORMAT_ZSTD) {
             if (!zstdDecompressInto(stream, piece)) piece.set(await zstdDecompress(stream, neblock));
-          } else if (useSimd && lz4Wasm) {
-            // The kernel decodes from its own memory into the block in place there.
-            scratch!.set(stream, STREAM);
-            const n = simd.lz4Decompress(STREAM, csize, k * neblock, neblock);
-            // A malformed stream: the JavaScript decoder says what is wrong with it (the one
-            // that stays out of the kernels' scratch, where the rest of this block lies).
-            if (n !== neblock) {
-              const m = lz4DecompressBlockJs(stream, piece);
-              if (m !== neblock) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${m} bytes, ${neblock} expected`);
-            }
-          } else decodeStreamSync(format, stream, piece);
+          } else {
+            const n = decodeStreamSync(format, stream, piece);
+            if (n !== neblock) corrupt(`a ${FORMAT_NAMES[format]} stream decoded to ${n} bytes, ${neblock} expected`);
+          }
+          offset += csize;
         }
-        offset += csize;
       }
       if (useSimd) {
-        // zstd awaited above: another call may have grown (and so detached) the memory since.
+        // A zstd stream may have awaited above: another call may have grown (and so detached) the
+        // memory since, and used the scratch.
         const scratch = simd.reserve(SCRATCH);
-        if (!simdDirect) scratch.set(target, 0);
+        if (!inScratch) scratch.set(target, 0);
         simd.unshuffle4(0, UNSHUFFLED, bsize >>> 2);
         const unshuffled = scratch.subarray(UNSHUFFLED, UNSHUFFLED + bsize);
         if (scatter) scatter.put(j * blocksize, unshuffled);

@@ -184,23 +184,9 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
     }
     ml += MIN_MATCH;
     if ((u32)(oend - op) < ml) return -4;
-    const u8 *m = op - offset;
-    u8 *const end = op + ml;
-    if (offset >= 16) {
-      /* Each vector reads bytes already written: m + 16 <= op. */
-      copy16(op, m, ml);
-    } else if (offset >= 8) {
-      do {
-        u64 w = rd64(m);
-        __builtin_memcpy(op, &w, 8);
-        op += 8;
-        m += 8;
-      } while (op < end);
-    } else {
-      /* A short period: repeat it byte by byte. */
-      while (op < end) *op++ = *m++;
-    }
-    op = end;
+    /* Runs of one byte (offset 1), common in shuffled data, move 16 bytes a step (common.h). */
+    copy_match(op, offset, ml);
+    op += ml;
     if (ip >= iend) return -8;
   }
 }
