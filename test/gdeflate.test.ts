@@ -18,6 +18,8 @@ import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
 import { FIXTURES, scratchDir } from "./helpers/paths.js";
 import { INPUTS, OUR_LEVELS, VECTORS } from "./fixtures/gdeflate/inputs.js";
+import { PRECODE_ORDER, gdeflateDecode } from "../src/codecs/gdeflate-decode.js";
+import { LaneWriter, codewords } from "../src/codecs/gdeflate-encode.js";
 
 const DIR = join(FIXTURES, "gdeflate");
 const vector = (name: string, level: number) => new Uint8Array(readFileSync(join(DIR, `${name}.l${level}.ref`)));
@@ -150,6 +152,73 @@ test("hostile pages end in CORRUPT_CHUNK, never in a hang or another error", asy
       }
     }
   }
+});
+
+/**
+ * One page of `blocks` dynamic blocks, each an end-of-block only (the last one also the literal 0)
+ * under litlen and distance codes whose longest codewords are 15 bits: about 28 bytes a block.
+ */
+function longCodeBlocks(blocks: number): Uint8Array {
+  const w = new LaneWriter();
+  const pre = new Uint8Array(19); // the precode: lengths 1..15 and run 18, 4 bits each (complete)
+  pre.fill(4, 1, 16)[18] = 4;
+  const lit = new Uint8Array(257); // symbols 0..14 at 2..15, 15 again, 256 at 1 bit (complete)
+  for (let i = 0; i < 15; i++) lit[i] = Math.min(i + 2, 15);
+  lit[256] = 1;
+  const dist = Uint8Array.from({ length: 16 }, (_, i) => Math.min(i + 1, 15));
+  // The code lengths as precode symbols [symbol, extra bits' value, their count]: 241 zeros are two runs of 18.
+  const runs = [...Array.from(lit.subarray(0, 15), (l) => [l, 0, 0]), [18, 138 - 11, 7], [18, 103 - 11, 7], [1, 0, 0], ...Array.from(dist, (l) => [l, 0, 0])];
+  const [preCodes, litCodes] = [codewords(pre), codewords(lit)];
+  for (let b = 0; b < blocks; b++) {
+    const last = b === blocks - 1;
+    w.put(0, last ? 1 : 0, 1);
+    w.put(0, 2, 2);
+    w.refill(0);
+    w.put(0, 0, 5); // 257 litlen lengths
+    w.put(0, 15, 5); // 16 distance lengths
+    w.put(0, 15, 4); // 19 precode lengths
+    w.refill(0);
+    for (let i = 0; i < 19; i++) {
+      w.put(i, pre[PRECODE_ORDER[i]], 3);
+      w.refill(i);
+    }
+    runs.forEach(([s, v, n], i) => {
+      w.put(i % 32, preCodes[s], pre[s]);
+      w.put(i % 32, v, n);
+      w.refill(i % 32);
+    });
+    let lane = 0;
+    if (last) {
+      w.put(0, litCodes[0], lit[0]);
+      w.refill(lane++);
+    }
+    w.put(lane, litCodes[256], 1);
+    for (let k = 0; k <= 32; k++, lane = (lane + 1) % 32) w.refill(lane);
+  }
+  return w.finish();
+}
+
+test("a page of many small dynamic blocks with 15-bit codes costs each block a bounded table, not 2^15 entries", async () => {
+  const blocks = 300;
+  const page = longCodeBlocks(blocks);
+  // Table work is table size: count the Int32Array elements the decode allocates.
+  let allocated = 0;
+  const original = globalThis.Int32Array;
+  globalThis.Int32Array = class extends original {
+    constructor(...args: ConstructorParameters<typeof original>) {
+      super(...(args as [number]));
+      allocated += this.length;
+    }
+  } as typeof Int32Array;
+  let out: Uint8Array;
+  try {
+    out = gdeflateDecode(concat(u64(1n), u64(1n), u64(BigInt(page.length)), page), 1 << 20);
+  } finally {
+    globalThis.Int32Array = original;
+  }
+  assert.deepEqual(out, Uint8Array.of(0));
+  // libdeflate's tables are 2^11 litlen and 2^8 distance entries plus subtables; ours may be 2^10 each and the code's sizes.
+  assert.ok(allocated <= 4096 * blocks, `${allocated} Int32 table entries for ${blocks} blocks of ${page.length} bytes`);
 });
 
 test("copy (parzarr cp --codec) recompresses to gdeflate[:LEVEL] in v3, keeps it, and says v2 has no such compressor", async () => {

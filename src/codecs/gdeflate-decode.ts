@@ -76,20 +76,45 @@ class Lanes {
     return lo & ((1 << n) - 1);
   }
 
-  /** The next symbol of `lane` in a table made by `decodeTable`. */
-  symbol(lane: number, table: Int32Array): number {
-    const e = table[this.lo[lane] & (table.length - 1)];
-    this.take(lane, e & 15);
-    return e >>> 4;
+  /** The next symbol of `lane` in a code made by `decodeTable`. */
+  symbol(lane: number, code: Code): number {
+    const bits = this.lo[lane];
+    const e = code.table[bits & (code.table.length - 1)];
+    if ((e & 15) !== 0) {
+      this.take(lane, e & 15);
+      return e >>> 4;
+    }
+    // A codeword longer than the table's bits: canonical decoding, a bit at a time (as puff.c).
+    for (let len = 1, c = 0, first = 0, index = 0; len < 16; len++, first = (first + code.counts[len - 1]) << 1, c <<= 1) {
+      c |= (bits >>> (len - 1)) & 1;
+      if (c - first < code.counts[len]) {
+        this.take(lane, len);
+        return code.sorted[index + c - first];
+      }
+      index += code.counts[len];
+    }
+    return corrupt("no codeword matches");
   }
 }
 
 /**
- * A lookup table (entry: symbol << 4 | length) indexed by the next bits, for the canonical code of
- * `lens`. As the reference: an over-full code is corrupt; of incomplete codes only an empty one
- * (symbol 0) and one of a single 1-bit codeword are taken, that symbol answering both bit values.
+ * A canonical code: `table` (entry: symbol << 4 | length) indexed by the next up to TABLE_BITS
+ * bits, its entry 0 where the codeword is longer; `counts` per length and the symbols sorted by
+ * codeword decode those. The table stays 2^10 at most so that a block's header, which can be a few
+ * dozen bytes, never costs 2^15 entries to build.
  */
-function decodeTable(lens: Uint8Array): Int32Array {
+interface Code {
+  table: Int32Array;
+  counts: Int32Array;
+  sorted: Int32Array;
+}
+const TABLE_BITS = 10;
+
+/**
+ * The code of `lens`. As the reference: an over-full code is corrupt; of incomplete codes only an
+ * empty one (symbol 0) and one of a single 1-bit codeword are taken, that symbol answering both bit values.
+ */
+function decodeTable(lens: Uint8Array): Code {
   const counts = new Int32Array(16);
   let maxLen = 1;
   for (const l of lens) {
@@ -99,30 +124,37 @@ function decodeTable(lens: Uint8Array): Int32Array {
   counts[0] = 0;
   let used = 0;
   for (let l = 1; l <= maxLen; l++) used = (used << 1) + counts[l];
-  const table = new Int32Array(1 << maxLen);
+  const bits = Math.min(maxLen, TABLE_BITS);
+  const code = { table: new Int32Array(1 << bits), counts, sorted: new Int32Array(lens.length) };
   if (used > 1 << maxLen) corrupt("a Huffman code is over-subscribed");
   if (used < 1 << maxLen) {
-    if (used === 0) return table.fill(1);
+    if (used === 0) return (code.table.fill(1), code);
     if (maxLen !== 1 || counts[1] !== 1) corrupt("a Huffman code is incomplete");
-    return table.fill((lens.indexOf(1) << 4) | 1);
+    return (code.table.fill((lens.indexOf(1) << 4) | 1), code);
   }
   const next = new Int32Array(16);
-  for (let l = 1, code = 0; l <= maxLen; l++) next[l] = code = (code + counts[l - 1]) << 1;
+  const at = new Int32Array(16);
+  for (let l = 1, c = 0; l <= maxLen; l++) {
+    next[l] = c = (c + counts[l - 1]) << 1;
+    at[l] = at[l - 1] + counts[l - 1];
+  }
   for (let sym = 0; sym < lens.length; sym++) {
     const len = lens[sym];
     if (len === 0) continue;
-    let code = next[len]++;
+    code.sorted[at[len]++] = sym;
+    if (len > bits) continue;
+    let c = next[len]++;
     let rev = 0;
-    for (let i = 0; i < len; i++, code >>= 1) rev = (rev << 1) | (code & 1);
-    for (let i = rev; i < table.length; i += 1 << len) table[i] = (sym << 4) | len;
+    for (let i = 0; i < len; i++, c >>= 1) rev = (rev << 1) | (c & 1);
+    for (let i = rev; i < code.table.length; i += 1 << len) code.table[i] = (sym << 4) | len;
   }
-  return table;
+  return code;
 }
 
-let staticTables: [Int32Array, Int32Array] | undefined;
+let staticTables: [Code, Code] | undefined;
 
 /** Reads a dynamic block's code lengths (after its 3-bit header) into its litlen and distance tables. */
-function dynamicTables(r: Lanes): [Int32Array, Int32Array] {
+function dynamicTables(r: Lanes): [Code, Code] {
   const nLit = r.take(0, 5) + 257;
   const nDist = r.take(0, 5) + 1;
   const nPre = r.take(0, 4) + 4;
@@ -156,10 +188,10 @@ export function inflatePage(src: Uint8Array, out: Uint8Array): void {
   const copyLen = new Int32Array(LANES);
   const copyAt = new Int32Array(LANES);
   let o = 0;
-  let dist: Int32Array = new Int32Array(0);
+  let dist: Code | undefined;
   // The deferred copy of `lane`: its distance is read now, its place was reserved with its length.
   const copy = (lane: number): void => {
-    const sym = r.symbol(lane, dist);
+    const sym = r.symbol(lane, dist!);
     const d = DIST_BASE[sym] + r.take(lane, DIST_EXTRA[sym]);
     const at = copyAt[lane];
     if (d > at) corrupt("a match reaches back before its page");
@@ -181,7 +213,7 @@ export function inflatePage(src: Uint8Array, out: Uint8Array): void {
       }
     } else {
       if (type === 3) corrupt("a block has the reserved type 3");
-      let lit: Int32Array;
+      let lit: Code;
       if (type === 2) [lit, dist] = dynamicTables(r);
       else [lit, dist] = staticTables ??= [decodeTable(staticLengths().subarray(0, 288)), decodeTable(staticLengths().subarray(288))];
       for (;; lane = (lane + 1) % LANES) {

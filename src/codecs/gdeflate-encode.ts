@@ -11,7 +11,7 @@ import { DIST_BASE, DIST_EXTRA, LANES, LENGTH_BASE, LENGTH_EXTRA, PAGE_SIZE, PRE
  * The 32 lanes' bits, and the order the decoder takes their 32-bit words in: `refill` is called
  * exactly where the decoder refills, with a count of what the decoder would hold.
  */
-class LaneWriter {
+export class LaneWriter {
   private readonly words: number[][] = Array.from({ length: LANES }, () => []);
   private readonly cur = new Uint32Array(LANES);
   private readonly fill = new Int32Array(LANES);
@@ -51,7 +51,7 @@ class LaneWriter {
 }
 
 /** Canonical codewords of `lens`, bit-reversed for LSB-first writing. */
-function codewords(lens: Uint8Array): Uint32Array {
+export function codewords(lens: Uint8Array): Uint32Array {
   const counts = new Int32Array(16);
   for (const l of lens) counts[l]++;
   counts[0] = 0;
