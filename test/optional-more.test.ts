@@ -153,6 +153,19 @@ test("bad input to optional strings gets typed errors", async () => {
   await assert.rejects(extra.get(), { code: "CORRUPT_CHUNK" });
 });
 
+test("a scalar written to a nested optional over strings or bytes is of the inner type, or an INVALID_ARGUMENT", async () => {
+  for (const [inner, good, bad] of [
+    [{ name: "string", configuration: {} }, ["ok"], [[["x"]], [5], [true], [Uint8Array.of(1)]]],
+    [{ name: "bytes", configuration: {} }, [Uint8Array.of(7)], [["zz"], [5], [[1]]]],
+  ] as const) {
+    const store = new MemoryStore();
+    const a = await createArray(store, { shape: [2], chunks: [2], dtype: { name: "optional", configuration: { name: "optional", configuration: inner } }, fillValue: null });
+    await a.set([0], good as never);
+    for (const v of bad) await assert.rejects(a.set([1], v as never), { code: "INVALID_ARGUMENT" }, `${inner.name}: ${String(v)}`);
+    assert.deepEqual(await values(await openArray(store, {})), [good, null]);
+  }
+});
+
 test("optional strings read and write on the worker pool (both executors) as inline", async () => {
   const v = [["a"], null, [""], [null], ["ünï"], null];
   for (const executor of ["piscina", "comlink"] as const) {

@@ -64,6 +64,12 @@ export function castScalar(v: Scalar, dt: DataType): Scalar {
     const inner = castScalar(nested ? (v as [Scalar])[0] : v, dt.inner);
     return nested ? [inner] : inner;
   }
+  // Under an optional, a string or byte string is taken as it is: the fill-value parser below would
+  // read anything else as metadata does ("" for zarr-python 2's 0, the bytes of a JSON string).
+  if (dt.kind === "string" || dt.kind === "bytes") {
+    if (dt.kind === "string" ? typeof v === "string" : v instanceof Uint8Array) return v;
+    throw new InvalidArgumentError(`cannot store ${show(v)} in ${dt.name}: ${dt.kind === "string" ? "not a string" : "not a Uint8Array"}`);
+  }
   const family = typeFamily(dt);
   const range = integerRange(dt);
   if (range) {
