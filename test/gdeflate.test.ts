@@ -205,8 +205,8 @@ test("a page of many small dynamic blocks with 15-bit codes costs each block a b
   let allocated = 0;
   const original = globalThis.Int32Array;
   globalThis.Int32Array = class extends original {
-    constructor(...args: ConstructorParameters<typeof original>) {
-      super(...(args as [number]));
+    constructor(length: number) {
+      super(length);
       allocated += this.length;
     }
   } as typeof Int32Array;
