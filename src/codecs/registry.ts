@@ -1,28 +1,14 @@
 /** The codecs parzarr knows, by v3 name (v2 numcodecs ids arrive as `numcodecs.<id>`). */
-import { UnknownCodecError } from "../errors.js";
+import { InternalFault, UnknownCodecError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
 import { bytesCodec } from "./bytes.js";
 import { bloscCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
 import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
-import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
-import { vlenArrayCodec, vlenBytesCodec, vlenUtf8Codec, vlenV2Codec } from "./vlen.js";
-import { zarrsVlenCodec } from "./zarrs-vlen.js";
-import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
-import { categorizeCodec } from "./filters/categorize.js";
-import { packbitsCodec } from "./filters/packbits.js";
-import { packbitsV3Codec } from "./packbits.js";
-import { shuffleCodec } from "./filters/shuffle.js";
-import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
-import { bz2Codec } from "./bz2.js";
-import { lzmaCodec } from "./lzma.js";
-import { reshapeCodec } from "./reshape.js";
-import { squeezeCodec } from "./squeeze.js";
-import { json2Codec } from "./json2.js";
-import { castValueCodec } from "./filters/cast-value.js";
-import { scaleOffsetCodec } from "./filters/scale-offset.js";
-import { optionalCodec } from "./optional.js";
 
+/** The codecs every thread holds: the bytes layout, the compressors (their kernels load on first use), crc32c, transpose. */
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
   ["transpose", transposeCodec],
@@ -37,42 +23,82 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.zstd", zstdCodec],
   ["numcodecs.blosc", bloscCodec],
   ["numcodecs.crc32c", numcodecsCrc32cCodec],
-  ["sharding_indexed", shardingCodec],
-  ["vlen-utf8", vlenUtf8Codec],
-  ["vlen-bytes", vlenBytesCodec],
-  ["numcodecs.vlen-utf8", vlenUtf8Codec],
-  ["numcodecs.vlen-bytes", vlenBytesCodec],
-  ["numcodecs.delta", deltaCodec],
-  ["numcodecs.fixedscaleoffset", fixedScaleOffsetCodec],
-  ["numcodecs.quantize", quantizeCodec],
-  ["numcodecs.astype", astypeCodec],
-  ["numcodecs.categorize", categorizeCodec],
-  ["numcodecs.packbits", packbitsCodec],
-  // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
-  ["packbits", packbitsV3Codec],
-  ["numcodecs.bitround", bitroundCodec],
-  ["bitround", bitroundCodec],
-  ["numcodecs.shuffle", shuffleCodec],
-  ["numcodecs.adler32", adler32Codec],
-  ["numcodecs.crc32", crc32Codec],
-  ["numcodecs.fletcher32", fletcher32Codec],
-  ["numcodecs.bz2", bz2Codec],
-  ["bz2", bz2Codec],
-  ["numcodecs.lzma", lzmaCodec],
-  ["reshape", reshapeCodec],
-  ["zarrs.squeeze", squeezeCodec],
-  ["cast_value", castValueCodec],
-  ["scale_offset", scaleOffsetCodec],
-  ["numcodecs.json2", json2Codec],
-  // zarrs writes "optional"; "zarrs.optional" is its registered name.
-  ["optional", optionalCodec],
-  ["zarrs.optional", optionalCodec],
-  ["zarrs.vlen", zarrsVlenCodec],
-  ["zarrs.vlen_v2", vlenV2Codec],
-  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
-  ["vlen-array", vlenArrayCodec],
-  ["numcodecs.vlen-array", vlenArrayCodec],
 ]);
+
+const sharding = onFirstUse(() => import("./sharding/codec.js"));
+const vlen = onFirstUse(() => import("./vlen.js"));
+const numeric = onFirstUse(() => import("./filters/numeric.js"));
+const checksums = onFirstUse(() => import("./checksums.js"));
+const packbits = onFirstUse(() => import("./filters/packbits.js"));
+const packbitsV3 = onFirstUse(() => import("./packbits.js"));
+const optional = onFirstUse(() => import("./optional.js"));
+const bz2 = onFirstUse(() => import("./bz2.js"));
+
+/**
+ * The other codecs, whose module a thread imports when it first opens, creates or runs an array
+ * that names one (codecsReady): a page reading zstd or blosc arrays never loads sharding, the
+ * filters or the variable-length codecs, nor does a worker that decodes them.
+ */
+const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>([
+  ["sharding_indexed", sharding((m) => m.shardingCodec)],
+  ["vlen-utf8", vlen((m) => m.vlenUtf8Codec)],
+  ["vlen-bytes", vlen((m) => m.vlenBytesCodec)],
+  ["numcodecs.vlen-utf8", vlen((m) => m.vlenUtf8Codec)],
+  ["numcodecs.vlen-bytes", vlen((m) => m.vlenBytesCodec)],
+  ["numcodecs.delta", numeric((m) => m.deltaCodec)],
+  ["numcodecs.fixedscaleoffset", numeric((m) => m.fixedScaleOffsetCodec)],
+  ["numcodecs.quantize", numeric((m) => m.quantizeCodec)],
+  ["numcodecs.astype", numeric((m) => m.astypeCodec)],
+  ["numcodecs.categorize", onFirstUse(() => import("./filters/categorize.js"))((m) => m.categorizeCodec)],
+  ["numcodecs.packbits", packbits((m) => m.packbitsCodec)],
+  // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
+  ["packbits", packbitsV3((m) => m.packbitsV3Codec)],
+  ["numcodecs.bitround", numeric((m) => m.bitroundCodec)],
+  ["bitround", numeric((m) => m.bitroundCodec)],
+  ["numcodecs.shuffle", onFirstUse(() => import("./filters/shuffle.js"))((m) => m.shuffleCodec)],
+  ["numcodecs.adler32", checksums((m) => m.adler32Codec)],
+  ["numcodecs.crc32", checksums((m) => m.crc32Codec)],
+  ["numcodecs.fletcher32", checksums((m) => m.fletcher32Codec)],
+  ["numcodecs.bz2", bz2((m) => m.bz2Codec)],
+  ["bz2", bz2((m) => m.bz2Codec)],
+  ["numcodecs.lzma", onFirstUse(() => import("./lzma.js"))((m) => m.lzmaCodec)],
+  ["reshape", onFirstUse(() => import("./reshape.js"))((m) => m.reshapeCodec)],
+  ["zarrs.squeeze", onFirstUse(() => import("./squeeze.js"))((m) => m.squeezeCodec)],
+  ["cast_value", onFirstUse(() => import("./filters/cast-value.js"))((m) => m.castValueCodec)],
+  ["scale_offset", onFirstUse(() => import("./filters/scale-offset.js"))((m) => m.scaleOffsetCodec)],
+  ["numcodecs.json2", onFirstUse(() => import("./json2.js"))((m) => m.json2Codec)],
+  // zarrs writes "optional"; "zarrs.optional" is its registered name.
+  ["optional", optional((m) => m.optionalCodec)],
+  ["zarrs.optional", optional((m) => m.optionalCodec)],
+  ["zarrs.vlen", onFirstUse(() => import("./zarrs-vlen.js"))((m) => m.zarrsVlenCodec)],
+  ["zarrs.vlen_v2", vlen((m) => m.vlenV2Codec)],
+  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
+  ["vlen-array", vlen((m) => m.vlenArrayCodec)],
+  ["numcodecs.vlen-array", vlen((m) => m.vlenArrayCodec)],
+]);
+
+/**
+ * Loads the modules of the codecs `configs` name, the chains nested in their configurations
+ * included (sharding's, optional's): undefined when there is nothing to load (the caller need not
+ * wait), else the loading. Names parzarr does not know are left for getCodecFactory to refuse.
+ */
+export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | undefined {
+  const loading: Promise<void>[] = [];
+  const visit = (config: unknown): void => {
+    if (typeof config !== "object" || config === null) return;
+    const { name, configuration } = config as { name?: unknown; configuration?: unknown };
+    const factory = typeof name === "string" && !registry.has(name) ? ON_FIRST_USE.get(name)?.() : undefined;
+    // A codec registered meanwhile (registerCodec) is kept.
+    const keep = (f: CodecFactory): void => void (registry.has(name as string) || registry.set(name as string, f));
+    if (factory instanceof Promise) loading.push(factory.then(keep));
+    else if (factory !== undefined) keep(factory);
+    if (typeof configuration === "object" && configuration !== null) {
+      for (const value of Object.values(configuration)) if (Array.isArray(value)) value.forEach(visit);
+    }
+  };
+  configs.forEach(visit);
+  return loading.length === 0 ? undefined : Promise.all(loading).then(() => undefined);
+}
 
 /** Codecs other implementations write that parzarr refuses knowingly (unless one is registered): why, for the error. */
 const REFUSED = new Map<string, string>([
@@ -84,6 +110,7 @@ const REFUSED = new Map<string, string>([
 
 export function getCodecFactory(name: string): CodecFactory {
   const f = registry.get(name);
+  if (!f && ON_FIRST_USE.has(name)) throw new InternalFault(`codec "${name}" was used before codecsReady loaded its module`);
   if (!f) {
     const why = REFUSED.get(name);
     if (why) throw new UnknownCodecError(`codec "${name}" is not supported: ${why}`);

@@ -99,7 +99,7 @@ export async function createArrayAt(
   // existing array is ALREADY_EXISTS, not a complaint about the missing shape.
   if (!overwrite) await refuseExisting(writable, path);
   // Everything is validated before the first byte is written.
-  const meta = buildArrayMetadata(options);
+  const meta = await buildArrayMetadata(options);
   await prepareNode(writable, path, meta.zarrFormat, overwrite, true);
   await writeArrayMetadata(writable, path, meta);
   return new ZarrArray(store, path, meta, handle);
