@@ -111,4 +111,6 @@ test("a page reading on workers loads on first use only what a read there does n
   for (const lazy of ["node_modules/aws4fetch/", "node_modules/pako/"]) {
     assert.deepEqual(worker.filter((m) => m.includes(lazy)), [], `the worker loads ${lazy} up front`);
   }
+  // A page that opens arrays and no group holds no group code (tree-shaken, not loaded later).
+  assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/group.ts")), [], "openArray brings the group code");
 });

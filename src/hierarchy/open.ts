@@ -17,7 +17,7 @@ import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
-import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
+import { arrayFromMetadata, createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
 
 /**
  * `r` read-only, must exist; `r+` read/write, must exist; `a` read/write, created if missing;
@@ -169,7 +169,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
     const meta = await assumedArrayMetadata(assumed.value, assumed.name);
     checkExpected(meta, options.expect, where);
     const how = assumed.name === "assumeMetadata" ? "assumed" : "cached";
-    return nodeFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how }) as ZarrArray;
+    return arrayFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how });
   }
   if (mode === "w" || mode === "w-") {
     if (options.expect !== undefined) checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
@@ -188,7 +188,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
     meta.chunkKeyEncoding = { name: "v2", separator: options.dimensionSeparator };
   }
   checkExpected(meta, options.expect, where);
-  return nodeFromMetadata(store, path, meta, handle) as ZarrArray;
+  return arrayFromMetadata(store, path, meta, handle);
 }
 
 /** The one of assumeMetadata / assumeCachedMetadata given, if any (both is an error). */
