@@ -77,12 +77,17 @@ const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>
   ["numcodecs.vlen-array", vlen((m) => m.vlenArrayCodec)],
 ]);
 
+/** Chains whose codecs were all loaded when last asked (a codec once loaded stays loaded). */
+const loadedChains = new WeakSet<readonly CodecConfig[]>();
+
 /**
  * Loads the modules of the codecs `configs` name, the chains nested in their configurations
  * included (sharding's, optional's): undefined when there is nothing to load (the caller need not
  * wait), else the loading. Names parzarr does not know are left for getCodecFactory to refuse.
  */
 export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | undefined {
+  // A worker asks once per chunk of a task, with the one metadata object the task carries.
+  if (loadedChains.has(configs)) return undefined;
   const loading: Promise<void>[] = [];
   const visit = (config: unknown): void => {
     if (typeof config !== "object" || config === null) return;
@@ -97,6 +102,7 @@ export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | un
     }
   };
   configs.forEach(visit);
+  if (loading.length === 0) loadedChains.add(configs);
   return loading.length === 0 ? undefined : Promise.all(loading).then(() => undefined);
 }
 
