@@ -25,14 +25,10 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.crc32c", numcodecsCrc32cCodec],
 ]);
 
+// Sharding, the codec other than the core that most v3 arrays name, is its own module; the rest
+// come together (lazy-codecs.ts).
 const sharding = onFirstUse(() => import("./sharding/codec.js"));
-const vlen = onFirstUse(() => import("./vlen.js"));
-const numeric = onFirstUse(() => import("./filters/numeric.js"));
-const checksums = onFirstUse(() => import("./checksums.js"));
-const packbits = onFirstUse(() => import("./filters/packbits.js"));
-const packbitsV3 = onFirstUse(() => import("./packbits.js"));
-const optional = onFirstUse(() => import("./optional.js"));
-const bz2 = onFirstUse(() => import("./bz2.js"));
+const others = onFirstUse(() => import("./lazy-codecs.js"));
 
 /**
  * The other codecs, whose module a thread imports when it first opens, creates or runs an array
@@ -41,40 +37,40 @@ const bz2 = onFirstUse(() => import("./bz2.js"));
  */
 const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>([
   ["sharding_indexed", sharding((m) => m.shardingCodec)],
-  ["vlen-utf8", vlen((m) => m.vlenUtf8Codec)],
-  ["vlen-bytes", vlen((m) => m.vlenBytesCodec)],
-  ["numcodecs.vlen-utf8", vlen((m) => m.vlenUtf8Codec)],
-  ["numcodecs.vlen-bytes", vlen((m) => m.vlenBytesCodec)],
-  ["numcodecs.delta", numeric((m) => m.deltaCodec)],
-  ["numcodecs.fixedscaleoffset", numeric((m) => m.fixedScaleOffsetCodec)],
-  ["numcodecs.quantize", numeric((m) => m.quantizeCodec)],
-  ["numcodecs.astype", numeric((m) => m.astypeCodec)],
-  ["numcodecs.categorize", onFirstUse(() => import("./filters/categorize.js"))((m) => m.categorizeCodec)],
-  ["numcodecs.packbits", packbits((m) => m.packbitsCodec)],
+  ["vlen-utf8", others((m) => m.vlenUtf8Codec)],
+  ["vlen-bytes", others((m) => m.vlenBytesCodec)],
+  ["numcodecs.vlen-utf8", others((m) => m.vlenUtf8Codec)],
+  ["numcodecs.vlen-bytes", others((m) => m.vlenBytesCodec)],
+  ["numcodecs.delta", others((m) => m.deltaCodec)],
+  ["numcodecs.fixedscaleoffset", others((m) => m.fixedScaleOffsetCodec)],
+  ["numcodecs.quantize", others((m) => m.quantizeCodec)],
+  ["numcodecs.astype", others((m) => m.astypeCodec)],
+  ["numcodecs.categorize", others((m) => m.categorizeCodec)],
+  ["numcodecs.packbits", others((m) => m.packbitsCodec)],
   // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
-  ["packbits", packbitsV3((m) => m.packbitsV3Codec)],
-  ["numcodecs.bitround", numeric((m) => m.bitroundCodec)],
-  ["bitround", numeric((m) => m.bitroundCodec)],
-  ["numcodecs.shuffle", onFirstUse(() => import("./filters/shuffle.js"))((m) => m.shuffleCodec)],
-  ["numcodecs.adler32", checksums((m) => m.adler32Codec)],
-  ["numcodecs.crc32", checksums((m) => m.crc32Codec)],
-  ["numcodecs.fletcher32", checksums((m) => m.fletcher32Codec)],
-  ["numcodecs.bz2", bz2((m) => m.bz2Codec)],
-  ["bz2", bz2((m) => m.bz2Codec)],
-  ["numcodecs.lzma", onFirstUse(() => import("./lzma.js"))((m) => m.lzmaCodec)],
-  ["reshape", onFirstUse(() => import("./reshape.js"))((m) => m.reshapeCodec)],
-  ["zarrs.squeeze", onFirstUse(() => import("./squeeze.js"))((m) => m.squeezeCodec)],
-  ["cast_value", onFirstUse(() => import("./filters/cast-value.js"))((m) => m.castValueCodec)],
-  ["scale_offset", onFirstUse(() => import("./filters/scale-offset.js"))((m) => m.scaleOffsetCodec)],
-  ["numcodecs.json2", onFirstUse(() => import("./json2.js"))((m) => m.json2Codec)],
+  ["packbits", others((m) => m.packbitsV3Codec)],
+  ["numcodecs.bitround", others((m) => m.bitroundCodec)],
+  ["bitround", others((m) => m.bitroundCodec)],
+  ["numcodecs.shuffle", others((m) => m.shuffleCodec)],
+  ["numcodecs.adler32", others((m) => m.adler32Codec)],
+  ["numcodecs.crc32", others((m) => m.crc32Codec)],
+  ["numcodecs.fletcher32", others((m) => m.fletcher32Codec)],
+  ["numcodecs.bz2", others((m) => m.bz2Codec)],
+  ["bz2", others((m) => m.bz2Codec)],
+  ["numcodecs.lzma", others((m) => m.lzmaCodec)],
+  ["reshape", others((m) => m.reshapeCodec)],
+  ["zarrs.squeeze", others((m) => m.squeezeCodec)],
+  ["cast_value", others((m) => m.castValueCodec)],
+  ["scale_offset", others((m) => m.scaleOffsetCodec)],
+  ["numcodecs.json2", others((m) => m.json2Codec)],
   // zarrs writes "optional"; "zarrs.optional" is its registered name.
-  ["optional", optional((m) => m.optionalCodec)],
-  ["zarrs.optional", optional((m) => m.optionalCodec)],
-  ["zarrs.vlen", onFirstUse(() => import("./zarrs-vlen.js"))((m) => m.zarrsVlenCodec)],
-  ["zarrs.vlen_v2", vlen((m) => m.vlenV2Codec)],
+  ["optional", others((m) => m.optionalCodec)],
+  ["zarrs.optional", others((m) => m.optionalCodec)],
+  ["zarrs.vlen", others((m) => m.zarrsVlenCodec)],
+  ["zarrs.vlen_v2", others((m) => m.vlenV2Codec)],
   // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
-  ["vlen-array", vlen((m) => m.vlenArrayCodec)],
-  ["numcodecs.vlen-array", vlen((m) => m.vlenArrayCodec)],
+  ["vlen-array", others((m) => m.vlenArrayCodec)],
+  ["numcodecs.vlen-array", others((m) => m.vlenArrayCodec)],
 ]);
 
 /** Chains whose codecs were all loaded when last asked (a codec once loaded stays loaded). */
