@@ -11,9 +11,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CorruptChunkError, MemoryStore, createArray, slice, type NDArray } from "../src/index.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
+import { codecsReady } from "../src/codecs/registry.js";
 import type { ChunkRun, ChunkSpec, DecodeTarget } from "../src/codecs/types.js";
 import type { CodecConfig } from "../src/metadata/array-metadata.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
+
+// Chains built directly: the modules of the codecs that load on first use are loaded first.
+await codecsReady(["sharding_indexed", "bitround", "numcodecs.astype", "numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize"].map((name) => ({ name })));
 
 const BYTES = { name: "bytes", configuration: { endian: "little" } };
 const run = (start: number, count: number, step = 1): ChunkRun => ({ start, step, count });

@@ -318,3 +318,24 @@ test("json2: zarrita.js reads parzarr's v2 JSON object array equal; parzarr read
   await store.set("0.0", new TextEncoder().encode('[1,"a",null,{"k":2},"|O",[2,2]]'));
   assert.deepEqual(((await b.get()) as NDArray).data, [1, "a", null, { k: 2 }]);
 });
+
+test("codecs outside the core load on first use: a chain is built only once codecsReady has loaded them, nested chains included", async () => {
+  // In a process of its own, where nothing has opened a sharded array yet.
+  const script = `
+    import { codecsReady, getCodecFactory } from ${JSON.stringify(new URL("../src/codecs/registry.ts", import.meta.url).href)};
+    const out = {};
+    try { getCodecFactory("numcodecs.delta"); } catch (e) { out.before = e.code; }
+    const chain = [{ name: "sharding_indexed", configuration: { codecs: [{ name: "numcodecs.delta", configuration: { dtype: "<i4" } }, { name: "bytes" }] } }];
+    out.loading = codecsReady(chain) instanceof Promise;
+    await codecsReady(chain);
+    out.after = [typeof getCodecFactory("sharding_indexed"), typeof getCodecFactory("numcodecs.delta")];
+    out.again = codecsReady(chain) === undefined;
+    try { getCodecFactory("no-such-codec"); } catch (e) { out.unknown = e.code; }
+    console.log(JSON.stringify(out));
+  `;
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script]);
+  // Before: an internal fault (never UNKNOWN_CODEC, which would blame the array's metadata).
+  assert.deepEqual(JSON.parse(stdout), { before: "INTERNAL", loading: true, after: ["function", "function"], again: true, unknown: "UNKNOWN_CODEC" });
+});

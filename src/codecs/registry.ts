@@ -1,28 +1,14 @@
 /** The codecs parzarr knows, by v3 name (v2 numcodecs ids arrive as `numcodecs.<id>`). */
-import { UnknownCodecError } from "../errors.js";
+import { InternalFault, UnknownCodecError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
+import type { CodecConfig } from "../metadata/array-metadata.js";
 import { bytesCodec } from "./bytes.js";
 import { bloscCodec, gdeflateCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
 import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
-import { shardingCodec } from "./sharding/codec.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
-import { vlenArrayCodec, vlenBytesCodec, vlenUtf8Codec, vlenV2Codec } from "./vlen.js";
-import { zarrsVlenCodec } from "./zarrs-vlen.js";
-import { astypeCodec, bitroundCodec, deltaCodec, fixedScaleOffsetCodec, quantizeCodec } from "./filters/numeric.js";
-import { categorizeCodec } from "./filters/categorize.js";
-import { packbitsCodec } from "./filters/packbits.js";
-import { packbitsV3Codec } from "./packbits.js";
-import { shuffleCodec } from "./filters/shuffle.js";
-import { adler32Codec, crc32Codec, fletcher32Codec } from "./checksums.js";
-import { bz2Codec } from "./bz2.js";
-import { lzmaCodec } from "./lzma.js";
-import { reshapeCodec } from "./reshape.js";
-import { squeezeCodec } from "./squeeze.js";
-import { json2Codec } from "./json2.js";
-import { castValueCodec } from "./filters/cast-value.js";
-import { scaleOffsetCodec } from "./filters/scale-offset.js";
-import { optionalCodec } from "./optional.js";
 
+/** The codecs every thread holds: the bytes layout, the compressors (their kernels load on first use), crc32c, transpose. */
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
   ["transpose", transposeCodec],
@@ -37,47 +23,90 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.zstd", zstdCodec],
   ["numcodecs.blosc", bloscCodec],
   ["numcodecs.crc32c", numcodecsCrc32cCodec],
-  ["sharding_indexed", shardingCodec],
-  ["vlen-utf8", vlenUtf8Codec],
-  ["vlen-bytes", vlenBytesCodec],
-  ["numcodecs.vlen-utf8", vlenUtf8Codec],
-  ["numcodecs.vlen-bytes", vlenBytesCodec],
-  ["numcodecs.delta", deltaCodec],
-  ["numcodecs.fixedscaleoffset", fixedScaleOffsetCodec],
-  ["numcodecs.quantize", quantizeCodec],
-  ["numcodecs.astype", astypeCodec],
-  ["numcodecs.categorize", categorizeCodec],
-  ["numcodecs.packbits", packbitsCodec],
-  // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
-  ["packbits", packbitsV3Codec],
-  ["numcodecs.bitround", bitroundCodec],
-  ["bitround", bitroundCodec],
-  ["numcodecs.shuffle", shuffleCodec],
-  ["numcodecs.adler32", adler32Codec],
-  ["numcodecs.crc32", crc32Codec],
-  ["numcodecs.fletcher32", fletcher32Codec],
-  ["numcodecs.bz2", bz2Codec],
-  ["bz2", bz2Codec],
-  ["numcodecs.lzma", lzmaCodec],
-  ["reshape", reshapeCodec],
-  ["zarrs.squeeze", squeezeCodec],
-  ["cast_value", castValueCodec],
-  ["scale_offset", scaleOffsetCodec],
-  ["numcodecs.json2", json2Codec],
-  // zarrs writes "optional"; "zarrs.optional" is its registered name.
-  ["optional", optionalCodec],
-  ["zarrs.optional", optionalCodec],
-  ["zarrs.vlen", zarrsVlenCodec],
-  ["zarrs.vlen_v2", vlenV2Codec],
-  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
-  ["vlen-array", vlenArrayCodec],
-  ["numcodecs.vlen-array", vlenArrayCodec],
   ["zarrs.gdeflate", gdeflateCodec],
   ["https://codec.zarrs.dev/bytes_to_bytes/gdeflate", gdeflateCodec],
 ]);
 
+// Sharding, the codec other than the core that most v3 arrays name, is its own module; the rest
+// come together (lazy-codecs.ts).
+const sharding = onFirstUse(() => import("./sharding/codec.js"));
+const others = onFirstUse(() => import("./lazy-codecs.js"));
+
+/**
+ * The other codecs, whose module a thread imports when it first opens, creates or runs an array
+ * that names one (codecsReady): a page reading zstd or blosc arrays never loads sharding, the
+ * filters or the variable-length codecs, nor does a worker that decodes them.
+ */
+const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>([
+  ["sharding_indexed", sharding((m) => m.shardingCodec)],
+  ["vlen-utf8", others((m) => m.vlenUtf8Codec)],
+  ["vlen-bytes", others((m) => m.vlenBytesCodec)],
+  ["numcodecs.vlen-utf8", others((m) => m.vlenUtf8Codec)],
+  ["numcodecs.vlen-bytes", others((m) => m.vlenBytesCodec)],
+  ["numcodecs.delta", others((m) => m.deltaCodec)],
+  ["numcodecs.fixedscaleoffset", others((m) => m.fixedScaleOffsetCodec)],
+  ["numcodecs.quantize", others((m) => m.quantizeCodec)],
+  ["numcodecs.astype", others((m) => m.astypeCodec)],
+  ["numcodecs.categorize", others((m) => m.categorizeCodec)],
+  ["numcodecs.packbits", others((m) => m.packbitsCodec)],
+  // zarr-extensions' packbits (bit ranges, low bit first) is not numcodecs' (bool, high bit first).
+  ["packbits", others((m) => m.packbitsV3Codec)],
+  ["numcodecs.bitround", others((m) => m.bitroundCodec)],
+  ["bitround", others((m) => m.bitroundCodec)],
+  ["numcodecs.shuffle", others((m) => m.shuffleCodec)],
+  ["numcodecs.adler32", others((m) => m.adler32Codec)],
+  ["numcodecs.crc32", others((m) => m.crc32Codec)],
+  ["numcodecs.fletcher32", others((m) => m.fletcher32Codec)],
+  ["numcodecs.bz2", others((m) => m.bz2Codec)],
+  ["bz2", others((m) => m.bz2Codec)],
+  ["numcodecs.lzma", others((m) => m.lzmaCodec)],
+  ["reshape", others((m) => m.reshapeCodec)],
+  ["zarrs.squeeze", others((m) => m.squeezeCodec)],
+  ["cast_value", others((m) => m.castValueCodec)],
+  ["scale_offset", others((m) => m.scaleOffsetCodec)],
+  ["numcodecs.json2", others((m) => m.json2Codec)],
+  // zarrs writes "optional"; "zarrs.optional" is its registered name.
+  ["optional", others((m) => m.optionalCodec)],
+  ["zarrs.optional", others((m) => m.optionalCodec)],
+  ["zarrs.vlen", others((m) => m.zarrsVlenCodec)],
+  ["zarrs.vlen_v2", others((m) => m.vlenV2Codec)],
+  // zarrs' name for numcodecs' vlen-array, over string and bytes arrays (see vlen.ts).
+  ["vlen-array", others((m) => m.vlenArrayCodec)],
+  ["numcodecs.vlen-array", others((m) => m.vlenArrayCodec)],
+]);
+
+/** Chains whose codecs were all loaded when last asked (a codec once loaded stays loaded). */
+const loadedChains = new WeakSet<readonly CodecConfig[]>();
+
+/**
+ * Loads the modules of the codecs `configs` name, the chains nested in their configurations
+ * included (sharding's, optional's): undefined when there is nothing to load (the caller need not
+ * wait), else the loading. Names parzarr does not know are left for getCodecFactory to refuse.
+ */
+export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | undefined {
+  // A worker asks once per chunk of a task, with the one metadata object the task carries.
+  if (loadedChains.has(configs)) return undefined;
+  const loading: Promise<void>[] = [];
+  const visit = (config: unknown): void => {
+    if (typeof config !== "object" || config === null) return;
+    const { name, configuration } = config as { name?: unknown; configuration?: unknown };
+    const factory = typeof name === "string" && !registry.has(name) ? ON_FIRST_USE.get(name)?.() : undefined;
+    // A codec registered meanwhile (registerCodec) is kept.
+    const keep = (f: CodecFactory): void => void (registry.has(name as string) || registry.set(name as string, f));
+    if (factory instanceof Promise) loading.push(factory.then(keep));
+    else if (factory !== undefined) keep(factory);
+    if (typeof configuration === "object" && configuration !== null) {
+      for (const value of Object.values(configuration)) if (Array.isArray(value)) value.forEach(visit);
+    }
+  };
+  configs.forEach(visit);
+  if (loading.length === 0) loadedChains.add(configs);
+  return loading.length === 0 ? undefined : Promise.all(loading).then(() => undefined);
+}
+
 export function getCodecFactory(name: string): CodecFactory {
   const f = registry.get(name);
+  if (!f && ON_FIRST_USE.has(name)) throw new InternalFault(`codec "${name}" was used before codecsReady loaded its module`);
   if (!f) {
     const shown = name.startsWith("numcodecs.") ? `${name} (numcodecs id "${name.slice(10)}")` : name;
     throw new UnknownCodecError(`unknown or unsupported codec "${shown}"`);

@@ -22,7 +22,8 @@ import { fullRankShape, selectionShape, slice, type Selection } from "../indexin
 import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
-import { pipelineFor, type ChunkItem, type TaskBuffer, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
+import type { ChunkItem, TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js";
 import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
@@ -347,8 +348,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     checkOptionNames(options, GET_OPTION_NAMES, "get");
     if (this.metadataIsStale()) await this.revalidateMetadata();
-    // An unknown codec is reported even when every chunk is missing and none would be decoded.
-    pipelineFor(this.meta);
+    // An unknown codec is reported even when every chunk is missing and none would be decoded (and
+    // the modules of the codecs that load on first use are loaded).
+    const loading = pipelineReady(this.meta);
+    if (loading) await loading;
     const whole = selection === null || selection === undefined;
     return this.readPlan(resolveSelection(selection, this.meta.shape), options, whole);
   }
@@ -377,14 +380,16 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       get: (async (selection: Selection, options: GetOptions = {}) => {
         checkOptionNames(options, GET_OPTION_NAMES, "get");
         if (this.metadataIsStale()) await this.revalidateMetadata();
-        pipelineFor(this.meta);
+        const loading = pipelineReady(this.meta);
+        if (loading) await loading;
         return this.readPlan(resolve(selection), options);
       }) as SelectionAccess["get"],
       set: async (selection, value, options = {}) => {
         checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
         this.writableStore();
         if (this.metadataIsStale()) await this.revalidateMetadata();
-        pipelineFor(this.meta);
+        const loading = pipelineReady(this.meta);
+        if (loading) await loading;
         return this.writePlan(resolve(selection), value, options);
       },
     };
@@ -434,7 +439,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
     this.writableStore();
     if (this.metadataIsStale()) await this.revalidateMetadata();
-    pipelineFor(this.meta);
+    const loading = pipelineReady(this.meta);
+    if (loading) await loading;
     return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
   }
 

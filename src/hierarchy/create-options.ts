@@ -16,6 +16,7 @@ import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
 import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
+import { codecsReady } from "../codecs/registry.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
 import { checkChunkSize } from "../limits.js";
 import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
@@ -179,7 +180,7 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
 }
 
 /** Validates the options and builds the metadata, codec chain checked and normalised. */
-export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
+export async function buildArrayMetadata(options: CreateArrayOptions): Promise<ArrayMetadata> {
   if (typeof options !== "object" || options === null) throw new InvalidMetadataError("createArray: options are required");
   const zarrFormat = options.zarrFormat ?? 3;
   if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
@@ -293,7 +294,8 @@ export function buildArrayMetadata(options: CreateArrayOptions): ArrayMetadata {
       v2,
     };
   }
-  // Building the pipeline validates every codec before anything is written.
+  // Building the pipeline validates every codec before anything is written (once their modules load).
+  await codecsReady(meta.codecs);
   const pipeline = CodecPipeline.create(meta.codecs, chunkSpecOf(meta));
   return zarrFormat === 3 ? { ...meta, codecs: pipeline.configs } : meta;
 }

@@ -43,15 +43,16 @@ const childNodes = { open: nodeFromMetadata, createArray: createArrayAt, createG
 export type ChildNodes = typeof childNodes;
 
 export function nodeFromMetadata(store: Store, path: string, meta: NodeMetadata, options: NodeOpenOptions): ZarrArray | Group {
-  if (meta.nodeType === "array") {
-    const { nodeType: _n, ...arrayMeta } = meta;
-    // Arrays never look up other nodes; their options may travel with chunk tasks, the view not.
-    const { consolidated, ...arrayOptions } = options;
-    return consolidated
-      ? new ConsolidatedArray(store, path, arrayMeta, arrayOptions, consolidated)
-      : new ZarrArray(store, path, arrayMeta, arrayOptions);
-  }
+  if (meta.nodeType === "array") return arrayFromMetadata(store, path, meta, options);
   return new Group(store, path, meta.attributes, meta.zarrFormat, options, childNodes);
+}
+
+/** An array's handle (openArray's, which so never holds the group code: see bundle.test.ts). */
+export function arrayFromMetadata(store: Store, path: string, meta: ArrayMetadata & { nodeType: "array" }, options: NodeOpenOptions): ZarrArray {
+  const { nodeType: _n, ...arrayMeta } = meta;
+  // Arrays never look up other nodes; their options may travel with chunk tasks, the view not.
+  const { consolidated, ...arrayOptions } = options;
+  return consolidated ? new ConsolidatedArray(store, path, arrayMeta, arrayOptions, consolidated) : new ZarrArray(store, path, arrayMeta, arrayOptions);
 }
 
 export function requireWritable(store: Store, path: string): WritableStore {
@@ -99,7 +100,7 @@ export async function createArrayAt(
   // existing array is ALREADY_EXISTS, not a complaint about the missing shape.
   if (!overwrite) await refuseExisting(writable, path);
   // Everything is validated before the first byte is written.
-  const meta = buildArrayMetadata(options);
+  const meta = await buildArrayMetadata(options);
   await prepareNode(writable, path, meta.zarrFormat, overwrite, true);
   await writeArrayMetadata(writable, path, meta);
   return new ZarrArray(store, path, meta, handle);

@@ -25,7 +25,7 @@ const EXPECT_KEYS: Record<keyof ExpectOptions, true> = { shape: true, dtype: tru
 const EXPECT_NAMES = Object.keys(EXPECT_KEYS);
 
 /** Metadata for a handle that does not read the store's document: built as createArray would. */
-export function assumedArrayMetadata(options: unknown, name: "assumeMetadata" | "assumeCachedMetadata"): ArrayMetadata {
+export async function assumedArrayMetadata(options: unknown, name: "assumeMetadata" | "assumeCachedMetadata"): Promise<ArrayMetadata> {
   if (typeof options !== "object" || options === null) {
     throw new InvalidArgumentError(`${name} must be createArray's options ({ shape, dtype, ... })`);
   }

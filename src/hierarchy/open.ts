@@ -17,7 +17,7 @@ import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
-import { createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
+import { arrayFromMetadata, createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
 
 /**
  * `r` read-only, must exist; `r+` read/write, must exist; `a` read/write, created if missing;
@@ -166,19 +166,19 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
   if (assumed !== null) {
     if (mode === "w" || mode === "w-") throw new InvalidArgumentError(`${assumed.name} cannot be combined with mode "${mode}", which writes metadata`);
     // Nothing is read: the handle's metadata is the caller's word.
-    const meta = assumedArrayMetadata(assumed.value, assumed.name);
+    const meta = await assumedArrayMetadata(assumed.value, assumed.name);
     checkExpected(meta, options.expect, where);
     const how = assumed.name === "assumeMetadata" ? "assumed" : "cached";
-    return nodeFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how }) as ZarrArray;
+    return arrayFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how });
   }
   if (mode === "w" || mode === "w-") {
-    if (options.expect !== undefined) checkExpected(buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
+    if (options.expect !== undefined) checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
     return createArrayAt(store, path, { ...(options as CreateArrayOptions), overwrite: mode === "w" }, handle);
   }
   const meta = await readNode(store, path, options.zarrFormat);
   if (!meta) {
     if (mode === "a" && options.shape !== undefined && options.dtype !== undefined) {
-      if (options.expect !== undefined) checkExpected(buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
+      if (options.expect !== undefined) checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
       return createArrayAt(store, path, options as CreateArrayOptions, handle);
     }
     throw new NotFoundError(`no array at ${nodeLocation(store, path)}`);
@@ -188,7 +188,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
     meta.chunkKeyEncoding = { name: "v2", separator: options.dimensionSeparator };
   }
   checkExpected(meta, options.expect, where);
-  return nodeFromMetadata(store, path, meta, handle) as ZarrArray;
+  return arrayFromMetadata(store, path, meta, handle);
 }
 
 /** The one of assumeMetadata / assumeCachedMetadata given, if any (both is an error). */

@@ -177,6 +177,3 @@ export function xarraySchema(zarrFormat: 3): z.ZodType<XarrayGroupSpecV3>;
 export function xarraySchema(zarrFormat: 2 | 3): z.ZodType<XarrayGroupSpecV2 | XarrayGroupSpecV3> {
   return zarrFormat === 2 ? xarrayGroupSpecV2Schema : xarrayGroupSpecV3Schema;
 }
-
-export { zomIssues, formatZomIssue } from "./zom-issues.js";
-export type { ZomIssue } from "./zom-issues.js";

@@ -5,6 +5,7 @@
 import { asAbort } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { CodecPipeline } from "../../codecs/pipeline.js";
+import { codecsReady } from "../../codecs/registry.js";
 import type { ChunkSpec } from "../../codecs/types.js";
 import { asCorrupt } from "../../codecs/view.js";
 
@@ -40,6 +41,17 @@ export function pipelineFor(meta: ArrayMetadata, shape: readonly number[] = meta
   }
   if (regular) pipelinesByMeta.set(meta, p);
   return p;
+}
+
+/**
+ * Builds the pipeline of `meta` (an unknown codec is reported here) once the modules of the codecs
+ * it names have loaded (codecs/registry.ts): undefined when it is built at once, so that an
+ * operation whose codecs are loaded starts in its caller's turn (no await), else the loading.
+ */
+export function pipelineReady(meta: ArrayMetadata): Promise<void> | undefined {
+  const loading = pipelinesByMeta.has(meta) ? undefined : codecsReady(meta.codecs);
+  if (loading === undefined) return void pipelineFor(meta);
+  return loading.then(() => void pipelineFor(meta));
 }
 
 /**

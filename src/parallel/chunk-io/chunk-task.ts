@@ -16,6 +16,7 @@ import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../.
 import { isWritable, readVersioned } from "../../stores/types.js";
 import { storeFromDescriptor } from "../../stores/open.js";
 import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
+import { codecsReady } from "../../codecs/registry.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
 export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
@@ -415,6 +416,9 @@ export async function prefetchedStore(task: ChunkTask, store: Store, signal?: Ab
  * @internal
  */
 export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
+  // A worker's first task of an array loads the modules of its codecs (codecs/registry.ts).
+  const loading = codecsReady(task.meta.codecs);
+  if (loading !== undefined) await loading;
   if (task.kind === "read") {
     store = await prefetchedStore(task, store, signal);
     if (task.fillCache) {
