@@ -288,3 +288,14 @@ test("chunks encode and decode on a worker pool as inline, byte for byte", async
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("placement prices zarrs.gdeflate, under both names, as the costly decoder it is (over zlib), not as an unmeasured codec", () => {
+  const spec = { shape: [1024, 1024], dtype: parseDataType("float32"), fillValue: 0 };
+  const cost = (configs: CodecConfig[]) => CodecPipeline.create(configs, spec).decodeCost;
+  const LE = { name: "bytes", configuration: { endian: "little" } };
+  const zlib = cost([LE, { name: "numcodecs.zlib", configuration: { level: 1 } }]);
+  for (const name of ["zarrs.gdeflate", "https://codec.zarrs.dev/bytes_to_bytes/gdeflate"]) {
+    const gdeflate = cost([LE, { name, configuration: { level: 6 } }]);
+    assert.ok(gdeflate > 2 * zlib, `${name}: ${gdeflate} ns/B against zlib's ${zlib}`);
+  }
+});
