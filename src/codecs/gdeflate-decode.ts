@@ -61,7 +61,7 @@ const CNT = 2;
 const COPY_LEN = 3;
 /** Where a lane's deferred match goes. */
 const COPY_AT = new Int32Array(LANES);
-let page = new Uint8Array(0);
+let page: Uint8Array = new Uint8Array(0);
 let pos = 0;
 
 /** A refill point: a lane holding fewer than 32 bits takes the page's next word. */
