@@ -179,11 +179,15 @@ export function buildTable(lens: Uint8Array, table: Int32Array, bits: number): n
   return end;
 }
 
+/** The entry of a table of `bits` main bits for the codeword at the start of `lo`. */
+function entry(table: Int32Array, bits: number, lo: number): number {
+  const e = table[lo & ((1 << bits) - 1)];
+  return e & 16 ? table[(e >>> 5) + ((lo >>> bits) & ((1 << (e & 15)) - 1))] : e;
+}
+
 /** The next symbol of `lane` in a table of `bits` main bits (outside the hot loop). */
 function symbol(lane: number, table: Int32Array, bits: number): number {
-  const lo = LANE[(lane << 2) + LO];
-  let e = table[lo & ((1 << bits) - 1)];
-  if (e & 16) e = table[(e >>> 5) + ((lo >>> bits) & ((1 << (e & 15)) - 1))];
+  const e = entry(table, bits, LANE[(lane << 2) + LO]);
   take(lane, e & 15);
   return e >>> 5;
 }
@@ -265,17 +269,15 @@ export function inflatePage(src: Uint8Array, out: Uint8Array): void {
         let hi = LANE[k + HI];
         let c = LANE[k + CNT];
         const owed = LANE[k + COPY_LEN];
-        let e: number;
-        let n: number;
+        // The lane's next symbol: the distance of the match it owes, else a literal or length.
+        const e = owed !== 0 ? entry(dist, DIST_BITS, lo) : entry(lit, LIT_BITS, lo);
+        let n = e & 15;
+        lo = (lo >>> n) | (hi << (32 - n));
+        hi >>>= n;
+        c -= n;
+        const sym = e >>> 5;
         if (owed !== 0) {
-          // The distance of this lane's match: its bytes go to the place its length reserved.
-          e = dist[lo & ((1 << DIST_BITS) - 1)];
-          if (e & 16) e = dist[(e >>> 5) + ((lo >>> DIST_BITS) & ((1 << (e & 15)) - 1))];
-          n = e & 15;
-          lo = (lo >>> n) | (hi << (32 - n));
-          hi >>>= n;
-          c -= n;
-          const sym = e >>> 5;
+          // Its bytes go to the place its length reserved.
           let d = DIST_BASE[sym];
           n = DIST_EXTRA[sym];
           if (n !== 0) {
@@ -288,36 +290,27 @@ export function inflatePage(src: Uint8Array, out: Uint8Array): void {
           if (d > at) corrupt("a match reaches back before its page");
           copyMatch(out, at, d, owed);
           LANE[k + COPY_LEN] = 0;
+        } else if (sym < 256) {
+          if (o === size) corrupt("a page decodes past its size");
+          out[o++] = sym;
+        } else if (sym === 256) {
+          LANE[k + LO] = lo;
+          LANE[k + HI] = hi;
+          LANE[k + CNT] = c;
+          break;
         } else {
-          e = lit[lo & ((1 << LIT_BITS) - 1)];
-          if (e & 16) e = lit[(e >>> 5) + ((lo >>> LIT_BITS) & ((1 << (e & 15)) - 1))];
-          n = e & 15;
-          lo = (lo >>> n) | (hi << (32 - n));
-          hi >>>= n;
-          c -= n;
-          const sym = e >>> 5;
-          if (sym < 256) {
-            if (o === size) corrupt("a page decodes past its size");
-            out[o++] = sym;
-          } else if (sym === 256) {
-            LANE[k + LO] = lo;
-            LANE[k + HI] = hi;
-            LANE[k + CNT] = c;
-            break;
-          } else {
-            let len = LENGTH_BASE[sym - 257];
-            n = LENGTH_EXTRA[sym - 257];
-            if (n !== 0) {
-              len += lo & ((1 << n) - 1);
-              lo = (lo >>> n) | (hi << (32 - n));
-              hi >>>= n;
-              c -= n;
-            }
-            if (len > size - o) corrupt("a page decodes past its size");
-            LANE[k + COPY_LEN] = len;
-            COPY_AT[lane] = o;
-            o += len;
+          let len = LENGTH_BASE[sym - 257];
+          n = LENGTH_EXTRA[sym - 257];
+          if (n !== 0) {
+            len += lo & ((1 << n) - 1);
+            lo = (lo >>> n) | (hi << (32 - n));
+            hi >>>= n;
+            c -= n;
           }
+          if (len > size - o) corrupt("a page decodes past its size");
+          LANE[k + COPY_LEN] = len;
+          COPY_AT[lane] = o;
+          o += len;
         }
         if (c < 32) {
           if (pos + 4 > src.length) corrupt("a page ends before its bits do");
