@@ -24,6 +24,8 @@ import { setWasmKernels } from "../src/codecs/wasm/wasm.js";
 import { kernelZstdBackend, nativeZstdBackend, wasmZstdBackend, zstdBackend, zstdCompress } from "../src/codecs/zstd.js";
 import { nativeDeflateBackend, type DeflateBackend } from "../src/codecs/deflate.js";
 import { pakoBackend } from "../src/codecs/pako-backend.js";
+import { gdeflateDecodeInto } from "../src/codecs/gdeflate-decode.js";
+import { gdeflateEncode } from "../src/codecs/gdeflate-encode.js";
 import { bytesOf, randomWalkFloat32, randomWalkFloat64 } from "./compare/data.js";
 
 const { values: args } = parseArgs({
@@ -166,6 +168,16 @@ for (const cname of CNAMES) {
       for (const b of decoders) add(`zstd/${level} decode ${b.name} (${what})`, f32.length, () => b.decompress(z, f32.length), z.length / f32.length);
       if (input === shuffled) add(`zstd/${level} encode ${zstdBackend().name} (${what})`, f32.length, () => zstdCompress(input, level), z.length / f32.length);
     }
+  }
+}
+
+// ---- zarrs.gdeflate: our decoder (into a reused buffer, as decodeInto) and encoder, on plain float32 ----
+{
+  const dest = new Uint8Array(f32.length);
+  for (const level of [1, 6]) {
+    const z = gdeflateEncode(f32, level);
+    add(`gdeflate/${level} decode (f32)`, f32.length, () => gdeflateDecodeInto(z, dest), z.length / f32.length);
+    add(`gdeflate/${level} encode (f32)`, f32.length, () => gdeflateEncode(f32, level), z.length / f32.length);
   }
 }
 

@@ -165,5 +165,7 @@ export const gdeflateCodec: CodecFactory = (conf, spec) => {
   const level = intOption(conf, "level", "zarrs.gdeflate", 9, 0, 12);
   const cap = decodeCap(spec);
   const encode = gdeflateEncoder((m, b: Uint8Array) => m.gdeflateEncode(b, level));
-  return { codec: bytesToBytes("zarrs.gdeflate", encode, gdeflateDecoder((m, b: Uint8Array) => m.gdeflateDecode(b, cap))), configuration: { level } };
+  const decode = gdeflateDecoder((m, b: Uint8Array) => m.gdeflateDecode(b, cap));
+  const decodeInto = gdeflateDecoder((m, b: Uint8Array, dest: Uint8Array) => void m.gdeflateDecodeInto(b, dest));
+  return { codec: bytesToBytes("zarrs.gdeflate", encode, decode, decodeInto), configuration: { level } };
 };
