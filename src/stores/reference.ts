@@ -3,7 +3,7 @@
  * inline data or to byte ranges of other files (HDF5, NetCDF-4, TIFF...), so that those files
  * read as Zarr without being copied. Documents of versions 0 and 1 (reference-document.ts);
  * targets on local files, http(s) and S3 (reference-targets.ts). The class checks what it is given
- * at once; its reads (reference-reads.ts) load with the store, on first use (store-requests.ts).
+ * at once; its reads (reference-reads.ts) load with the store, on first use (lazy-features.ts).
  *
  * Workers reopen it from its descriptor: the document's path or URL (each worker reads and parses
  * it once), or a small document built in memory, carried whole. A large in-memory document is
@@ -26,7 +26,7 @@ import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } f
 
 // The reads (reference-reads.ts) load when a store is made: a page that only names ReferenceStore
 // never loads them. A store's checks (its options, a document in memory) stay synchronous here.
-const reads = onFirstUse(() => import("./store-requests.js"));
+const reads = onFirstUse(() => import("../lazy-features.js"));
 
 /** Where a ReferenceStore's document comes from, as its descriptor carries it. */
 export type ReferenceSource =

@@ -19,7 +19,7 @@
  * reading its own environment.
  *
  * The class checks and resolves its configuration at once; what requests do (s3-requests.ts)
- * loads with its first request (store-requests.ts), so a page that only names S3Store never loads it.
+ * loads with its first request (lazy-features.ts), so a page that only names S3Store never loads it.
  */
 import { InvalidArgumentError } from "../errors.js";
 import { parseS3Url, resolveS3Config } from "./s3-config.js";
@@ -82,7 +82,7 @@ export interface S3StoreDescriptor {
 
 // The requests' implementation, imported with any store's first request; the class below checks
 // and resolves its configuration at once, so a bad option is still the constructor's error.
-const requests = onFirstUse(() => import("./store-requests.js"));
+const requests = onFirstUse(() => import("../lazy-features.js"));
 
 /** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {
