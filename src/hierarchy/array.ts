@@ -3,41 +3,42 @@
  * chunk items, check the output or value, and hand the operation to the execution layer
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, ShapeMismatchError, UnsupportedError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnsupportedError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
 import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
-import { chunkKey, nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
-import { componentsPerElement, type DataType, type ElementArray, type Scalar } from "../metadata/dtype.js";
+import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
+import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
 import { parseDataType, toNumpyTypestr, v2DtypeJson } from "../metadata/dtype-names.js";
-import { allocElements, isTypedArray } from "../metadata/elements.js";
 import { storedToScalar } from "../metadata/scalars.js";
 import { fieldView } from "../indexing/records.js";
 import { toUserData } from "../indexing/values.js";
-import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
-import { isScalarInput, prepareWriteValue, type NDArray, type WriteInput } from "../indexing/ndarray.js";
-import { type ChunkShapes, checkShardEdges, chunkOrigin, chunkShapesJson, chunkShapeAt, gridAxes, gridShape, resizedGrid } from "../metadata/chunk-grid.js";
+import type { NDArray, WriteInput } from "../indexing/ndarray.js";
+import { type ChunkShapes, checkShardEdges, chunkOrigin, chunkShapesJson, chunkShapeAt, gridAxes, gridShape } from "../metadata/chunk-grid.js";
 import { mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, selectionShape, slice, type Selection } from "../indexing/selection.js";
+import { fullRankShape, selectionShape, type Selection } from "../indexing/selection.js";
 import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
-import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
-import type { ChunkItem, TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import type { ChunkItem, WriteValue } from "../parallel/chunk-io/chunk-task.js";
 import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
 import { isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
-import { readVersioned } from "../stores/types.js";
 import { cacheId } from "../parallel/chunk-io/cached-read.js";
-import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
+import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
+import { describePath, nodeLocation, readNode } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
+
+// The write paths (array-writes.ts), imported on a handle's first write: a page that only reads
+// never loads them, and once loaded a write calls straight through (no extra await).
+const writes = onFirstUse(() => import("../lazy-features.js").then((m) => m.arrayWrites));
 
 export interface ArrayHandleOptions extends ArrayRunOptions {
   readOnly: boolean;
@@ -74,15 +75,6 @@ export interface SelectionAccess {
   set(selection: Selection, value: WriteInput, options?: OperationOptions): Promise<void>;
 }
 
-/** A write value's elements as one C-order buffer of `shape` (a copy only when it is strided). */
-function contiguousBuffer(dtype: DataType, buffer: TaskBuffer, shape: number[]): TaskBuffer {
-  const strides = contiguousStrides(shape);
-  if (shape.every((n, d) => n <= 1 || buffer.strides[d] === strides[d])) return buffer;
-  const data = allocElements(dtype, product(shape));
-  copyElements(dtype, data, { offset: 0, strides }, buffer.data, { offset: 0, strides: buffer.strides }, shape);
-  return { data, strides };
-}
-
 /**
  * `A` and `V` are the types of `get`'s NDArray data and scalars. A handle knows them when its data
  * type is known (`createArray({ dtype: "int32" })`, `openArray<"int32">`, `arr.typed("int32")`
@@ -100,8 +92,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     readonly store: Store,
     /** Its path in the store ("" for the root). */
     readonly path: string,
-    private meta: ArrayMetadata,
-    private readonly options: ArrayHandleOptions,
+    /** @internal the metadata in force (array-writes.ts replaces it after a rewrite). */
+    public meta: ArrayMetadata,
+    /** @internal */
+    readonly options: ArrayHandleOptions,
   ) {
     this.openedAt = Date.now();
     this.metaCheckedAt = this.openedAt;
@@ -111,8 +105,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /**
    * Refused before any chunk is allocated: metadata may come from anywhere, and a resize or another
    * writer's may bring a rectilinear grid's huge edge (past the old end) into the shape.
+   * @internal
    */
-  private checkLayout(meta: ArrayMetadata): void {
+  checkLayout(meta: ArrayMetadata): void {
     checkChunkSize(meta.chunks, meta.dtype.itemSize, `array ${describePath(this.path)}`);
     const inner = meta.codecs.find((c) => c.name === "sharding_indexed")?.configuration?.chunk_shape;
     if (Array.isArray(inner)) checkShardEdges(meta.rectilinear, inner as number[], `array ${describePath(this.path)}`);
@@ -223,26 +218,28 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return nodeKey(this.path, chunkKey(this.meta.chunkKeyEncoding, coords));
   }
 
-  private writableStore() {
+  /** @internal the store, when this handle may write to it. */
+  writableStore() {
     if (this.options.readOnly || !isWritable(this.store)) {
       throw new ReadOnlyError(`array ${nodeLocation(this.store, this.path)} is open read-only`);
     }
     return this.store;
   }
 
-  /** Called before this handle rewrites the array's metadata (consolidated handles go stale). */
-  protected metadataWillChange(): void {}
+  /** @internal called before this handle rewrites the array's metadata (consolidated handles go stale). */
+  metadataWillChange(): void {}
 
   /** Replaces the attributes (the rest of the metadata, the shape too, is kept as stored). */
   async setAttrs(attributes: JsonObject): Promise<void> {
+    // Copied now: the caller may change its object before the writes' module has loaded.
     const attrs = structuredClone(attributes);
-    await this.rewriteMetadata("setAttrs", (stored) => ({ ...stored, attributes: attrs }));
+    return writes((m) => m.setAttrs(this, attrs))();
   }
 
   /** Merges keys into the attributes stored now, as zarr-python does (another writer may have set some). */
   async updateAttrs(update: JsonObject): Promise<void> {
     const add = structuredClone(update);
-    await this.rewriteMetadata("updateAttrs", (stored) => ({ ...stored, attributes: { ...stored.attributes, ...add } }));
+    return writes((m) => m.updateAttrs(this, add))();
   }
 
   /**
@@ -280,8 +277,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return this.options.assumed !== "assumed" && !isFresh(recheck, this.metaCheckedAt, this.openedAt);
   }
 
-  /** The chunk items of a plan, made lazily as the coordinator takes them. */
-  private items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
+  /** @internal the chunk items of a plan, made lazily as the coordinator takes them. */
+  items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
     const axes = gridAxes(this.meta);
     const uneven = this.meta.rectilinear !== undefined;
     return mapPlan(plan, (p) => {
@@ -301,8 +298,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /**
    * A selection's chunk plan and shapes: `full` is the layout of the output (or value) buffer
    * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
+   * @internal
    */
-  private layout(sel: ResolvedSelection): { plan: () => ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+  layout(sel: ResolvedSelection): { plan: () => ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
     // The plan is made when asked for: a read checks its result's size first.
     if (sel.kind === "points") {
       return {
@@ -390,7 +388,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
         if (this.metadataIsStale()) await this.revalidateMetadata();
         const loading = pipelineReady(this.meta);
         if (loading) await loading;
-        return this.writePlan(resolve(selection), value, options);
+        return writes((m) => m.writePlan(this, resolve(selection), value, options))();
       },
     };
   }
@@ -441,28 +439,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     if (this.metadataIsStale()) await this.revalidateMetadata();
     const loading = pipelineReady(this.meta);
     if (loading) await loading;
-    return this.writePlan(resolveSelection(selection, this.meta.shape), value, options);
-  }
-
-  private async writePlan(resolved: ResolvedSelection, value: WriteInput, options: OperationOptions): Promise<void> {
-    const { plan: planOf, full, shape: selShape, dropped } = this.layout(resolved);
-    const chunkPlan = planOf();
-    let writeValue: WriteValue;
-    if (isScalarInput(value, this.meta.dtype)) {
-      // Validates the scalar against the type once, before any chunk is touched.
-      // Strings and byte strings are values as they are, not the JSON forms fill values use.
-      const direct = typeof value === "string" || (value instanceof Uint8Array && this.meta.dtype.kind !== "vlen_array");
-      // Numbers follow the casting rule of indexing/cast.ts, as the elements of an array do.
-      writeValue = { kind: "scalar", value: direct ? value : castScalar(value, this.meta.dtype) };
-    } else {
-      if (value === null || value === undefined) throw new ShapeMismatchError("cannot write null or undefined");
-      let buffer = prepareWriteValue(value, this.meta.dtype, selShape, full, dropped);
-      // Points address their value by element index, so it must be C-contiguous.
-      if (resolved.kind === "points") buffer = contiguousBuffer(this.meta.dtype, buffer, full);
-      writeValue = { kind: "array", buffer };
-    }
-    const items = this.items(chunkPlan);
-    await runWrite({ store: this.store, meta: this.meta, items, value: writeValue, array: this.options, options });
+    return writes((m) => m.writePlan(this, resolveSelection(selection, this.meta.shape), value, options))();
   }
 
   /**
@@ -472,12 +449,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * the new edge that come back into the shape by a later growth read what was stored there, as
    * in zarr-python.
    */
-  async resize(shape: readonly number[]): Promise<void> {
-    this.writableStore();
-    if (!Array.isArray(shape) || shape.length !== this.ndim || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
-      throw new InvalidArgumentError(`resize: the new shape must be ${this.ndim} non-negative integers, got ${JSON.stringify(shape)}`);
-    }
-    await this.changeShape("resize", () => [...shape]);
+  resize(shape: readonly number[]): Promise<void> {
+    return writes((m) => m.resize(this, shape))();
   }
 
   /**
@@ -486,77 +459,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * made under the lock of the metadata key (the ProcessSynchronizer's too, when the array has
    * one) starting from the metadata the store holds, so concurrent appends get disjoint regions.
    */
-  async append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
-    this.writableStore();
-    const ax = axis < 0 ? axis + this.ndim : axis;
-    if (!Number.isInteger(ax) || ax < 0 || ax >= this.ndim) {
-      throw new InvalidArgumentError(`append: axis ${axis} is out of range for ${this.ndim} dimensions`);
-    }
-    const vshape = this.valueShape(value);
-    let start = 0;
-    const shape = await this.changeShape("append", (current) => {
-      if (vshape.length !== current.length || vshape.some((n, d) => d !== ax && n !== current[d])) {
-        throw new ShapeMismatchError(`append: a value of shape [${vshape}] does not fit an array of shape [${current}] along axis ${ax}`);
-      }
-      start = current[ax];
-      return current.map((n, d) => (d === ax ? n + vshape[ax] : n));
-    });
-    await this.set(
-      shape.map((n, d) => (d === ax ? slice(start, n) : null)),
-      value,
-      options,
-    );
-    return shape;
+  append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
+    return writes((m) => m.append(this, value, axis, options))();
   }
 
-  /** The shape of an append value: `{ data, shape }`, or a flat list for a 1-d array. */
-  private valueShape(value: WriteInput): number[] {
-    if (typeof value === "object" && value !== null && "shape" in value && "data" in value) return [...value.shape];
-    if ((ArrayBuffer.isView(value) || Array.isArray(value)) && this.ndim === 1) {
-      const per = isTypedArray(value) ? componentsPerElement(this.meta.dtype) : 1;
-      return [(value as ArrayLike<unknown>).length / per];
-    }
-    throw new ShapeMismatchError(`append: the value needs a shape: pass { data, shape } for a ${this.ndim}-d array`);
-  }
-
-  /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
-  private async changeShape(what: string, next: (current: number[]) => number[]): Promise<number[]> {
-    const meta = await this.rewriteMetadata(
-      what,
-      (stored) => {
-        const shape = next([...stored.shape]);
-        const meta = { ...stored, shape, ...resizedGrid(stored, shape) };
-        this.checkLayout(meta);
-        return meta;
-      },
-      // Under the lock: a writer growing the array next must not see its new chunks deleted.
-      (meta) => this.deleteChunksOutside(meta.shape),
-    );
-    return meta.shape;
-  }
-
-  /**
-   * Writes the metadata `change` makes of the stored document, under the lock of the metadata key
-   * (the synchronizer's too, when the array has one), then runs `then` still under it. It starts
-   * from the store, never from this handle's copy: another handle or process may have resized,
-   * appended or set attributes since, and an old shape written back would hide their rows.
-   */
-  private async rewriteMetadata(
-    what: string,
-    change: (stored: ArrayMetadata) => ArrayMetadata,
-    then?: (meta: ArrayMetadata) => Promise<void>,
-  ): Promise<ArrayMetadata> {
-    const store = this.writableStore();
-    const metaKey = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
-    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
-    return withChunkLock(lock, metaKey, async () => {
-      const meta = change(await this.metadataToRewrite(store, what));
-      this.metadataWillChange();
-      await writeArrayMetadata(store, this.path, meta);
-      this.meta = meta;
-      await then?.(meta);
-      return meta;
-    });
+  /** @internal the write of chunk items (array-writes.ts), on this handle's store and options. */
+  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions): Promise<void> {
+    return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options });
   }
 
   /**
@@ -564,8 +473,9 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * changed. A handle whose metadata was assumed (`assumeMetadata`) never touches the stored
    * document, so it refuses; one opened with `assumeCachedMetadata` refuses when the document
    * disagrees with what it assumed (other than in shape and attributes, which others may change).
+   * @internal
    */
-  private async metadataToRewrite(store: Store, what: string): Promise<ArrayMetadata> {
+  async metadataToRewrite(store: Store, what: string): Promise<ArrayMetadata> {
     const assumed = this.options.assumed;
     if (assumed === "assumed") {
       throw new UnsupportedError(`${what}: array ${describePath(this.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
@@ -582,22 +492,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return base;
   }
 
-  /** Drops chunks from the cache, if the handle has one, after this handle changed them. */
-  private forgetCached(keys: readonly string[]): void {
+  /** @internal drops chunks from the cache, if the handle has one, after this handle changed them. */
+  forgetCached(keys: readonly string[]): void {
     const { cache } = this.options;
     if (cache) for (const key of keys) cache.drop(cacheId(this.store, this.meta, key));
-  }
-
-  private async deleteChunksOutside(shape: readonly number[]): Promise<void> {
-    const store = this.writableStore();
-    const grid = gridShape(shape, gridAxes(this.meta));
-    const prefix = this.path === "" ? "" : `${this.path}/`;
-    const outside = (await store.list(prefix)).filter((key) => {
-      const coords = parseChunkKey(this.meta.chunkKeyEncoding, key.slice(prefix.length), this.ndim);
-      return coords !== null && coords.some((c, d) => c >= grid[d]);
-    });
-    this.forgetCached(outside);
-    for (let i = 0; i < outside.length; i += 64) await Promise.all(outside.slice(i, i + 64).map((k) => store.delete(k)));
   }
 
   /**

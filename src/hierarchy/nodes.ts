@@ -33,7 +33,8 @@ class ConsolidatedArray extends ZarrArray {
     super(store, path, meta, options);
   }
 
-  protected override metadataWillChange(): void {
+  /** @internal */
+  override metadataWillChange(): void {
     this.view.stale = true;
   }
 }

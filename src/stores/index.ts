@@ -6,7 +6,8 @@ export { validateKey, validatePrefix, joinKey, validateRange, rangeBounds, slice
 export { MemoryStore, getMemoryStore } from "./memory.js";
 export { FileSystemStore } from "./filesystem.js";
 export { FetchStore, type FetchStoreOptions } from "./fetch.js";
-export { S3Store, parseS3Url, resolveS3Config, type S3StoreOptions, type S3Credentials, type S3StoreDescriptor } from "./s3.js";
+export { parseS3Url, resolveS3Config } from "./s3-config.js";
+export { S3Store, type S3StoreOptions, type S3Credentials, type S3StoreDescriptor } from "./s3.js";
 export { httpPolicy, DEFAULT_HTTP_POLICY, type HttpOptions } from "./http.js";
 export { resolveStore, storeFromDescriptor, workerCanOpen } from "./open.js";
 export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS, type ReferenceStoreOptions, type ReferenceStoreDescriptor, type ReferenceSource } from "./reference.js";

@@ -5,7 +5,7 @@
  * or `gs://`/`gcs://` (Google Cloud Storage's public HTTPS endpoint). Each target is a key of a
  * store opened on its folder; stores are opened once per folder and reused.
  *
- * Where targets may lead depends on where the document came from (checkTarget): a document read
+ * Where targets may lead depends on where the document came from (checkTarget in reference-reads.ts): a document read
  * from a server (http(s), s3) may reach its own origin (bucket) and what `allowTargets` adds, never
  * local files, never another address (one only this machine reaches: 169.254.169.254), however its
  * host is spelled, since URLs are compared as `new URL` normalises them; redirects likewise
@@ -15,12 +15,10 @@
  * No Node built-ins here: local paths go through the platform's file-system store, so the module
  * also loads in browsers (where only URLs work).
  */
-import { AccessDeniedError, InvalidArgumentError, InvalidReferenceError, UnsupportedError } from "../errors.js";
-import { FetchStore } from "./fetch.js";
-import { httpPolicy, underPrefix, type HttpOptions, type HttpPolicy } from "./http.js";
-import { platform } from "../platform/current.js";
-import { parseS3Url, resolveS3Config, S3Store, type S3StoreDescriptor, type S3StoreOptions } from "./s3.js";
-import type { ReadableStore } from "./types.js";
+import { InvalidArgumentError, InvalidReferenceError, UnsupportedError } from "../errors.js";
+import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";
+import { parseS3Url, resolveS3Config } from "./s3-config.js";
+import type { S3StoreDescriptor, S3StoreOptions } from "./s3.js";
 
 export type Location =
   | { kind: "local"; path: string }
@@ -86,7 +84,7 @@ function allowedPrefix(entry: string): string {
 }
 
 /** A location as one URL, comparable with allowTargets entries: a local path as a file: URL. */
-function locationUrl(loc: Location): string {
+export function locationUrl(loc: Location): string {
   return loc.kind === "local" ? `file://${loc.path}` : locationText(loc);
 }
 
@@ -98,19 +96,6 @@ export function documentScope(doc: Location): string | undefined {
   if (doc.kind === "http") return `${new URL(doc.url).origin}/`;
   if (doc.kind === "s3") return `s3://${doc.bucket}/`;
   return undefined;
-}
-
-/** Refuses a target outside what its document may reach (`scope`, allowTargets): ACCESS_DENIED. */
-export function checkTarget(target: Location, scope: string | undefined, access: TargetAccess, key: string, document: string): void {
-  if (scope === undefined) return;
-  const url = locationUrl(target);
-  if (underPrefix(url, [scope, ...access.allowTargets])) return;
-  throw new AccessDeniedError(
-    `reference "${key}": its target ${locationText(target)} is outside ${scope}, where the document ${document} was read ` +
-      "from; the targets of a document read from a server stay on its origin unless allowTargets allows more",
-    key,
-    0,
-  );
 }
 
 /** A location as text, for messages and as a cache key: a path, or a URL. */
@@ -139,7 +124,8 @@ function normalizePath(path: string): string {
   return (abs ? "/" : "") + out.join("/") + folder;
 }
 
-function folderOf(path: string): string {
+/** The folder part of a `/`-separated path, with its trailing `/` ("" when none). */
+export function folderOf(path: string): string {
   const slash = path.lastIndexOf("/");
   return slash === -1 ? "" : path.slice(0, slash + 1);
 }
@@ -172,55 +158,5 @@ export function locate(url: string, base: Location | undefined, key: string): Lo
       return { kind: "http", url: new URL(url, base.url).href };
     case "s3":
       return { kind: "s3", bucket: base.bucket, key: normalizePath(folderOf(base.key) + url).replace(/^\/+/, "") };
-  }
-}
-
-/** A store on a location's folder, and the location's key in it. */
-export class TargetStores {
-  private readonly stores = new Map<string, ReadableStore>();
-
-  constructor(private readonly access: TargetAccess) {}
-
-  open(loc: Location): { store: ReadableStore; key: string } {
-    let folder: string;
-    let name: string;
-    let make: () => ReadableStore;
-    switch (loc.kind) {
-      case "local": {
-        folder = folderOf(loc.path) || ".";
-        name = loc.path.slice(folderOf(loc.path).length);
-        const local = platform().localStore;
-        if (!local) throw new UnsupportedError(`${JSON.stringify(loc.path)} is a local path, and there are no local paths in a browser: use http(s) or s3 targets`);
-        // A target is a key directly in its folder's store, so no symbolic-link check applies.
-        make = () => local(folder, { readOnly: true }) as ReadableStore;
-        break;
-      }
-      case "http": {
-        const u = new URL(loc.url);
-        const search = u.search;
-        u.search = "";
-        u.hash = "";
-        folder = folderOf(u.href);
-        name = decodeURIComponent(u.href.slice(folder.length));
-        // Redirects stay on the target's origin, or go where allowTargets allows.
-        const allowRedirects = this.access.allowTargets;
-        make = () => new FetchStore(folder + search, { headers: this.access.headers, http: this.access.http, allowRedirects });
-        folder += search;
-        break;
-      }
-      case "s3": {
-        folder = `s3://${loc.bucket}/${folderOf(loc.key)}`;
-        name = loc.key.slice(folderOf(loc.key).length);
-        make = () => new S3Store(folder, { ...this.access.s3, readOnly: true, http: this.access.http, useEnvironment: false });
-        break;
-      }
-    }
-    const cacheKey = `${loc.kind}\0${folder}`;
-    let store = this.stores.get(cacheKey);
-    if (!store) {
-      store = make();
-      this.stores.set(cacheKey, store);
-    }
-    return { store, key: name };
   }
 }

@@ -2,7 +2,8 @@
  * ReferenceStore: a read-only store over a kerchunk reference document, which maps Zarr keys to
  * inline data or to byte ranges of other files (HDF5, NetCDF-4, TIFF...), so that those files
  * read as Zarr without being copied. Documents of versions 0 and 1 (reference-document.ts);
- * targets on local files, http(s) and S3 (reference-targets.ts).
+ * targets on local files, http(s) and S3 (reference-targets.ts). The class checks what it is given
+ * at once; its reads (reference-reads.ts) load with the store, on first use (lazy-features.ts).
  *
  * Workers reopen it from its descriptor: the document's path or URL (each worker reads and parses
  * it once), or a small document built in memory, carried whole. A large in-memory document is
@@ -13,25 +14,19 @@
  * A reference whose target is missing, or whose range runs past the target's end, is an error
  * naming the key: a chunk must never read as missing (fill values) or short.
  */
-import { InvalidReferenceError, NotFoundError, ReadOnlyError, ReferenceTargetError, StoreError } from "../errors.js";
-import { parseJsonBytes, parseJsonText, type JsonValue } from "../metadata/json.js";
+import { InvalidReferenceError, ReadOnlyError, StoreError } from "../errors.js";
+import { onFirstUse } from "../first-use.js";
+import { parseJsonText, type JsonValue } from "../metadata/json.js";
 import { platform } from "../platform/current.js";
-import { coalesceRanges } from "./ranges.js";
-import { childrenOf, rangeBounds, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
-import { OverlayStore } from "./overlay.js";
 import { parseReferences, type Reference } from "./reference-document.js";
-import {
-  checkTarget,
-  documentScope,
-  locate,
-  locationText,
-  resolveTargetAccess,
-  TargetStores,
-  type Location,
-  type TargetAccess,
-  type TargetAccessOptions,
-} from "./reference-targets.js";
+import { S3Store } from "./s3.js";
+import type { ReferencePlace, ReferenceReads } from "./reference-reads.js";
+import { documentScope, locate, resolveTargetAccess, type TargetAccess, type TargetAccessOptions } from "./reference-targets.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
+
+// The reads (reference-reads.ts) load when a store is made: a page that only names ReferenceStore
+// never loads them. A store's checks (its options, a document in memory) stay synchronous here.
+const reads = onFirstUse(() => import("../lazy-features.js"));
 
 /** Where a ReferenceStore's document comes from, as its descriptor carries it. */
 export type ReferenceSource =
@@ -73,40 +68,31 @@ const cleanup = new FinalizationRegistry<string>((id) => {
   if (inThread.get(id)?.deref() === undefined) inThread.delete(id);
 });
 
-interface Target {
-  store: ReadableStore;
-  key: string;
-  /** The target as a path or URL, for messages. */
-  text: string;
-}
-
 /** A read-only store over a kerchunk reference document: HDF5, NetCDF-4 or TIFF bytes read as Zarr chunks without copying. */
 export class ReferenceStore implements ReadableStore {
   readonly readOnly = true;
   private readonly source: ReferenceSource;
   private readonly access: TargetAccess;
   private readonly instance: string;
-  private readonly stores: TargetStores;
-  private readonly base: Location | undefined;
-  /** What targets may reach besides allowTargets (a remote document's origin); undefined: anything. */
-  private readonly scope: string | undefined;
-  private readonly targets = new Map<string, Target>();
-  private readonly loaded: Promise<Map<string, Reference>>;
+  /** The reads over the references, once the document is read (and their module loaded). */
+  private readonly loaded: Promise<ReferenceReads>;
 
   private constructor(source: ReferenceSource, access: TargetAccess, instance: string, refs?: Map<string, Reference>) {
     this.source = source;
     this.access = access;
     this.instance = instance;
-    this.stores = new TargetStores(access);
-    if (source.kind === "url") this.base = locate(source.url, undefined, "");
-    else if (source.base !== undefined) this.base = locate(source.base, undefined, "");
+    const base =
+      source.kind === "url" ? locate(source.url, undefined, "") : source.base !== undefined ? locate(source.base, undefined, "") : undefined;
     // A document read from a server is not the user's own: its targets stay near it. One built
     // in memory is (whatever its base), like a local file.
-    this.scope = source.kind === "url" ? documentScope(this.base!) : undefined;
-    if (refs) this.loaded = Promise.resolve(refs);
-    else if (source.kind === "url") this.loaded = this.readDocument(source.url);
-    else if (source.kind === "document") this.loaded = Promise.resolve(parseReferences(source.document, "the reference document"));
-    else throw new StoreError(`reference store ${source.id} is not reachable from this thread`);
+    const scope = source.kind === "url" ? documentScope(base!) : undefined;
+    const at: ReferencePlace = { store: this, access, base, scope, document: source.kind === "url" ? source.url : "in memory", S3Store };
+    if (source.kind === "url") this.loaded = Promise.resolve(reads((m) => m.ReferenceReads.read(source.url, at))());
+    else {
+      if (source.kind === "in-thread" && !refs) throw new StoreError(`reference store ${source.id} is not reachable from this thread`);
+      const parsed = refs ?? parseReferences((source as { document: JsonValue }).document, "the reference document");
+      this.loaded = Promise.resolve(reads((m) => new m.ReferenceReads(parsed, at))());
+    }
     // Reported by the operation that needs the references; unobserved until then.
     this.loaded.catch(() => undefined);
   }
@@ -168,122 +154,33 @@ export class ReferenceStore implements ReadableStore {
     return d.source.kind !== "in-thread";
   }
 
-  private async readDocument(url: string): Promise<Map<string, Reference>> {
-    const loc = locate(url, undefined, "");
-    const { store, key } = this.stores.open(loc);
-    const bytes = await store.get(key);
-    if (bytes == null) throw new NotFoundError(`reference document ${locationText(loc)} does not exist`);
-    let doc: unknown;
-    try {
-      doc = parseJsonBytes(bytes, `reference document ${locationText(loc)}`);
-    } catch (err) {
-      throw new InvalidReferenceError((err as Error).message, "", { cause: err });
-    }
-    return parseReferences(doc, locationText(loc));
-  }
-
   /** Every key of the document (after `gen`), loaded. */
   async keys(): Promise<string[]> {
-    return [...(await this.loaded).keys()];
+    return (await this.loaded).keys();
   }
 
-  private target(url: string, key: string): Target {
-    let t = this.targets.get(url);
-    if (!t) {
-      const loc = locate(url, this.base, key);
-      checkTarget(loc, this.scope, this.access, key, this.source.kind === "url" ? this.source.url : "in memory");
-      t = { ...this.stores.open(loc), text: locationText(loc) };
-      this.targets.set(url, t);
-    }
-    return t;
+  async get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    return (await this.loaded).get(key, opts);
   }
 
-  private missing(key: string, t: Target): ReferenceTargetError {
-    return new ReferenceTargetError(`reference "${key}": its target ${t.text} does not exist`, key, t.text, "missing");
-  }
-
-  private short(key: string, t: Target, offset: number, length: number, got: number): ReferenceTargetError {
-    return new ReferenceTargetError(
-      `reference "${key}": bytes ${offset}-${offset + length} of ${t.text} run past the file's end (it ends at ${offset + got})`,
-      key,
-      t.text,
-      "short",
-    );
-  }
-
-  /** `length` bytes at `offset` of the reference's target, all of them or an error. */
-  private async readTarget(key: string, url: string, offset: number, length: number, opts: StoreReadOptions): Promise<Uint8Array> {
-    const t = this.target(url, key);
-    if (length === 0) return new Uint8Array(0);
-    const got = await t.store.getRange(t.key, { offset, length }, opts);
-    if (got == null) throw this.missing(key, t);
-    if (got.length < length) throw this.short(key, t, offset, length, got.length);
-    return got;
-  }
-
-  private async whole(key: string, url: string, opts: StoreReadOptions): Promise<Uint8Array> {
-    const t = this.target(url, key);
-    const got = await t.store.get(t.key, opts);
-    if (got == null) throw this.missing(key, t);
-    return got;
-  }
-
-  async get(key: string, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
-    const ref = (await this.loaded).get(validateKey(key));
-    if (ref === undefined) return undefined;
-    switch (ref.kind) {
-      case "inline":
-        // A copy: decoders may hand out views of the bytes they were given.
-        return ref.bytes.slice();
-      case "whole":
-        return this.whole(key, ref.url, opts);
-      case "range":
-        return this.readTarget(key, ref.url, ref.offset, ref.length, opts);
-    }
-  }
-
-  async getRange(key: string, range: RangeRequest, opts: StoreReadOptions = {}): Promise<Uint8Array | undefined> {
-    const ref = (await this.loaded).get(validateKey(key));
-    validateRange(range);
-    if (ref === undefined) return undefined;
-    switch (ref.kind) {
-      case "inline":
-        return sliceRange(ref.bytes, range).slice();
-      case "whole": {
-        const t = this.target(ref.url, key);
-        const got = await t.store.getRange(t.key, range, opts);
-        if (got == null) throw this.missing(key, t);
-        return got;
-      }
-      case "range": {
-        const { start, end } = rangeBounds(ref.length, range);
-        return this.readTarget(key, ref.url, ref.offset + start, end - start, opts);
-      }
-    }
+  async getRange(key: string, range: RangeRequest, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
+    return (await this.loaded).getRange(key, range, opts);
   }
 
   async has(key: string): Promise<boolean> {
-    return (await this.loaded).has(validateKey(key));
+    return (await this.loaded).has(key);
   }
 
   async getSize(key: string): Promise<number | undefined> {
-    const ref = (await this.loaded).get(validateKey(key));
-    if (ref === undefined) return undefined;
-    if (ref.kind === "inline") return ref.bytes.length;
-    if (ref.kind === "range") return ref.length;
-    const t = this.target(ref.url, key);
-    const size = t.store.getSize ? await t.store.getSize(t.key) : (await t.store.get(t.key))?.length;
-    if (size == null) throw this.missing(key, t);
-    return size;
+    return (await this.loaded).getSize(key);
   }
 
   async list(prefix: string): Promise<string[]> {
-    validatePrefix(prefix);
-    return [...(await this.loaded).keys()].filter((k) => k.startsWith(prefix)).sort();
+    return (await this.loaded).list(prefix);
   }
 
   async listDir(prefix: string): Promise<{ keys: string[]; prefixes: string[] }> {
-    return childrenOf((await this.loaded).keys(), validatePrefix(prefix));
+    return (await this.loaded).listDir(prefix);
   }
 
   /**
@@ -292,40 +189,7 @@ export class ReferenceStore implements ReadableStore {
    * Returns a store that answers those keys from the bytes fetched, and the rest from this one.
    */
   async prefetch(keys: readonly string[], opts: StoreReadOptions = {}): Promise<ReadableStore> {
-    const refs = await this.loaded;
-    const byTarget = new Map<Target, { key: string; offset: number; length: number }[]>();
-    for (const key of keys) {
-      const ref = refs.get(key);
-      if (ref?.kind !== "range" || ref.length === 0) continue;
-      const t = this.target(ref.url, key);
-      let list = byTarget.get(t);
-      if (!list) byTarget.set(t, (list = []));
-      list.push({ key, offset: ref.offset, length: ref.length });
-    }
-    const fetched = new Map<string, Uint8Array>();
-    const requests: Promise<void>[] = [];
-    for (const [t, ranges] of byTarget) {
-      for (const group of coalesceRanges(ranges)) {
-        // A lone range is read when its key is asked for, as without prefetching.
-        if (group.members.length < 2) continue;
-        requests.push(
-          (async () => {
-            const first = ranges[group.members[0]!]!;
-            const got = await t.store.getRange(t.key, { offset: group.offset, length: group.length }, opts);
-            if (got == null) throw this.missing(first.key, t);
-            for (const m of group.members) {
-              const r = ranges[m]!;
-              const at = r.offset - group.offset;
-              if (at + r.length > got.length) throw this.short(r.key, t, r.offset, r.length, Math.max(0, got.length - at));
-              fetched.set(r.key, got.subarray(at, at + r.length));
-            }
-          })(),
-        );
-      }
-    }
-    if (requests.length === 0) return this;
-    await Promise.all(requests);
-    return new OverlayStore(this, fetched);
+    return (await this.loaded).prefetch(keys, opts);
   }
 
   private readOnlyError(): never {

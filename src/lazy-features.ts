@@ -1,0 +1,14 @@
+/**
+ * What a page that only reads arrays over HTTP never uses, as one module that each user imports on
+ * its first use (through onFirstUse): ZarrArray's writes (hierarchy/array-writes.ts, on a handle's
+ * first write), S3Store's requests (stores/s3-requests.ts, on a store's first request) and
+ * ReferenceStore's reads (stores/reference-reads.ts, when a store is made). One module rather than
+ * several because each module loaded on first use makes esbuild's splitting cut the code it shares
+ * with the page into more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the
+ * first of these uses loads them all (6.7 KB gzip with esbuild). Nothing here may import
+ * stores/open.ts (the chunk runner does), which imports the stores that import this module: the
+ * writes are handed what they need of it by ZarrArray.
+ */
+export { S3Requests } from "./stores/s3-requests.js";
+export { ReferenceReads } from "./stores/reference-reads.js";
+export * as arrayWrites from "./hierarchy/array-writes.js";
