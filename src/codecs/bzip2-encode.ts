@@ -5,6 +5,7 @@
  * runs, and two identical length-limited Huffman tables (the format's minimum). Its streams are
  * not byte-identical to libbz2's (which picks up to six tables); any bzip2 reader decodes them.
  */
+import { huffmanLengths } from "./huffman.js";
 import { CRC_TABLE } from "./bzip2-crc.js";
 
 class BitWriter {
@@ -113,39 +114,6 @@ function sortRotations(s: Uint8Array, n: number): Int32Array {
   return sa;
 }
 
-/** Huffman code lengths of at most `maxLen` bits; every symbol gets a code. */
-function codeLengths(freq: Int32Array, maxLen: number): Uint8Array {
-  const n = freq.length;
-  const f = Array.from(freq, (x) => Math.max(1, x));
-  for (;;) {
-    // Repeatedly merge the two lightest nodes; parents record the tree.
-    const weight = [...f];
-    const parent = new Int32Array(2 * n).fill(-1);
-    const alive: number[] = [...Array(n).keys()];
-    while (alive.length > 1) {
-      alive.sort((x, y) => weight[y] - weight[x]);
-      const a = alive.pop()!;
-      const b = alive.pop()!;
-      const id = weight.length;
-      weight.push(weight[a] + weight[b]);
-      parent[a] = id;
-      parent[b] = id;
-      alive.push(id);
-    }
-    const lengths = new Uint8Array(n);
-    let longest = 0;
-    for (let i = 0; i < n; i++) {
-      let d = 0;
-      for (let p = parent[i]; p !== -1; p = parent[p]) d++;
-      lengths[i] = Math.max(1, d);
-      longest = Math.max(longest, lengths[i]);
-    }
-    if (longest <= maxLen) return lengths;
-    // As libbz2 does: flatten the frequencies and try again.
-    for (let i = 0; i < n; i++) f[i] = 1 + (f[i] >> 1);
-  }
-}
-
 function writeBlock(out: BitWriter, block: Uint8Array, n: number, crc: number): void {
   const sa = sortRotations(block, n);
   let origPtr = 0;
@@ -198,7 +166,8 @@ function writeBlock(out: BitWriter, block: Uint8Array, n: number, crc: number): 
   const alphaSize = nInUse + 2;
   const freq = new Int32Array(alphaSize);
   for (let i = 0; i < ns; i++) freq[syms[i]]++;
-  const lengths = codeLengths(freq, 17);
+  // Every symbol gets a codeword in bzip2, used or not.
+  const lengths = huffmanLengths(Int32Array.from(freq, (x) => Math.max(1, x)), 17);
   const codes = new Int32Array(alphaSize);
   let code = 0;
   for (let len = 1; len <= 20; len++) {

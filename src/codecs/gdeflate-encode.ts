@@ -5,6 +5,7 @@
  * not compress (always at level 0). Its output is not the reference's, but the reference decoder
  * reads it back equal (test/fixtures/gdeflate has the check).
  */
+import { huffmanLengths } from "./huffman.js";
 import { DIST_BASE, DIST_EXTRA, LANES, LENGTH_BASE, LENGTH_EXTRA, PAGE_SIZE, PRECODE_ORDER, staticLengths } from "./gdeflate-decode.js";
 
 /**
@@ -128,43 +129,6 @@ function matches(page: Uint8Array, depth: number): { len: Int32Array; val: Int32
   return { len, val, n: k };
 }
 
-/**
- * Code lengths of at most `limit` bits for `freq`, by Huffman's construction (two queues over the
- * symbols in order of frequency); frequencies are halved until the tree is shallow enough. A code
- * gets at least two codewords (a complete code, which every decoder takes).
- */
-function codeLengths(freq: Int32Array, limit: number): Uint8Array {
-  const f = Int32Array.from(freq);
-  const used = [...f.keys()].filter((s) => f[s] > 0);
-  for (let s = 0; used.length < 2; s++) if (f[s] === 0) used.push((f[s] = 1, s));
-  const m = used.length;
-  for (;;) {
-    used.sort((a, b) => f[a] - f[b] || a - b);
-    const weight = new Float64Array(2 * m - 1);
-    const parent = new Int32Array(2 * m - 1);
-    used.forEach((s, i) => (weight[i] = f[s]));
-    let leaf = 0;
-    let node = m;
-    const lighter = () => (leaf < m && (node >= made || weight[leaf] <= weight[node]) ? leaf++ : node++);
-    let made = m;
-    for (; made < 2 * m - 1; made++) {
-      const a = lighter();
-      const b = lighter();
-      weight[made] = weight[a] + weight[b];
-      parent[a] = parent[b] = made;
-    }
-    // A parent comes after its children: depths from the root (the last node) down.
-    const depth = new Int32Array(2 * m - 1);
-    for (let i = 2 * m - 3; i >= 0; i--) depth[i] = depth[parent[i]] + 1;
-    if (depth.subarray(0, m).every((d) => d <= limit)) {
-      const lens = new Uint8Array(f.length);
-      used.forEach((s, i) => (lens[s] = depth[i]));
-      return lens;
-    }
-    for (const s of used) f[s] = (f[s] + 1) >> 1;
-  }
-}
-
 const RUN_EXTRA = [2, 3, 7];
 
 /** `lens` as code-length symbols (0-15 themselves, 16 repeats the last 3-6 times, 17 and 18 are 3-10 and 11-138 zeros) and their extra bits' values. */
@@ -205,8 +169,8 @@ function huffmanPage(page: Uint8Array, level: number): Uint8Array {
   }
   litFreq[256] = 1;
   let [litLens, distLens] = [FIXED_LIT, FIXED_DIST];
-  const ownLit = codeLengths(litFreq, 15);
-  const ownDist = codeLengths(distFreq, 15);
+  const ownLit = huffmanLengths(litFreq, 15);
+  const ownDist = huffmanLengths(distFreq, 15);
   // Trailing unused symbols are left out of the table.
   let nLit = 288;
   while (nLit > 257 && ownLit[nLit - 1] === 0) nLit--;
@@ -215,7 +179,7 @@ function huffmanPage(page: Uint8Array, level: number): Uint8Array {
   const runs = lengthRuns(Uint8Array.of(...ownLit.subarray(0, nLit), ...ownDist.subarray(0, nDist)));
   const runFreq = new Int32Array(19);
   for (const s of runs.sym) runFreq[s]++;
-  const runLens = codeLengths(runFreq, 7);
+  const runLens = huffmanLengths(runFreq, 7);
   let nRun = 19;
   while (nRun > 4 && runLens[PRECODE_ORDER[nRun - 1]] === 0) nRun--;
   const tableBits = 14 + 3 * nRun + bits(runFreq, runLens) + runs.sym.reduce((sum, s) => sum + (s > 15 ? RUN_EXTRA[s - 16] : 0), 0);
