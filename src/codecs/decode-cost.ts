@@ -7,6 +7,7 @@
  * thread, where a factor of two moves the crossover by a factor of two in size.
  */
 import type { CodecConfig } from "../metadata/array-metadata.js";
+import { canonicalCodecName } from "./registry.js";
 
 /** Stored as they are in memory (little-endian host): read straight into place, nothing to decode. */
 const RAW = 0;
@@ -25,7 +26,6 @@ const NS_PER_BYTE: Record<string, number> = {
   gzip: 3.0, // gunzip 320 MiB/s
   zstd: 1.1, // the WebAssembly decoder, 875 MiB/s (plain floats)
   "zarrs.gdeflate": GDEFLATE,
-  "https://codec.zarrs.dev/bytes_to_bytes/gdeflate": GDEFLATE, // zarrs' other name for it
   lz4: 0.4, // LZ4 block 2389 MiB/s
   crc32c: 0.1,
   shuffle: 0.3,
@@ -46,7 +46,7 @@ const BITSHUFFLE_NS_PER_BYTE = 1.5;
 export function decodeCost(configs: readonly CodecConfig[]): number {
   let ns = 0;
   for (const { name, configuration: conf = {} } of configs) {
-    const id = name.replace(/^numcodecs\./, "");
+    const id = canonicalCodecName(name).replace(/^numcodecs\./, "");
     if (id === "bytes") ns += conf.endian === "big" ? NS_PER_BYTE.shuffle : RAW;
     else if (id === "blosc") ns += (BLOSC_NS_PER_BYTE[String(conf.cname)] ?? UNMEASURED) + (conf.shuffle === "bitshuffle" ? BITSHUFFLE_NS_PER_BYTE : 0);
     // Its normalised configuration holds the inner chain as normalised configs (the index is tiny).

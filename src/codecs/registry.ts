@@ -24,7 +24,6 @@ const registry = new Map<string, CodecFactory>([
   ["numcodecs.blosc", bloscCodec],
   ["numcodecs.crc32c", numcodecsCrc32cCodec],
   ["zarrs.gdeflate", gdeflateCodec],
-  ["https://codec.zarrs.dev/bytes_to_bytes/gdeflate", gdeflateCodec],
 ]);
 
 // Sharding, the codec other than the core that most v3 arrays name, is its own module; the rest
@@ -89,7 +88,8 @@ export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | un
   const loading: Promise<void>[] = [];
   const visit = (config: unknown): void => {
     if (typeof config !== "object" || config === null) return;
-    const { name, configuration } = config as { name?: unknown; configuration?: unknown };
+    const { name: written, configuration } = config as { name?: unknown; configuration?: unknown };
+    const name = typeof written === "string" ? canonicalCodecName(written) : written;
     const factory = typeof name === "string" && !registry.has(name) ? ON_FIRST_USE.get(name)?.() : undefined;
     // A codec registered meanwhile (registerCodec) is kept.
     const keep = (f: CodecFactory): void => void (registry.has(name as string) || registry.set(name as string, f));
@@ -104,7 +104,16 @@ export function codecsReady(configs: readonly CodecConfig[]): Promise<void> | un
   return loading.length === 0 ? undefined : Promise.all(loading).then(() => undefined);
 }
 
-export function getCodecFactory(name: string): CodecFactory {
+/** Other names a codec is written under, by the one the registry (and placement's cost table) knows. */
+const ALIASES = new Map<string, string>([["https://codec.zarrs.dev/bytes_to_bytes/gdeflate", "zarrs.gdeflate"]]);
+
+/** The registry's name of a codec written under another of its names (zarrs' URL names); else the name itself. */
+export function canonicalCodecName(name: string): string {
+  return ALIASES.get(name) ?? name;
+}
+
+export function getCodecFactory(written: string): CodecFactory {
+  const name = canonicalCodecName(written);
   const f = registry.get(name);
   if (!f && ON_FIRST_USE.has(name)) throw new InternalFault(`codec "${name}" was used before codecsReady loaded its module`);
   if (!f) {

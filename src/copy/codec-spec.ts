@@ -6,6 +6,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
+import { canonicalCodecName } from "../codecs/registry.js";
 import type { JsonObject } from "../metadata/json.js";
 
 /** A compression choice as parseCodecSpec reads it from `zstd:3`, `blosc:lz4:5:shuffle` and the like. */
@@ -130,7 +131,7 @@ export function specOfChain(codecs: readonly CodecConfig[]): CodecSpec | undefin
   const c = b2b[0];
   const conf = c.configuration ?? {};
   const num = (v: unknown, def: number) => (typeof v === "number" ? v : def);
-  switch (c.name.replace(/^numcodecs\./, "")) {
+  switch (canonicalCodecName(c.name).replace(/^numcodecs\./, "")) {
     case "zstd":
       return { kind: "zstd", level: num(conf.level, 0) };
     case "gzip":
@@ -140,7 +141,6 @@ export function specOfChain(codecs: readonly CodecConfig[]): CodecSpec | undefin
     case "lz4":
       return { kind: "lz4", acceleration: num(conf.acceleration, 1) };
     case "zarrs.gdeflate":
-    case "https://codec.zarrs.dev/bytes_to_bytes/gdeflate":
       return { kind: "gdeflate", level: num(conf.level, 9) };
     case "blosc": {
       const cname = conf.cname as BloscName;
