@@ -107,7 +107,8 @@ function valueShape(a: ZarrArray, value: WriteInput): number[] {
 
 /** Rewrites the metadata with the shape `next` computes from the stored one; deletes chunks left outside. */
 async function changeShape(a: ZarrArray, what: string, next: (current: number[]) => number[]): Promise<number[]> {
-  const meta = await rewriteMetadata(a, 
+  const meta = await rewriteMetadata(
+    a,
     what,
     (stored) => {
       const shape = next([...stored.shape]);
@@ -128,8 +129,8 @@ async function changeShape(a: ZarrArray, what: string, next: (current: number[])
  * appended or set attributes since, and an old shape written back would hide their rows.
  */
 async function rewriteMetadata(
-a: ZarrArray,
-what: string,
+  a: ZarrArray,
+  what: string,
   change: (stored: ArrayMetadata) => ArrayMetadata,
   then?: (meta: ArrayMetadata) => Promise<void>,
 ): Promise<ArrayMetadata> {

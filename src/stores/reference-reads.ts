@@ -17,7 +17,7 @@ import { folderOf, locate, locationText, locationUrl, type Location, type Target
 import type { RangeRequest, ReadableStore, StoreReadOptions } from "./types.js";
 
 /** Refuses a target outside what its document may reach (`scope`, allowTargets): ACCESS_DENIED. */
-export function checkTarget(target: Location, scope: string | undefined, access: TargetAccess, key: string, document: string): void {
+function checkTarget(target: Location, scope: string | undefined, access: TargetAccess, key: string, document: string): void {
   if (scope === undefined) return;
   const url = locationUrl(target);
   if (underPrefix(url, [scope, ...access.allowTargets])) return;
@@ -30,7 +30,7 @@ export function checkTarget(target: Location, scope: string | undefined, access:
 }
 
 /** A store on a location's folder, and the location's key in it. */
-export class TargetStores {
+class TargetStores {
   private readonly stores = new Map<string, ReadableStore>();
 
   constructor(private readonly at: Pick<ReferencePlace, "access" | "S3Store">) {}
@@ -103,21 +103,20 @@ interface Target {
 
 /** The reads of one ReferenceStore, over its loaded references. */
 export class ReferenceReads {
-  private readonly stores: TargetStores;
   private readonly targets = new Map<string, Target>();
 
   constructor(
-    private refs: Map<string, Reference>,
+    private readonly refs: Map<string, Reference>,
     private readonly at: ReferencePlace,
-  ) {
-    this.stores = new TargetStores(at);
-  }
+    /** The document's own store is among them: targets beside it reuse it. */
+    private readonly stores = new TargetStores(at),
+  ) {}
 
   /** The reads of the document at `url`, once it is read and checked. */
   static async read(url: string, at: ReferencePlace): Promise<ReferenceReads> {
     const loc = locate(url, undefined, "");
-    const reads = new ReferenceReads(new Map(), at);
-    const { store, key } = reads.stores.open(loc);
+    const stores = new TargetStores(at);
+    const { store, key } = stores.open(loc);
     const bytes = await store.get(key);
     if (bytes == null) throw new NotFoundError(`reference document ${locationText(loc)} does not exist`);
     let doc: unknown;
@@ -126,8 +125,7 @@ export class ReferenceReads {
     } catch (err) {
       throw new InvalidReferenceError((err as Error).message, "", { cause: err });
     }
-    reads.refs = parseReferences(doc, locationText(loc));
-    return reads;
+    return new ReferenceReads(parseReferences(doc, locationText(loc)), at, stores);
   }
 
   /** Every key of the document (after `gen`). */

@@ -1,19 +1,19 @@
 /**
- * Where a kerchunk reference's bytes live, and the store that reads them. A target URL is a
- * local path (absolute, or relative to the reference document's own folder), a `file:` URL, an
- * http(s) URL (read through FetchStore, so the HTTP policy applies), `s3://bucket/key` (S3Store)
- * or `gs://`/`gcs://` (Google Cloud Storage's public HTTPS endpoint). Each target is a key of a
- * store opened on its folder; stores are opened once per folder and reused.
+ * Where a kerchunk reference's bytes live. A target URL is a local path (absolute, or relative to
+ * the reference document's own folder), a `file:` URL, an http(s) URL (read through FetchStore,
+ * so the HTTP policy applies), `s3://bucket/key` (S3Store) or `gs://`/`gcs://` (Google Cloud
+ * Storage's public HTTPS endpoint). The stores that read them, one per folder and reused, are
+ * reference-reads.ts's (TargetStores), as is the check of where targets may lead (checkTarget).
  *
- * Where targets may lead depends on where the document came from (checkTarget in reference-reads.ts): a document read
- * from a server (http(s), s3) may reach its own origin (bucket) and what `allowTargets` adds, never
- * local files, never another address (one only this machine reaches: 169.254.169.254), however its
- * host is spelled, since URLs are compared as `new URL` normalises them; redirects likewise
- * (FetchStore's allowRedirects). A local or in-memory document is the user's own: its targets may
- * be anywhere, as the user could read them anyway.
+ * Where targets may lead depends on where the document came from: a document read from a server
+ * (http(s), s3) may reach its own origin (bucket) and what `allowTargets` adds, never local files,
+ * never another address (one only this machine reaches: 169.254.169.254), however its host is
+ * spelled, since URLs are compared as `new URL` normalises them; redirects likewise (FetchStore's
+ * allowRedirects). A local or in-memory document is the user's own: its targets may be anywhere,
+ * as the user could read them anyway.
  *
- * No Node built-ins here: local paths go through the platform's file-system store, so the module
- * also loads in browsers (where only URLs work).
+ * No Node built-ins here or in reference-reads.ts: local paths go through the platform's
+ * file-system store, so the modules also load in browsers (where only URLs work).
  */
 import { InvalidArgumentError, InvalidReferenceError, UnsupportedError } from "../errors.js";
 import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";

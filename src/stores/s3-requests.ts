@@ -268,5 +268,4 @@ export class S3Requests {
       prefixes: prefixes.map((p) => p.slice(prefix.length).replace(/\/$/, "")).sort(),
     };
   }
-
 }
