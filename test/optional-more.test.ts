@@ -142,7 +142,7 @@ test("optional string through compressed chains and sharding round-trips; all-mi
 
 test("bad input to optional strings gets typed errors", async () => {
   const a = await createArray(new MemoryStore(), { shape: [2], chunks: [2], dtype: OPT_STRING });
-  await assert.rejects(a.set([0], 5 as never), (e: { code?: string }) => e.code === "INVALID_ARGUMENT" || e.code === "INVALID_METADATA");
+  await assert.rejects(a.set([0], 5 as never), { code: "INVALID_ARGUMENT" });
   await assert.rejects(a.set(null, [Uint8Array.of(1), null] as never), (e: { code?: string }) => e.code === "INVALID_ARGUMENT" || e.code === "INVALID_METADATA" || e.code === "SHAPE_MISMATCH");
   await assert.rejects(createArray(new MemoryStore(), { shape: [2], chunks: [2], dtype: OPT_STRING, fillValue: "x" }), { code: "INVALID_METADATA" });
   // The mask says two present, the data holds one.
