@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { MemoryStore, WorkerPool, createArray, openArray, slice, type NDArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { main } from "../src/cli/main.js";
+import { readFile } from "node:fs/promises";
 
 const enc = new TextEncoder();
 const u32 = (n: number) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
@@ -232,4 +233,13 @@ test("parzarr cp copies optional arrays of numbers and strings, nested too, as t
       if (extra.length) assert.deepEqual(out.codecs.at(-1), { name: "gzip", configuration: { level: 5 } }, path);
     }
   }
+});
+
+test("parzarr info shows an optional bytes array's present fill value as zarr.json holds it (base64), not as an object of bytes", async () => {
+  const root = `${scratchDir()}/optional-bytes-fill.zarr`;
+  await createArray(root, { shape: [2], chunks: [2], dtype: { name: "optional", configuration: { name: "bytes", configuration: {} } }, fillValue: ["AQI="] as never });
+  const doc = JSON.parse(new TextDecoder().decode(await readFile(`${root}/zarr.json`))) as { fill_value: unknown };
+  const json = JSON.parse(await cli("info", root, "--json")) as { fillValue: unknown };
+  assert.deepEqual([doc.fill_value, json.fillValue], [["AQI="], ["AQI="]]);
+  assert.match(await cli("info", root), /^Fill value\s+: \["AQI="\]$/m);
 });
