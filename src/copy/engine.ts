@@ -18,7 +18,7 @@ import type { NDArray } from "../indexing/ndarray.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dtype.js";
 import { toNumpyTypestr, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
-import { fillValueJsonForm } from "../metadata/fill-value.js";
+import { fillValueToJson } from "../metadata/fill-value.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
@@ -192,7 +192,8 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
     zarrFormat: format,
     attributes,
     // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
-    fillValue: src.fillValue === null && format === 3 ? undefined : fillValueJsonForm(src.fillValue, src.dataType),
+    // An optional's present fill value is passed in its JSON form, wrapped once per level.
+    fillValue: src.fillValue === null && format === 3 ? undefined : src.dataType.kind === "optional" ? fillValueToJson(src.fillValue, src.dataType, 3) : src.fillValue,
   };
   if (format === 2) {
     const v2 = src.metadata.v2;

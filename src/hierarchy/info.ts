@@ -5,7 +5,7 @@
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
 import { isObjectType, type Scalar } from "../metadata/dtype.js";
-import { fillValueJsonForm, fillValueToJson } from "../metadata/fill-value.js";
+import { fillValueToJson } from "../metadata/fill-value.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 import type { ChunkShapes } from "../metadata/chunk-grid.js";
@@ -124,8 +124,9 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     compressor: v2 ? v2.compressor : null,
     filters: v2 ? v2.filters : null,
     codecs: arr.codecs,
-    // A vlen-array fill is held as its stored bytes; shown as its numbers.
-    fillValue: dt.kind === "vlen_array" ? fillValueToJson(arr.fillValue, dt, 2) : scalarJson(fillValueJsonForm(arr.fillValue, dt) as Scalar | null),
+    // A vlen-array fill is held as its stored bytes, shown as its numbers; an optional's (v3 only)
+    // as zarr.json holds it, its present value wrapped once per level.
+    fillValue: dt.kind === "vlen_array" || dt.kind === "optional" ? fillValueToJson(arr.fillValue, dt, arr.zarrFormat) : scalarJson(arr.fillValue),
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,

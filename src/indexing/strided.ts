@@ -202,7 +202,6 @@ export function fillStrided(
   forEachRow(sh, [ds], [region.offset], ([off]) => runRow(off));
 }
 
-/** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
 /** Whether two element values hold the same content: bytes by byte, nested optional [v] by v. */
 function sameContent(x: unknown, y: unknown): boolean {
   if (x instanceof Uint8Array && y instanceof Uint8Array) return x.length === y.length && x.every((b, i) => b === y[i]);
@@ -210,6 +209,7 @@ function sameContent(x: unknown, y: unknown): boolean {
   return x === y;
 }
 
+/** Whether every element of a strided region equals `value` (NaN equals NaN, as for fill values). */
 export function allEqualStrided(
   src: ElementArray,
   region: StridedRegion,

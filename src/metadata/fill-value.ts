@@ -179,15 +179,6 @@ function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scala
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
 
-/**
- * A fill value in the form zarr.json (and so `createArray`) holds it where that differs from the
- * Scalar: an optional's present value wrapped once per level (`[7]`, `[["x"]]`, `[null]`).
- */
-export function fillValueJsonForm(v: Scalar | null, dt: DataType): unknown {
-  if (dt.kind !== "optional" || v === null) return v;
-  return [fillValueJsonForm(dt.inner.kind === "optional" ? (v as [Scalar])[0] : v, dt.inner)];
-}
-
 export function zeroOf(dt: DataType): Scalar {
   switch (dt.kind) {
     case "optional":
