@@ -7,7 +7,7 @@
  *   - one JS value each for optional types (null when missing) and typed arrays for v2 vlen-array,
  * one JS value per element, so `data[i]` is element i whatever the type.
  */
-import { ShapeMismatchError } from "../errors.js";
+import { InvalidArgumentError, InvalidMetadataError, ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
 import { bytesToNumbers, numbersToBytes } from "../metadata/vlen-array.js";
@@ -87,8 +87,22 @@ export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementAr
   const c = componentsPerElement(dt);
   const o = out as unknown as { [i: number]: number };
   items.forEach((v, i) => {
-    const comps = scalarToComponents(v, dt) as number[];
+    const comps = userComponents(v, dt, i) as number[];
     for (let k = 0; k < c; k++) o[i * c + k] = comps[k];
   });
   return out;
+}
+
+/**
+ * A user's value as memory's components. scalarToComponents also reads fill values, whose faults
+ * are the metadata's (INVALID_METADATA); a value `set` was given that the type cannot hold is the
+ * caller's argument instead.
+ */
+function userComponents(v: Scalar, dt: DataType, i: number): ReturnType<typeof scalarToComponents> {
+  try {
+    return scalarToComponents(v, dt);
+  } catch (e) {
+    if (e instanceof InvalidMetadataError) throw new InvalidArgumentError(`value[${i}]: ${e.message}`);
+    throw e;
+  }
 }
