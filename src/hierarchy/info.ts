@@ -4,7 +4,7 @@
  */
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
-import { isObjectType, type Scalar } from "../metadata/dtype.js";
+import { innermostType, isObjectType, type Scalar } from "../metadata/dtype.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
@@ -48,7 +48,8 @@ export interface ArrayInfo {
   /** The fill value as JSON holds it (big integers and non-finite floats as strings). */
   fillValue: unknown;
   /**
-   * Logical bytes: elements times the item size; null for variable-length strings and bytes, whose
+   * Logical bytes: elements times the item size (an optional's inner type's, without the mask, as
+   * zarrs counts it); null for variable-length strings and bytes, whose
    * size is unknown without reading every element (zarr-python counts 8 bytes per object pointer,
    * which says nothing about the data).
    */
@@ -105,7 +106,8 @@ export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | 
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const dt = arr.dataType;
-  const nbytes = isObjectType(dt) ? null : arr.size * dt.itemSize;
+  // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
+  const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {
