@@ -9,7 +9,7 @@
  * one JS value per element, null when missing (see dtype.ts).
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, isObjectType, type DataType, type ElementArray, type OptionalDataType, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type DataType, type ElementArray, type OptionalDataType, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import { allocElements } from "../metadata/elements.js";
 import { zeroOf } from "../metadata/fill-value.js";
@@ -87,8 +87,7 @@ function split(data: ElementArray, dt: OptionalDataType, n: number): { mask: Uin
   if (isObjectType(dt)) {
     const items = data as Scalar[];
     const sparse: Scalar[] = [];
-    const nested = dt.inner.kind === "optional";
-    for (let i = 0; i < n; i++) if (items[i] !== null) (mask[i] = 1), sparse.push(nested ? (items[i] as [Scalar])[0] : items[i]), present++;
+    for (let i = 0; i < n; i++) if (items[i] !== null) (mask[i] = 1), sparse.push(unwrapPresent(items[i], dt)!), present++;
     return { mask, sparse, present };
   }
   const t = data as TypedArray;
@@ -104,8 +103,7 @@ function join(mask: Uint8Array, sparse: ElementArray, dt: OptionalDataType, n: n
   const out = allocElements(dt, n);
   if (isObjectType(dt)) {
     const items = out as Scalar[];
-    const nested = dt.inner.kind === "optional";
-    for (let i = 0, j = 0; i < n; i++) if (mask[i]) items[i] = nested ? [(sparse as Scalar[])[j++]] : (sparse as Scalar[])[j++];
+    for (let i = 0, j = 0; i < n; i++) if (mask[i]) items[i] = wrapPresent((sparse as Scalar[])[j++], dt);
     return items;
   }
   const t = out as TypedArray;
