@@ -84,3 +84,21 @@ test("an optional array's No. bytes counts its elements at the inner type's size
   assert.equal(info.compressionRatio, 40 / info.nbytesStored!);
   assert.match(formatInfo(info), /\nNo. bytes {10}: 40\n/);
 });
+
+test("info shows a fill value held as bytes, or an optional's, as zarr.json writes it, not as a byte-keyed object", async () => {
+  const cases: [number, unknown, unknown, unknown][] = [
+    [3, "bytes", "AQI=", "AQI="],
+    [2, "|S3", "YWI=", "YWI="],
+    [2, "|V2", "AQI=", "AQI="],
+    [3, "r16", [1, 2], [1, 2]],
+    [2, [["x", "<f4"], ["y", "<i2"]], "AAAAAAAA", "AAAAAAAA"],
+    [3, { name: "optional", configuration: { name: "float64", configuration: {} } }, [1.5], [1.5]],
+    [3, { name: "optional", configuration: { name: "int64", configuration: {} } }, ["9007199254740993"], ["9007199254740993"]],
+  ];
+  for (const [zarrFormat, dtype, fillValue, json] of cases) {
+    const a = await createArray(new MemoryStore(), { zarrFormat: zarrFormat as 2 | 3, shape: [1], chunks: [1], dtype: dtype as never, fillValue: fillValue as never });
+    const info = await a.info();
+    assert.deepEqual(info.fillValue, json, JSON.stringify(dtype));
+    assert.match(formatInfo(info), new RegExp(`\nFill value +: ${JSON.stringify(json).replace(/[[\]]/g, "\\$&")}\n`), JSON.stringify(dtype));
+  }
+});
