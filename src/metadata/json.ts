@@ -30,7 +30,7 @@ export function plainJson(v: Serialisable): JsonValue {
   if (v instanceof PyFloat) return v.value;
   if (v instanceof BigJsonInt) return v.value.toString();
   if (Array.isArray(v)) return v.map(plainJson);
-  return isJsonObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainJson(x!)])) : v;
+  return typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainJson(x!)])) : v;
 }
 
 export type Serialisable =
