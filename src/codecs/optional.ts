@@ -16,6 +16,7 @@ import { zeroOf } from "../metadata/fill-value.js";
 import { product } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { codecList, codecListJson } from "./config.js";
+import { readU64 } from "../u64.js";
 import type { ArrayToBytesCodec, ChainBuilder, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
 
@@ -52,13 +53,11 @@ class OptionalCodec implements ArrayToBytesCodec {
 
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
     if (bytes.length < 16) throw new CorruptChunkError(`optional: ${bytes.length} bytes is too short for the 16-byte header`);
-    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const maskLength = dv.getBigUint64(0, true);
-    const dataLength = dv.getBigUint64(8, true);
-    if (16n + maskLength + dataLength !== BigInt(bytes.length)) {
-      throw new CorruptChunkError(`optional: header says ${maskLength} mask and ${dataLength} data bytes, the chunk has ${bytes.length - 16} after it`);
+    const m = readU64(bytes, 0);
+    const dataLength = readU64(bytes, 8);
+    if (16 + m + dataLength !== bytes.length) {
+      throw new CorruptChunkError(`optional: header says ${m} mask and ${dataLength} data bytes, the chunk has ${bytes.length - 16} after it`);
     }
-    const m = Number(maskLength);
     const n = product(spec.shape);
     const mask = contiguousData(await this.mask.decode(bytes.subarray(16, 16 + m)), BOOL) as Uint8Array;
     if (mask.length !== n) throw new CorruptChunkError(`optional: the mask has ${mask.length} elements, the chunk ${n}`);
