@@ -380,14 +380,10 @@ export function innermostType(dt: DataType): DataType {
 }
 
 /** An optional's present value as its inner type's: a nested optional's is wrapped once more (`[5]`, `[null]`); undefined if not. */
-export function unwrapPresent(v: Scalar, dt: OptionalDataType): Scalar | undefined {
-  return dt.inner.kind !== "optional" ? v : Array.isArray(v) && v.length === 1 ? (v as [Scalar])[0] : undefined;
-}
-
+export const unwrapPresent = (v: Scalar, dt: OptionalDataType): Scalar | undefined =>
+  dt.inner.kind !== "optional" ? v : Array.isArray(v) && v.length === 1 ? (v as [Scalar])[0] : undefined;
 /** The inverse of `unwrapPresent`. */
-export function wrapPresent(v: Scalar, dt: OptionalDataType): Scalar {
-  return dt.inner.kind === "optional" ? [v] : v;
-}
+export const wrapPresent = (v: Scalar, dt: OptionalDataType): Scalar => (dt.inner.kind === "optional" ? [v] : v);
 
 /** int64 min: numpy's NaT ("Not a Time"). */
 export const NAT = -(2n ** 63n);
