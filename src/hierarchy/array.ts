@@ -86,7 +86,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** When the metadata was last checked against the store, and the version then read. */
   private metaCheckedAt: number;
   private metaVersion: string | undefined;
-  /** @internal use openArray/createArray. */
+  /** @hidden use openArray/createArray (hidden from the reference only: the .d.ts keeps its signature). */
   constructor(
     /** The store holding the array. */
     readonly store: Store,
