@@ -405,6 +405,32 @@ describe("errors are clean, with stable exit codes", { concurrency: 4 }, () => {
   });
 });
 
+test("get --out .json writes bytes values as base64, as info shows a bytes fill value; a missing one as null", async () => {
+  const tmp = scratchDir("parzarr-cli-bytes-");
+  const bytes = { name: "bytes", configuration: {} };
+  const cases: [string, unknown, unknown[], unknown[]][] = [
+    ["b", "bytes", [Uint8Array.of(1, 2), Uint8Array.of(), Uint8Array.of(255)], ["AQI=", "", "/w=="]],
+    ["ob", { name: "optional", configuration: bytes }, [Uint8Array.of(1, 2), null, Uint8Array.of(255)], ["AQI=", null, "/w=="]],
+    ["oob", { name: "optional", configuration: { name: "optional", configuration: bytes } }, [[Uint8Array.of(1, 2)], null, [null]], [["AQI="], null, [null]]],
+  ];
+  for (const [name, dtype, values, json] of cases) {
+    const a = await createArray(join(tmp, name), { shape: [3], chunks: [2], dtype: dtype as never });
+    await a.set(null, values as never);
+    ok(await inProcess(["get", join(tmp, name), "--out", join(tmp, `${name}.json`)]), `get ${name}`);
+    assert.deepEqual(JSON.parse(readFileSync(join(tmp, `${name}.json`), "utf8")).data, json, name);
+    ok(await inProcess(["get", join(tmp, name), "0", "--out", join(tmp, `${name}-0.json`)]), `get ${name} 0`);
+    assert.deepEqual(JSON.parse(readFileSync(join(tmp, `${name}-0.json`), "utf8")).data, json[0], `${name}[0]`);
+  }
+  // A vlen-array element (a typed array) as its numbers, as info shows its fill value.
+  const va = await createArray(join(tmp, "va"), { zarrFormat: 2, shape: [3], chunks: [2], dtype: "|O", filters: [{ id: "vlen-array", dtype: "<i4" }], fillValue: 0 });
+  await va.set(null, [Int32Array.of(1, 2, 3), [], [-7]] as never);
+  ok(await inProcess(["get", join(tmp, "va"), "--out", join(tmp, "va.json")]), "get va");
+  assert.deepEqual(JSON.parse(readFileSync(join(tmp, "va.json"), "utf8")).data, [[1, 2, 3], [], [-7]]);
+  await createArray(join(tmp, "fill"), { shape: [1], chunks: [1], dtype: "bytes", fillValue: "AQI=" as never });
+  assert.match(ok(await inProcess(["info", join(tmp, "fill")]), "info").stdout, /\nFill value +: "AQI="\n/);
+  assert.equal(JSON.parse(ok(await inProcess(["info", join(tmp, "fill"), "--json"]), "info").stdout).fillValue, "AQI=");
+});
+
 // Keeps the copy used by the fixture tests honest: the tree of a copy is the tree of its source.
 test("tree of a copied hierarchy lists the same arrays as its source", async () => {
   const tmp = scratchDir("parzarr-cli-tree-");

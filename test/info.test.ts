@@ -73,3 +73,32 @@ z[:] = np.array([["word %d" % (i * 4 + j) * (i + 1) for j in range(4)] for i in 
   assert.match(text, /No. bytes\s+: unknown \(20 elements of variable length\)\n/);
   assert.match(text, /Storage ratio\s+: -\n/);
 });
+
+test("an optional array's No. bytes counts its elements at the inner type's size, as zarrs' nbytes, not the mask in memory", async () => {
+  const int32 = { name: "int32", configuration: {} };
+  const a = await createArray(new MemoryStore(), { shape: [10], chunks: [5], dtype: { name: "optional", configuration: int32 }, fillValue: null });
+  const nested = await createArray(new MemoryStore(), { shape: [3, 4], chunks: [3, 4], dtype: { name: "optional", configuration: { name: "optional", configuration: { name: "int16", configuration: {} } } }, fillValue: null });
+  await a.set(null, [1, null, 3, 4, 5, 6, 7, 8, 9, null]);
+  const info = await a.info();
+  assert.deepEqual([info.nbytes, (await nested.info()).nbytes], [10 * 4, 12 * 2]);
+  assert.equal(info.compressionRatio, 40 / info.nbytesStored!);
+  assert.match(formatInfo(info), /\nNo. bytes {10}: 40\n/);
+});
+
+test("info shows a fill value held as bytes, or an optional's, as zarr.json writes it, not as a byte-keyed object", async () => {
+  const cases: [number, unknown, unknown, unknown][] = [
+    [3, "bytes", "AQI=", "AQI="],
+    [2, "|S3", "YWI=", "YWI="],
+    [2, "|V2", "AQI=", "AQI="],
+    [3, "r16", [1, 2], [1, 2]],
+    [2, [["x", "<f4"], ["y", "<i2"]], "AAAAAAAA", "AAAAAAAA"],
+    [3, { name: "optional", configuration: { name: "float64", configuration: {} } }, [1.5], [1.5]],
+    [3, { name: "optional", configuration: { name: "int64", configuration: {} } }, ["9007199254740993"], ["9007199254740993"]],
+  ];
+  for (const [zarrFormat, dtype, fillValue, json] of cases) {
+    const a = await createArray(new MemoryStore(), { zarrFormat: zarrFormat as 2 | 3, shape: [1], chunks: [1], dtype: dtype as never, fillValue: fillValue as never });
+    const info = await a.info();
+    assert.deepEqual(info.fillValue, json, JSON.stringify(dtype));
+    assert.match(formatInfo(info), new RegExp(`\nFill value +: ${JSON.stringify(json).replace(/[[\]]/g, "\\$&")}\n`), JSON.stringify(dtype));
+  }
+});

@@ -246,3 +246,17 @@ test("parzarr info shows an optional bytes array's present fill value as zarr.js
   assert.deepEqual([doc.fill_value, json.fillValue], [["AQI="], ["AQI="]]);
   assert.match(await cli("info", root), /^Fill value\s+: \["AQI="\]$/m);
 });
+
+test("parzarr cp keeps an optional float or big-integer array's present fill value (the copy passed the metadata writer's Python-float object as the fill value)", async () => {
+  const root = `${scratchDir()}/optional-number-fills.zarr`;
+  const fills: [string, unknown][] = [["float64", [1.5]], ["int64", ["9007199254740993"]]];
+  for (const [name, fillValue] of fills) {
+    await createArray(`${root}/${name}`, { shape: [3], chunks: [2], dtype: { name: "optional", configuration: { name, configuration: {} } }, fillValue: fillValue as never });
+  }
+  const dst = scratchDir();
+  for (const [name] of fills) {
+    await cli("cp", `${root}/${name}`, `${dst}/${name}`, "-q");
+    const [src, out] = [await openArray(`${root}/${name}`), await openArray(`${dst}/${name}`)];
+    assert.deepEqual(out.fillValue, src.fillValue, name);
+  }
+});

@@ -123,6 +123,36 @@ describe("the packed package", { timeout: 600_000 }, () => {
     assert.equal(r.status, 0, failure(r));
   });
 
+  test("installed: its .d.ts type-check without skipLibCheck, and leave out what is @internal", () => {
+    // stripInternal (tsconfig.build.json) drops declarations silently, even ones a kept declaration
+    // names: every .d.ts a user's project loads is checked, and the handles' internals are gone.
+    const app = join(tmp, "ts-app");
+    mkdirSync(app);
+    const typeRoots = [join(ROOT, "node_modules/@types")];
+    const compilerOptions = { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", lib: ["ES2022", "DOM"], noEmit: true, skipLibCheck: false, typeRoots, types: ["node"] };
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["main.ts"] }));
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "ts-app", type: "module" }));
+    writeFileSync(
+      join(app, "main.ts"),
+      `import { createArray, MemoryStore, runChunkTask, type ChunkTask, type ZarrArray } from "parzarr";
+import type {} from "parzarr/browser";
+import type {} from "parzarr/zom";
+import type {} from "parzarr/zarrita";
+import type {} from "parzarr/worker";
+const a: ZarrArray = await createArray(new MemoryStore(), { shape: [3], dtype: "int16" });
+// @ts-expect-error an @internal member
+a.writeItems;
+// @ts-expect-error an @internal member
+a.meta;
+export const kept: [typeof runChunkTask, ChunkTask | undefined, ZarrArray] = [runChunkTask, undefined, a];
+`,
+    );
+    // Other packages' .d.ts (icechunk's, numcodecs') fail this on their own: only ours must pass.
+    const r = spawn("tsc", ["-p", app], app);
+    const ours = `${r.stdout}${r.stderr}`.split("\n").filter((l) => /error TS/.test(l) && (!l.includes("node_modules/") || l.includes("node_modules/parzarr/")));
+    assert.deepEqual(ours, []);
+  });
+
   test("installed: require() from CommonJS, no source maps, LICENSE, a CLI that loads commands on use", () => {
     const paths = packed.map((f) => f.path);
     assert.ok(paths.includes("LICENSE"), "LICENSE ships");

@@ -3,7 +3,8 @@
  * way numpy prints them (aligned columns, `...` past a threshold).
  */
 import type { CodecConfig, NDArray, Scalar } from "../index.js";
-import { scalarJson } from "../hierarchy/info.js";
+import { unwrapPresent, wrapPresent, type DataType } from "../metadata/dtype.js";
+import { bytesToBase64 } from "../metadata/base64.js";
 
 export { formatBytes, tuple } from "../format.js";
 
@@ -59,8 +60,26 @@ export function formatScalar(v: Scalar, dtype = ""): string {
   return String(v);
 }
 
-/** A JSON-safe form of a scalar (NaN and infinities as strings, bigints as strings if unsafe). */
-export { scalarJson };
+/** A scalar as JSON can hold it: big integers beyond 2^53 and non-finite floats as strings. */
+export function scalarJson(v: Scalar | null): unknown {
+  if (v === null) return null;
+  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (Array.isArray(v)) return v.map((x) => scalarJson(x));
+  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+/**
+ * An element as JSON: NaN and infinities as strings, as the fixture manifests write; bytes as base64
+ * and a vlen-array element as its numbers, as zarr.json and info write such fill values.
+ */
+export function valueJson(v: Scalar, dt: DataType): unknown {
+  if (v === null) return null;
+  if (dt.kind === "optional") return wrapPresent(valueJson(unwrapPresent(v, dt)!, dt.inner) as Scalar, dt);
+  if (dt.kind === "bytes") return bytesToBase64(v as Uint8Array);
+  if (dt.kind === "vlen_array") return Array.from(v as unknown as ArrayLike<number | bigint>, (x) => scalarJson(x));
+  return scalarJson(v);
+}
 
 export function describeCodec(c: CodecConfig): string {
   const conf = c.configuration ?? {};
@@ -149,10 +168,10 @@ export function formatArray(
   return render(0, 0, "");
 }
 
-/** Nested lists for JSON output, NaN and infinities as strings, as the fixture manifests write. */
-export function nestedJson(arr: NDArray, dtype: string): unknown {
+/** Nested lists of `valueJson`s for JSON output. */
+export function nestedJson(arr: NDArray, dt: DataType): unknown {
   const build = (dim: number, offset: number): unknown => {
-    if (dim === arr.shape.length) return scalarJson(elementAt(arr, dtype, offset));
+    if (dim === arr.shape.length) return valueJson(elementAt(arr, dt.name, offset), dt);
     return Array.from({ length: arr.shape[dim] }, (_, k) => build(dim + 1, offset + k * arr.stride[dim]));
   };
   return build(0, 0);

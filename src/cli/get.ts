@@ -4,7 +4,7 @@ import { extname } from "node:path";
 import type { NDArray, Scalar } from "../index.js";
 import { CliError, UsageError, intOpt, parse, parseTarget, requirePositionals, stringOpt } from "./args.js";
 import { write, type Command } from "./command.js";
-import { formatArray, formatScalar, nestedJson, scalarJson } from "./format.js";
+import { formatArray, formatScalar, nestedJson, valueJson } from "./format.js";
 import { npyHeader, rawBytes } from "./npy.js";
 import { openArrayTarget } from "./nodes.js";
 import { readPreview } from "./preview.js";
@@ -26,7 +26,9 @@ Options:
   --out FILE       write the values instead of printing them; the ending picks the format:
                      .npy   numpy's format (np.load reads it), little-endian
                      .bin   raw little-endian values in C order
-                     .json  {"shape", "dtype", "data"} with nested lists
+                     .json  {"shape", "dtype", "data"} with nested lists; NaN and
+                            infinities as strings, bytes as base64 (as info shows
+                            a bytes fill value), a missing optional value as null
   --threshold N    print every element up to N elements (default 1000)
   --threads N      worker threads (0: this thread)
   -h, --help       show this help`;
@@ -69,7 +71,7 @@ export const getCommand: Command = {
     const value: NDArray = nd ?? { data: rawScalar(result as Scalar, arr.dataType), shape: [], stride: [] };
     let parts: Uint8Array[];
     if (format === ".json") {
-      const doc = { shape: value.shape, dtype: arr.dtype, data: nd ? nestedJson(nd, arr.dtype) : scalarJson(result as Scalar) };
+      const doc = { shape: value.shape, dtype: arr.dtype, data: nd ? nestedJson(nd, arr.dataType) : valueJson(result as Scalar, arr.dataType) };
       parts = [new TextEncoder().encode(`${JSON.stringify(doc)}\n`)];
     } else {
       const body = rawBytes(value.data, arr.dtype);

@@ -14,6 +14,7 @@
  * NLEN, no byte alignment), then its bytes, 8 bits each, dealt from lane 0.
  */
 import { CorruptChunkError } from "../errors.js";
+import { readU64 } from "../u64.js";
 
 export const GDEFLATE_NAME = "zarrs.gdeflate";
 export const PAGE_SIZE = 65536;
@@ -341,14 +342,6 @@ export function inflatePage(src: Uint8Array, out: Uint8Array): void {
   if (o !== size) corrupt(`a page decodes to ${o} bytes, ${size} expected`);
 }
 
-/** A u64 LE at `at` as a number; past 2^53 it cannot be a size here. */
-function u64(b: Uint8Array, at: number): number {
-  const v = new DataView(b.buffer, b.byteOffset + at, 8);
-  const hi = v.getUint32(4, true);
-  if (hi >= 0x200000) corrupt(`the header field at byte ${at} is past 2^53`);
-  return hi * 2 ** 32 + v.getUint32(0, true);
-}
-
 /**
  * Decodes a whole chunk into `out`, which must be exactly its decoded length. `cap`: the most bytes
  * a chunk of this array may decode to; a header declaring more is refused before anything is
@@ -357,19 +350,19 @@ function u64(b: Uint8Array, at: number): number {
  */
 export function gdeflateDecodeInto(b: Uint8Array, out: Uint8Array | ((size: number) => Uint8Array), cap = Infinity): Uint8Array {
   if (b.length < 16) corrupt(`${b.length} bytes is shorter than the 16-byte header`);
-  const size = u64(b, 0);
-  const pages = u64(b, 8);
+  const size = readU64(b, 0);
+  const pages = readU64(b, 8);
   if (size > cap) corrupt(`the header declares ${size} decoded bytes, over this chunk's limit of ${cap}`);
   if (pages !== Math.ceil(size / PAGE_SIZE)) corrupt(`the header gives ${pages} pages for ${size} bytes`);
   let at = 16 + 8 * pages;
   if (at > b.length) corrupt(`the page sizes run past the chunk's ${b.length} bytes`);
   let total = at;
-  for (let p = 0; p < pages; p++) total += u64(b, 16 + 8 * p);
+  for (let p = 0; p < pages; p++) total += readU64(b, 16 + 8 * p);
   if (total !== b.length) corrupt(`the pages add up to ${total} bytes, the chunk has ${b.length}`);
   const dest = typeof out === "function" ? out(size) : out;
   if (dest.length !== size) corrupt(`the chunk decodes to ${size} bytes, ${dest.length} expected`);
   for (let p = 0; p < pages; p++) {
-    const n = u64(b, 16 + 8 * p);
+    const n = readU64(b, 16 + 8 * p);
     inflatePage(b.subarray(at, at + n), dest.subarray(p * PAGE_SIZE, Math.min(size, (p + 1) * PAGE_SIZE)));
     at += n;
   }

@@ -9,13 +9,14 @@
  * one JS value per element, null when missing (see dtype.ts).
  */
 import { CorruptChunkError, InvalidMetadataError } from "../errors.js";
-import { componentsPerElement, isObjectType, type DataType, type ElementArray, type OptionalDataType, type Scalar, type TypedArray } from "../metadata/dtype.js";
+import { componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type DataType, type ElementArray, type OptionalDataType, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import { allocElements } from "../metadata/elements.js";
 import { zeroOf } from "../metadata/fill-value.js";
 import { product } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { codecList, codecListJson } from "./config.js";
+import { readU64 } from "../u64.js";
 import type { ArrayToBytesCodec, ChainBuilder, ChunkSpec, ChunkView, CodecFactory } from "./types.js";
 import { contiguousData, contiguousView } from "./view.js";
 
@@ -52,13 +53,11 @@ class OptionalCodec implements ArrayToBytesCodec {
 
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
     if (bytes.length < 16) throw new CorruptChunkError(`optional: ${bytes.length} bytes is too short for the 16-byte header`);
-    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const maskLength = dv.getBigUint64(0, true);
-    const dataLength = dv.getBigUint64(8, true);
-    if (16n + maskLength + dataLength !== BigInt(bytes.length)) {
-      throw new CorruptChunkError(`optional: header says ${maskLength} mask and ${dataLength} data bytes, the chunk has ${bytes.length - 16} after it`);
+    const m = readU64(bytes, 0);
+    const dataLength = readU64(bytes, 8);
+    if (16 + m + dataLength !== bytes.length) {
+      throw new CorruptChunkError(`optional: header says ${m} mask and ${dataLength} data bytes, the chunk has ${bytes.length - 16} after it`);
     }
-    const m = Number(maskLength);
     const n = product(spec.shape);
     const mask = contiguousData(await this.mask.decode(bytes.subarray(16, 16 + m)), BOOL) as Uint8Array;
     if (mask.length !== n) throw new CorruptChunkError(`optional: the mask has ${mask.length} elements, the chunk ${n}`);
@@ -87,8 +86,7 @@ function split(data: ElementArray, dt: OptionalDataType, n: number): { mask: Uin
   if (isObjectType(dt)) {
     const items = data as Scalar[];
     const sparse: Scalar[] = [];
-    const nested = dt.inner.kind === "optional";
-    for (let i = 0; i < n; i++) if (items[i] !== null) (mask[i] = 1), sparse.push(nested ? (items[i] as [Scalar])[0] : items[i]), present++;
+    for (let i = 0; i < n; i++) if (items[i] !== null) (mask[i] = 1), sparse.push(unwrapPresent(items[i], dt)!), present++;
     return { mask, sparse, present };
   }
   const t = data as TypedArray;
@@ -104,8 +102,7 @@ function join(mask: Uint8Array, sparse: ElementArray, dt: OptionalDataType, n: n
   const out = allocElements(dt, n);
   if (isObjectType(dt)) {
     const items = out as Scalar[];
-    const nested = dt.inner.kind === "optional";
-    for (let i = 0, j = 0; i < n; i++) if (mask[i]) items[i] = nested ? [(sparse as Scalar[])[j++]] : (sparse as Scalar[])[j++];
+    for (let i = 0, j = 0; i < n; i++) if (mask[i]) items[i] = wrapPresent((sparse as Scalar[])[j++], dt);
     return items;
   }
   const t = out as TypedArray;

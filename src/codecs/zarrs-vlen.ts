@@ -10,6 +10,7 @@
 import { CorruptChunkError, InvalidMetadataError, TooLargeError } from "../errors.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import { getMaxChunkBytes } from "../limits.js";
+import { readU64 } from "../u64.js";
 import { product } from "../indexing/strided.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { codecList, codecListJson, enumOption } from "./config.js";
@@ -62,10 +63,8 @@ class ZarrsVlenCodec implements ArrayToBytesCodec {
 
   async decode(bytes: Uint8Array, spec: ChunkSpec): Promise<ChunkView> {
     if (bytes.length < 8) throw new CorruptChunkError(`${NAME}: ${bytes.length} bytes is too short for the index length`);
-    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const indexLength = dv.getBigUint64(this.atStart ? 0 : bytes.length - 8, true);
-    if (indexLength > BigInt(bytes.length - 8)) throw new CorruptChunkError(`${NAME}: an index of ${indexLength} bytes does not fit the ${bytes.length}-byte chunk`);
-    const k = Number(indexLength);
+    const k = readU64(bytes, this.atStart ? 0 : bytes.length - 8);
+    if (k > bytes.length - 8) throw new CorruptChunkError(`${NAME}: an index of ${k} bytes does not fit the ${bytes.length}-byte chunk`);
     const body = this.atStart ? bytes.subarray(8) : bytes.subarray(0, bytes.length - 8);
     const indexBytes = this.atStart ? body.subarray(0, k) : body.subarray(body.length - k);
     const dataBytes = this.atStart ? body.subarray(k) : body.subarray(0, body.length - k);

@@ -16,6 +16,7 @@
 import { runNativeStream } from "./native-stream.js";
 import { runDecoder, WASM_SCRATCH_LIMIT, wasmKernels } from "./wasm/wasm.js";
 import { CorruptChunkError } from "../errors.js";
+import { readU64 } from "../u64.js";
 import { giveScratch, handOver, takeScratch, type ScratchLease } from "../scratch.js";
 
 export type ZstdBackendName = "node:zlib" | "wasm-kernel" | "numcodecs-wasm";
@@ -287,7 +288,7 @@ export function zstdFrameContentSize(src: Uint8Array): number | null | undefined
     case 4:
       return v.getUint32(at, true);
     default:
-      return Number(v.getBigUint64(at, true));
+      return readU64(src, at);
   }
 }
 

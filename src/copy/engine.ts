@@ -20,7 +20,7 @@ import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dty
 import { toNumpyTypestr, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
 import { memoryBytesPerComponent } from "../metadata/elements.js";
-import type { JsonObject, JsonValue } from "../metadata/json.js";
+import { plainJson, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import type { OperationOptions } from "../parallel/execution/options.js";
 import { MemoryStore } from "../stores/memory.js";
@@ -192,8 +192,9 @@ export function destinationOptions(src: ZarrArray, s: PlanSettings, where: strin
     zarrFormat: format,
     attributes,
     // v2 `fill_value: null` (missing chunks read as zeros) has no v3 form: zero says the same.
-    // An optional's present fill value is passed in its JSON form, wrapped once per level.
-    fillValue: src.fillValue === null && format === 3 ? undefined : src.dataType.kind === "optional" ? fillValueToJson(src.fillValue, src.dataType, 3) : src.fillValue,
+    // An optional's present fill value is passed in its JSON form, wrapped once per level (plain:
+    // the writer's Python floats and big integers are no fill value createArray takes).
+    fillValue: src.fillValue === null && format === 3 ? undefined : src.dataType.kind === "optional" ? plainJson(fillValueToJson(src.fillValue, src.dataType, 3)) : src.fillValue,
   };
   if (format === 2) {
     const v2 = src.metadata.v2;

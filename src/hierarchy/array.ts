@@ -86,7 +86,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** When the metadata was last checked against the store, and the version then read. */
   private metaCheckedAt: number;
   private metaVersion: string | undefined;
-  /** @internal use openArray/createArray. */
+  /** @hidden use openArray/createArray (hidden from the reference only: the .d.ts keeps its signature). */
   constructor(
     /** The store holding the array. */
     readonly store: Store,
@@ -344,14 +344,22 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async get(selection: Selection, options: GetOptions & { field: string }): Promise<NDArray | Scalar>;
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
-    checkOptionNames(options, GET_OPTION_NAMES, "get");
+    const whole = selection === null || selection === undefined;
+    return this.whenReady("get", options, () => this.readPlan(resolveSelection(selection, this.meta.shape), options, whole));
+  }
+
+  /**
+   * Runs a get or set after its opening steps: options checked, the store writable (set), the
+   * metadata revalidated when stale, the codecs loaded (so an unknown codec is reported even when
+   * no chunk would be decoded). Without a wait `run` starts synchronously (see metadataIsStale).
+   */
+  private async whenReady<T>(op: "get" | "set", options: object, run: () => Promise<T>): Promise<T> {
+    checkOptionNames(options, op === "get" ? GET_OPTION_NAMES : OPERATION_OPTION_NAMES, op);
+    if (op === "set") this.writableStore();
     if (this.metadataIsStale()) await this.revalidateMetadata();
-    // An unknown codec is reported even when every chunk is missing and none would be decoded (and
-    // the modules of the codecs that load on first use are loaded).
     const loading = pipelineReady(this.meta);
     if (loading) await loading;
-    const whole = selection === null || selection === undefined;
-    return this.readPlan(resolveSelection(selection, this.meta.shape), options, whole);
+    return run();
   }
 
   /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
@@ -375,21 +383,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
     return {
       // The overloads only narrow the result's type (an `out` is always filled as an NDArray).
-      get: (async (selection: Selection, options: GetOptions = {}) => {
-        checkOptionNames(options, GET_OPTION_NAMES, "get");
-        if (this.metadataIsStale()) await this.revalidateMetadata();
-        const loading = pipelineReady(this.meta);
-        if (loading) await loading;
-        return this.readPlan(resolve(selection), options);
-      }) as SelectionAccess["get"],
-      set: async (selection, value, options = {}) => {
-        checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
-        this.writableStore();
-        if (this.metadataIsStale()) await this.revalidateMetadata();
-        const loading = pipelineReady(this.meta);
-        if (loading) await loading;
-        return writes((m) => m.writePlan(this, resolve(selection), value, options))();
-      },
+      get: ((selection: Selection, options: GetOptions = {}) => this.whenReady("get", options, () => this.readPlan(resolve(selection), options))) as SelectionAccess["get"],
+      set: (selection, value, options = {}) => this.whenReady("set", options, () => writes((m) => m.writePlan(this, resolve(selection), value, options))()),
     };
   }
 
@@ -434,12 +429,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
-    checkOptionNames(options, OPERATION_OPTION_NAMES, "set");
-    this.writableStore();
-    if (this.metadataIsStale()) await this.revalidateMetadata();
-    const loading = pipelineReady(this.meta);
-    if (loading) await loading;
-    return writes((m) => m.writePlan(this, resolveSelection(selection, this.meta.shape), value, options))();
+    return this.whenReady("set", options, () => writes((m) => m.writePlan(this, resolveSelection(selection, this.meta.shape), value, options))());
   }
 
   /**

@@ -31,7 +31,7 @@ export class UnopenableNode {
 
 /** A group: a node holding arrays and other groups, with attributes. Open one with openGroup. */
 export class Group {
-  /** @internal use openGroup/createGroup. */
+  /** @hidden use openGroup/createGroup (hidden from the reference only: the .d.ts keeps its signature). */
   constructor(
     /** The store holding the group. */
     readonly store: Store,

@@ -4,8 +4,9 @@
  */
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
-import { isObjectType, type Scalar } from "../metadata/dtype.js";
+import { innermostType, isObjectType } from "../metadata/dtype.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
+import { plainJson } from "../metadata/json.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 import type { ChunkShapes } from "../metadata/chunk-grid.js";
@@ -48,7 +49,8 @@ export interface ArrayInfo {
   /** The fill value as JSON holds it (big integers and non-finite floats as strings). */
   fillValue: unknown;
   /**
-   * Logical bytes: elements times the item size; null for variable-length strings and bytes, whose
+   * Logical bytes: elements times the item size (an optional's inner type's, without the mask, as
+   * zarrs counts it); null for variable-length strings and bytes, whose
    * size is unknown without reading every element (zarr-python counts 8 bytes per object pointer,
    * which says nothing about the data).
    */
@@ -85,15 +87,6 @@ export interface GroupInfo {
   attributes: unknown;
 }
 
-/** A scalar as JSON can hold it: big integers beyond 2^53 and non-finite floats as strings. */
-export function scalarJson(v: Scalar | null): unknown {
-  if (v === null) return null;
-  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
-  if (Array.isArray(v)) return v.map((x) => scalarJson(x));
-  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
-  return v;
-}
-
 function storeType(store: Store): string {
   return store.constructor?.name ?? "Store";
 }
@@ -105,7 +98,8 @@ export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | 
 
 export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const dt = arr.dataType;
-  const nbytes = isObjectType(dt) ? null : arr.size * dt.itemSize;
+  // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
+  const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
   const stored = await orNull(arr.store, () => arr.nbytesStored());
   const v2 = arr.metadata.v2;
   return {
@@ -124,9 +118,9 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     compressor: v2 ? v2.compressor : null,
     filters: v2 ? v2.filters : null,
     codecs: arr.codecs,
-    // A vlen-array fill is held as its stored bytes, shown as its numbers; an optional's (v3 only)
-    // as zarr.json holds it, its present value wrapped once per level.
-    fillValue: dt.kind === "vlen_array" || dt.kind === "optional" ? fillValueToJson(arr.fillValue, dt, arr.zarrFormat) : scalarJson(arr.fillValue),
+    // As zarr.json holds it (one JSON writer): bytes as base64, a vlen-array's as its numbers, an
+    // optional's present value wrapped once per level.
+    fillValue: plainJson(fillValueToJson(arr.fillValue, dt, arr.zarrFormat)),
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,

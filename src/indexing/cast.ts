@@ -16,7 +16,7 @@
  * the type's values.
  */
 import { InvalidArgumentError, InvalidMetadataError } from "../errors.js";
-import { integerRange, typeFamily, type DataType, type Scalar } from "../metadata/dtype.js";
+import { integerRange, typeFamily, unwrapPresent, wrapPresent, type DataType, type Scalar } from "../metadata/dtype.js";
 import { parseFillValue } from "../metadata/fill-value.js";
 
 function show(v: unknown): string {
@@ -58,11 +58,9 @@ export function integerElement(v: number | bigint | boolean, dt: DataType, range
 /** A scalar for `set`, cast to the array's type by the rule above. */
 export function castScalar(v: Scalar, dt: DataType): Scalar {
   if (dt.kind === "optional" && v !== null) {
-    // A present value is the inner type's, wrapped once more where that is optional too.
-    const nested = dt.inner.kind === "optional";
-    if (nested && !(Array.isArray(v) && v.length === 1)) throw new InvalidArgumentError(`a present value of a nested optional is [value], got ${show(v)}`);
-    const inner = castScalar(nested ? (v as [Scalar])[0] : v, dt.inner);
-    return nested ? [inner] : inner;
+    const inner = unwrapPresent(v, dt);
+    if (inner === undefined) throw new InvalidArgumentError(`a present value of a nested optional is [value], got ${show(v)}`);
+    return wrapPresent(castScalar(inner, dt.inner), dt);
   }
   // Under an optional, a string or byte string is taken as it is: the fill-value parser below would
   // read anything else as metadata does ("" for zarr-python 2's 0, the bytes of a JSON string).

@@ -379,5 +379,11 @@ export function innermostType(dt: DataType): DataType {
   return dt.kind === "optional" ? innermostType(dt.inner) : dt;
 }
 
+/** An optional's present value as its inner type's: a nested optional's is wrapped once more (`[5]`, `[null]`); undefined if not. */
+export const unwrapPresent = (v: Scalar, dt: OptionalDataType): Scalar | undefined =>
+  dt.inner.kind !== "optional" ? v : Array.isArray(v) && v.length === 1 ? (v as [Scalar])[0] : undefined;
+/** The inverse of `unwrapPresent`. */
+export const wrapPresent = (v: Scalar, dt: OptionalDataType): Scalar => (dt.inner.kind === "optional" ? [v] : v);
+
 /** int64 min: numpy's NaT ("Not a Time"). */
 export const NAT = -(2n ** 63n);

@@ -3,7 +3,7 @@ import { InvalidMetadataError } from "../errors.js";
 import { BigJsonInt, PyFloat, type Serialisable, isJsonObject } from "./json.js";
 import { float16BitsToNumber } from "./float16.js";
 import { componentCodec } from "./narrow-float.js";
-import { NAT, NUMERIC_TYPES, componentsPerElement, integerRange, type Component, type DataType } from "./dtype.js";
+import { NAT, NUMERIC_TYPES, componentsPerElement, integerRange, unwrapPresent, wrapPresent, type Component, type DataType } from "./dtype.js";
 import type { NarrowFloatDataType, NumericDataType, Scalar, StructuredDataType, StructuredField } from "./dtype.js";
 import { EMPTY_BYTES, allocTypedArray, typedArrayOver } from "./elements.js";
 import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
@@ -139,10 +139,8 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
       return parseNumericFill(v, dt, where);
     case "optional": {
       // zarrs' JSON: null when missing, else [inner fill value] at every level ([[42]], [null]).
-      const nested = dt.inner.kind === "optional";
-      if (!Array.isArray(v) || v.length !== 1 || (v[0] === null && !nested)) break;
-      const inner = parseFillValue(v[0], dt.inner, where);
-      return nested ? [inner] : inner;
+      if (!Array.isArray(v) || v.length !== 1 || (v[0] === null && dt.inner.kind !== "optional")) break;
+      return wrapPresent(parseFillValue(v[0], dt.inner, where), dt);
     }
   }
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
@@ -252,7 +250,7 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
     case "json":
       return v as Serialisable;
     case "optional":
-      return [fillValueToJson(dt.inner.kind === "optional" ? (v as [Scalar])[0] : v, dt.inner, zarrFormat)];
+      return [fillValueToJson(unwrapPresent(v, dt)!, dt.inner, zarrFormat)];
     case "numeric":
       break;
   }

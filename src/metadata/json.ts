@@ -25,6 +25,14 @@ export class BigJsonInt {
   constructor(readonly value: bigint) {}
 }
 
+/** A serialisable value as plain JSON data: Python floats as numbers, big integers as strings. */
+export function plainJson(v: Serialisable): JsonValue {
+  if (v instanceof PyFloat) return v.value;
+  if (v instanceof BigJsonInt) return v.value.toString();
+  if (Array.isArray(v)) return v.map(plainJson);
+  return typeof v === "object" && v !== null ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plainJson(x!)])) : v;
+}
+
 export type Serialisable =
   | JsonPrimitive
   | PyFloat

@@ -3,7 +3,7 @@ import { InvalidMetadataError } from "../errors.js";
 import type { JsonValue } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
 import { roundToComponent } from "./narrow-float.js";
-import { NUMERIC_TYPES, componentsPerElement, isObjectType, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
+import { NUMERIC_TYPES, componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
 import { allocTypedArray, hasFloat16Array } from "./elements.js";
 import { bytesToBase64 } from "./base64.js";
 
@@ -36,11 +36,9 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
       // A missing element is all zeros, its mask included (as zarrs leaves it).
       const missing = values ? [null as unknown as Component] : Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
       if (v === null) return missing;
-      const nested = dt.inner.kind === "optional";
-      if (nested && !(Array.isArray(v) && v.length === 1)) {
-        throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
-      }
-      const comps = scalarToComponents(nested ? (v as [Scalar])[0] : v, dt.inner);
+      const inner = unwrapPresent(v, dt);
+      if (inner === undefined) throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
+      const comps = scalarToComponents(inner, dt.inner);
       if (values) return [v as Component];
       comps.push(typeof missing[0] === "bigint" ? 1n : 1);
       return comps;
@@ -117,7 +115,7 @@ export function storedToScalar(data: ElementArray, i: number, dt: DataType): Sca
       const t = data as TypedArray;
       if (!t[i * c + c - 1]) return null;
       const v = storedToScalar(t.subarray(i * c, i * c + c - 1), 0, dt.inner);
-      return dt.inner.kind === "optional" ? [v] : v;
+      return wrapPresent(v, dt);
     }
     case "string":
     case "bytes":

@@ -33,8 +33,11 @@ export interface S3Credentials {
 
 /** A store's settings, resolved and checked by S3Store's constructor. */
 export interface S3Settings {
+  bucket: string;
   /** `s3://bucket/prefix`, for messages. */
   url: string;
+  /** An S3-compatible service's URL; undefined for AWS S3. */
+  endpoint: string | undefined;
   /** The bucket's URL: path-style under the endpoint, or the virtual host on AWS. */
   bucketUrl: string;
   prefix: string;

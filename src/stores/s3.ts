@@ -86,15 +86,7 @@ const requests = onFirstUse(() => import("../lazy-features.js"));
 
 /** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {
-  readonly readOnly: boolean;
-  /** The bucket. */
-  readonly bucket: string;
-  /** The object-name prefix of the hierarchy ("" for the bucket root). */
-  readonly prefix: string;
-  /** The service's URL; undefined for AWS S3. */
-  readonly endpoint: string | undefined;
-  /** The signing region. */
-  readonly region: string;
+  /** The one record of the configuration: the getters below and the requests read it. */
   private readonly settings: S3Settings;
   /** Made with the first request. */
   private requests: S3Requests | undefined;
@@ -103,30 +95,45 @@ export class S3Store implements WritableStore {
   constructor(location: string | { bucket: string; prefix?: string }, options: S3StoreOptions = {}) {
     const { bucket, prefix } =
       typeof location === "string" ? parseS3Url(location) : parseS3Url(`s3://${location.bucket}/${location.prefix ?? ""}`);
-    const config = resolveS3Config(options);
-    this.bucket = bucket;
-    this.prefix = prefix;
-    this.endpoint = config.endpoint;
-    this.region = config.region;
-    const readOnly = options.readOnly ?? false;
-    this.readOnly = readOnly;
-    const policy = httpPolicy(options.http);
-    const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const { endpoint, region, credentials } = resolveS3Config(options);
     const pageSize = options.listPageSize;
     if (pageSize !== undefined && !(Number.isSafeInteger(pageSize) && pageSize >= 1 && pageSize <= 1000)) {
       throw new InvalidArgumentError(`listPageSize must be an integer from 1 to 1000, got ${String(pageSize)}`);
     }
     this.settings = {
-      url: this.url,
-      bucketUrl: this.endpoint ? `${this.endpoint}/${encodeURIComponent(bucket)}` : `https://${bucket}.s3.${this.region}.amazonaws.com`,
+      bucket,
       prefix,
-      region: this.region,
-      credentials: config.credentials,
-      readOnly,
-      policy,
-      doFetch,
+      url: `s3://${bucket}${prefix ? `/${prefix}` : ""}`,
+      endpoint,
+      bucketUrl: endpoint ? `${endpoint}/${encodeURIComponent(bucket)}` : `https://${bucket}.s3.${region}.amazonaws.com`,
+      region,
+      credentials,
+      readOnly: options.readOnly ?? false,
+      policy: httpPolicy(options.http),
+      doFetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       listPageSize: pageSize,
     };
+  }
+
+  /** Whether the store refuses writes. */
+  get readOnly(): boolean {
+    return this.settings.readOnly;
+  }
+  /** The bucket. */
+  get bucket(): string {
+    return this.settings.bucket;
+  }
+  /** The object-name prefix of the hierarchy ("" for the bucket root). */
+  get prefix(): string {
+    return this.settings.prefix;
+  }
+  /** The service's URL; undefined for AWS S3. */
+  get endpoint(): string | undefined {
+    return this.settings.endpoint;
+  }
+  /** The signing region. */
+  get region(): string {
+    return this.settings.region;
   }
 
   /** The store a descriptor describes: how a worker reopens it. */
@@ -139,7 +146,7 @@ export class S3Store implements WritableStore {
 
   /** `s3://bucket/prefix`. */
   get url(): string {
-    return `s3://${this.bucket}${this.prefix ? `/${this.prefix}` : ""}`;
+    return this.settings.url;
   }
 
   /** `fn` on this store's requests: synchronously once their module is loaded (no extra await per call). */
@@ -201,16 +208,10 @@ export class S3Store implements WritableStore {
   }
 
   descriptor(): StoreDescriptor {
-    const d: S3StoreDescriptor = {
-      kind: "s3",
-      bucket: this.bucket,
-      prefix: this.prefix,
-      region: this.region,
-      readOnly: this.readOnly,
-      http: { ...this.settings.policy },
-    };
-    if (this.endpoint !== undefined) d.endpoint = this.endpoint;
-    if (this.settings.credentials) d.credentials = { ...this.settings.credentials };
+    const { bucket, prefix, endpoint, region, credentials, readOnly, policy } = this.settings;
+    const d: S3StoreDescriptor = { kind: "s3", bucket, prefix, region, readOnly, http: { ...policy } };
+    if (endpoint !== undefined) d.endpoint = endpoint;
+    if (credentials) d.credentials = { ...credentials };
     return d;
   }
 }

@@ -3,6 +3,7 @@
  * ZIP64), central directory entries and local headers, read and written. Pure functions over
  * bytes; the file I/O lives in zip.ts.
  */
+import { readU64 } from "../u64.js";
 
 export const SIG_LOCAL = 0x04034b50;
 export const SIG_CENTRAL = 0x02014b50;
@@ -46,10 +47,10 @@ function view(b: Uint8Array): DataView {
   return new DataView(b.buffer, b.byteOffset, b.byteLength);
 }
 
-function u64(dv: DataView, at: number): number {
-  const v = dv.getBigUint64(at, true);
-  if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new ZipFormatError(`a 64-bit field holds ${v}, beyond what this reader addresses`);
-  return Number(v);
+function u64(b: Uint8Array, at: number): number {
+  const v = readU64(b, at);
+  if (v > Number.MAX_SAFE_INTEGER) throw new ZipFormatError(`a 64-bit field holds ${v}, beyond what this reader addresses`);
+  return v;
 }
 
 /**
@@ -91,16 +92,16 @@ export function parseLocator64(bytes: Uint8Array): number {
   if (bytes.length < LOCATOR64_SIZE || dv.getUint32(0, true) !== SIG_LOCATOR64) {
     throw new ZipFormatError("the end record asks for ZIP64 but no ZIP64 locator precedes it");
   }
-  return u64(dv, 8);
+  return u64(bytes, 8);
 }
 
 /** The ZIP64 end of central directory record (56 bytes at least). */
 export function parseEnd64(bytes: Uint8Array, endOffset: number): CentralDirectoryLocation {
   const dv = view(bytes);
   if (bytes.length < END64_SIZE || dv.getUint32(0, true) !== SIG_END64) throw new ZipFormatError("the ZIP64 end record is missing or malformed");
-  const entries = u64(dv, 32);
-  const size = u64(dv, 40);
-  const offset = u64(dv, 48);
+  const entries = u64(bytes, 32);
+  const size = u64(bytes, 40);
+  const offset = u64(bytes, 48);
   return { offset, size, entries, endOffset };
 }
 
@@ -138,7 +139,7 @@ export function parseCentralDirectory(cd: Uint8Array, expected: number): ZipEntr
         let q = e + 4;
         const take = (): number => {
           if (q + 8 > e + 4 + len) throw new ZipFormatError(`the ZIP64 field of "${name}" is too short`);
-          const v = u64(dv, q);
+          const v = u64(cd, q);
           q += 8;
           return v;
         };

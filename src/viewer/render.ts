@@ -3,7 +3,7 @@
  * (an optional array's nulls) in their own colour; a slice of strings or bytes into cell texts.
  * Pure functions, used by the viewer page and checked in Node (test/viewer.test.ts).
  */
-import { innermostType, type DataType } from "../metadata/dtype.js";
+import { innermostType, unwrapPresent, type DataType, type Scalar } from "../metadata/dtype.js";
 
 export type ColormapName = "gray" | "viridis" | "magma";
 
@@ -73,7 +73,7 @@ export function isTextual(dt: DataType): boolean {
  */
 export function elementAt(data: ArrayLike<unknown>, i: number, dt: DataType): unknown {
   let v = data[i];
-  for (let t = dt; t.kind === "optional" && t.inner.kind === "optional" && v !== null; t = t.inner) v = (v as unknown[])[0];
+  for (let t = dt; t.kind === "optional" && v !== null && v !== undefined; t = t.inner) v = unwrapPresent(v as Scalar, t);
   return v ?? null;
 }
 

@@ -28,7 +28,7 @@ export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
   return item.shape ?? meta.chunks;
 }
 
-/** One chunk of a task: its store key and the runs within the chunk and within the output/value. @internal */
+/** One chunk of a task: its store key and the runs within the chunk and within the output/value. @hidden */
 export interface ChunkItem {
   key: string;
   /** The chunk's first element in array coordinates. */
@@ -65,7 +65,7 @@ export function taskMeta(meta: ArrayMetadata): ArrayMetadata {
   return Object.keys(meta.attributes).length === 0 ? meta : { ...meta, attributes: {} };
 }
 
-/** A read of chunk items into a shared buffer, as operations plan it. @internal */
+/** A read of chunk items into a shared buffer, as operations plan it. @hidden */
 export interface ReadTask {
   kind: "read";
   store: StoreDescriptor;
@@ -89,7 +89,7 @@ export type ChunkVersion = string | null;
 
 export type WriteValue = { kind: "array"; buffer: TaskBuffer } | { kind: "scalar"; value: Scalar };
 
-/** A write of chunk items from a shared value, as operations plan it. @internal */
+/** A write of chunk items from a shared value, as operations plan it. @hidden */
 export interface WriteTask {
   kind: "write";
   store: StoreDescriptor;
@@ -107,7 +107,7 @@ export interface WriteTask {
   conditional?: ConditionalWritePolicy;
 }
 
-/** What runChunkTask runs: built by the planner, cloned to workers; not built by callers. @internal */
+/** What runChunkTask runs: built by the planner, cloned to workers; not built by callers. @hidden */
 export type ChunkTask = ReadTask | WriteTask;
 
 // ---------------------------------------------------------------------------------------------
@@ -413,7 +413,7 @@ export async function prefetchedStore(task: ChunkTask, store: Store, signal?: Ab
  * executor overlaps several tasks to hide latency. A worker opens the store from the task's
  * descriptor; the inline executor passes the caller's store object, so custom stores work too.
  * `signal` reaches every store read, so a slow fetch stops when the operation is cancelled.
- * @internal
+ * @hidden
  */
 export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task.store), signal?: AbortSignal): Promise<ChunkVersion[] | undefined> {
   // A worker's first task of an array loads the modules of its codecs (codecs/registry.ts).
