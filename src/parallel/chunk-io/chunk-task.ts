@@ -14,7 +14,7 @@ import type { DimRun, Scatter } from "../../indexing/projection.js";
 import { copyElement, forEachScattered, setElement } from "../../indexing/scatter.js";
 import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../../stores/types.js";
 import { isWritable, readVersioned } from "../../stores/types.js";
-import { storeFromDescriptor } from "../../stores/open.js";
+import { storeFromDescriptor } from "../../stores/kinds.js";
 import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 import { codecsReady } from "../../codecs/registry.js";
 // hierarchy/ (array.ts, create-options.ts) imports these two from here.
