@@ -122,4 +122,7 @@ test("a page reading on workers loads on first use only what a read there does n
   for (const unused of ["src/stores/opfs.ts"]) {
     assert.deepEqual(main.filter((m) => m.endsWith(unused)), [], `openArray brings ${unused}`);
   }
+  // Nor what turns createArray's options into metadata: it loads with the first array made (or
+  // opened with assumed metadata).
+  assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/create-options.ts")), [], "openArray brings create-options.ts");
 });

@@ -12,8 +12,8 @@ import { conditionalWritePolicy, requireConditionalWrites, type ConditionalWrite
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
-import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
-import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
+import type { CreateArrayOptions } from "./create-options.js";
+import { assumedArrayMetadata, buildArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
