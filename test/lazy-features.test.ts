@@ -1,13 +1,14 @@
 /**
  * src/lazy-features.ts: what a page that only reads never uses (ZarrArray's writes, S3Store's
- * requests, ReferenceStore's reads, createArray's options made metadata) loads on first use. Each case runs in a fresh process, where
+ * requests, ReferenceStore's reads, createArray's options made metadata, how write tasks write
+ * chunks) loads on first use. Each case runs in a fresh process, where
  * nothing has loaded it yet.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
-const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts"];
+const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts"];
 
 /** An int32 array of 4 elements in chunks of 2, as its zarr.json: written without createArray. */
 const ZARR_JSON = JSON.stringify({

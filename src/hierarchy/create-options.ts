@@ -18,7 +18,7 @@ import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { codecsReady } from "../codecs/registry.js";
-import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
+import { chunkSpecOf } from "../parallel/chunk-io/chunk-codec.js";
 import { checkChunkSize } from "../limits.js";
 import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 

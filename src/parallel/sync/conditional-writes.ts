@@ -15,7 +15,7 @@
  * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
  * (`requireConditionalWrites`), under the node's own path, and refuses one that does not.
  */
-import { AbortError, InvalidArgumentError, UnsupportedError, WriteConflictError } from "../../errors.js";
+import { InvalidArgumentError, UnsupportedError } from "../../errors.js";
 import { nodeKey } from "../../metadata/chunk-key.js";
 import { isWritable, type Store, type WritableStore } from "../../stores/types.js";
 import { checkOptionNames } from "../execution/options.js";
@@ -57,49 +57,6 @@ export function conditionalWritePolicy(option: unknown): ConditionalWritePolicy 
     }
   }
   return policy;
-}
-
-/** The wait before attempt `n + 1` (n >= 1): "full jitter", a random share of the capped exponential. */
-export function conflictBackoff(policy: ConditionalWritePolicy, n: number, random = Math.random): number {
-  return random() * Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (n - 1));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * Runs `attempt` (one read, merge and conditional write of `key`; true when the write went
- * through) until it succeeds, backing off between attempts; after `maxAttempts` failures, a
- * WriteConflictError. Returns the number of attempts made.
- */
-export async function withConflictRetries(
-  policy: ConditionalWritePolicy,
-  key: string,
-  attempt: () => Promise<boolean>,
-  signal?: AbortSignal,
-): Promise<number> {
-  for (let n = 1; n <= policy.maxAttempts; n++) {
-    if (n > 1) await sleep(conflictBackoff(policy, n - 1), signal);
-    if (signal?.aborted) throw new AbortError();
-    if (await attempt()) return n;
-  }
-  throw new WriteConflictError(
-    `chunk "${key}" changed under each of ${policy.maxAttempts} conditional writes: other writers kept winning (raise conditionalWrites.maxAttempts, or write less contended regions)`,
-    key,
-    policy.maxAttempts,
-  );
 }
 
 /** Probes already made, by store (the same server and bucket answer the same). */
