@@ -1,33 +1,23 @@
 /**
  * src/lazy-features.ts: what a page that only reads never uses (ZarrArray's writes, S3Store's
  * requests, ReferenceStore's reads, createArray's options made metadata, how write tasks write
- * chunks) loads on first use. Each case runs in a fresh process, where
- * nothing has loaded it yet.
+ * chunks) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
 const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts"];
 
-/** An int32 array of 4 elements in chunks of 2, as its zarr.json: written without createArray. */
-const ZARR_JSON = JSON.stringify({
-  zarr_format: 3,
-  node_type: "array",
-  shape: [4],
-  data_type: "int32",
-  chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
-  chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
-  fill_value: 0,
-  codecs: [{ name: "bytes", configuration: { endian: "little" } }],
-});
-
-test("opening, reading and naming S3Store load none of it; the first array made and written loads it", () => {
+test("opening, reading and naming S3Store load none of it; the first array made and written loads it", async () => {
+  // Made here: the child only opens it.
+  const dir = scratchDir("parzarr-lazy-");
+  await createArray(dir, { shape: [4], chunks: [2], dtype: "int32" });
   const { stdout, resolved } = resolvedInChild(
-    `const { openArray, MemoryStore, S3Store } = await import("./src/index.ts");
-    const store = new MemoryStore();
-    await store.set("zarr.json", new TextEncoder().encode(${JSON.stringify(ZARR_JSON)}));
-    const a = await openArray(store, { mode: "r" });
+    `const { openArray, S3Store } = await import("./src/index.ts");
+    const a = await openArray(${JSON.stringify(dir)}, { mode: "r" });
     const got = await a.get(null, { threads: 0 });
     new S3Store("s3://bucket/prefix", { region: "us-east-1", useEnvironment: false });
     console.log(Array.from(got.data).join(","));`,
