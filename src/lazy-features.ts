@@ -4,7 +4,8 @@
  * first write), how write tasks write chunks (parallel/chunk-io/chunk-writes.ts, on a thread's
  * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
  * array is first created or opened with assumed metadata), the conditional-writes probe
- * (parallel/sync/conditional-probe.ts, when a node is first opened to write with them), S3Store's requests
+ * (parallel/sync/conditional-probe.ts, when a node is first opened to write with them), point,
+ * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
@@ -19,3 +20,4 @@ export * as arrayWrites from "./hierarchy/array-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
+export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";

@@ -125,6 +125,8 @@ test("a page reading on workers loads on first use only what a read there does n
   // Nor what turns createArray's options into metadata: it loads with the first array made (or
   // opened with assumed metadata).
   assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/create-options.ts")), [], "openArray brings create-options.ts");
+  // Nor point, mask and block selections (fancy.ts): they load with the first one.
+  assert.deepEqual(main.filter((m) => m.endsWith("src/indexing/fancy.ts")), [], "openArray brings fancy.ts");
   // Nor how write tasks write chunks (chunk-writes.ts), with the compare-and-swap loop: they load
   // with a thread's first write task.
   const mainText = loadedFiles(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]).map((out) => readFileSync(join(ROOT, out), "utf8")).join("\n");

@@ -1,7 +1,7 @@
 /**
  * src/lazy-features.ts: what a page that only reads never uses (ZarrArray's writes, S3Store's
  * requests, ReferenceStore's reads, createArray's options made metadata, how write tasks write
- * chunks) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
+ * chunks, point, mask and block selections) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { createArray } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
-const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts"];
+const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts", "src/indexing/fancy.ts"];
 
 test("opening, reading and naming S3Store load none of it; the first array made and written loads it", async () => {
   // Made here: the child only opens it.
