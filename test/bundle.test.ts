@@ -131,4 +131,6 @@ test("a page reading on workers loads on first use only what a read there does n
   // with a thread's first write task.
   const mainText = loadedFiles(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]).map((out) => readFileSync(join(ROOT, out), "utf8")).join("\n");
   for (const writeOnly of ["other writers kept winning", "conditional writes were asked for", "does not honour conditional writes"]) assert.ok(!mainText.includes(writeOnly), `the page loads the write path ("${writeOnly}") up front`);
+  // Nor the factories of compressors few arrays name (numcodecs.lz4, zarrs.gdeflate: rare-compressors.ts).
+  assert.ok(!mainText.includes("too short for the size header"), "the page loads the numcodecs.lz4 factory up front");
 });
