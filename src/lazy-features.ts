@@ -1,14 +1,23 @@
 /**
  * What a page that only reads arrays over HTTP never uses, as one module that each user imports on
  * its first use (through onFirstUse): ZarrArray's writes (hierarchy/array-writes.ts, on a handle's
- * first write), S3Store's requests (stores/s3-requests.ts, on a store's first request) and
- * ReferenceStore's reads (stores/reference-reads.ts, when a store is made). One module rather than
- * several because each module loaded on first use makes esbuild's splitting cut the code it shares
- * with the page into more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the
- * first of these uses loads them all (6.7 KB gzip with esbuild). Nothing here may import
- * stores/open.ts (the chunk runner does), which imports the stores that import this module: the
- * writes are handed what they need of it by ZarrArray.
+ * first write), how write tasks write chunks (parallel/chunk-io/chunk-writes.ts, on a thread's
+ * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
+ * array is first created or opened with assumed metadata), the conditional-writes probe
+ * (parallel/sync/conditional-probe.ts, when a node is first opened to write with them), point,
+ * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
+ * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
+ * (stores/reference-reads.ts, when a store is made). One module rather than several because each
+ * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
+ * more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the first of these
+ * uses loads them all (11.1 KB gzip with esbuild). Nothing here may import a module that imports
+ * this one back (the chunk runner, chunk-task.ts; the stores; hierarchy/array.ts): the writes are
+ * handed what they need by ZarrArray, and the rest import chunk-codec.ts, not the chunk runner.
  */
 export { S3Requests } from "./stores/s3-requests.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
+export { buildArrayMetadata } from "./hierarchy/create-options.js";
+export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
+export { requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
+export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";

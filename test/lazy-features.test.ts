@@ -1,20 +1,23 @@
 /**
  * src/lazy-features.ts: what a page that only reads never uses (ZarrArray's writes, S3Store's
- * requests, ReferenceStore's reads) loads on first use. Each case runs in a fresh process, where
- * nothing has loaded it yet.
+ * requests, ReferenceStore's reads, createArray's options made metadata, how write tasks write
+ * chunks, point, mask and block selections) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createArray } from "../src/index.js";
+import { scratchDir } from "./helpers/paths.js";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
-const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts"];
+const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts", "src/indexing/fancy.ts"];
 
-test("opening, reading and naming S3Store load none of it; the first write loads it", () => {
+test("opening, reading and naming S3Store load none of it; the first array made and written loads it", async () => {
+  // Made here: the child only opens it.
+  const dir = scratchDir("parzarr-lazy-");
+  await createArray(dir, { shape: [4], chunks: [2], dtype: "int32" });
   const { stdout, resolved } = resolvedInChild(
-    `const { createArray, openArray, MemoryStore, S3Store } = await import("./src/index.ts");
-    const store = new MemoryStore();
-    await createArray(store, { shape: [4], chunks: [2], dtype: "int32" });
-    const a = await openArray(store, { mode: "r" });
+    `const { openArray, S3Store } = await import("./src/index.ts");
+    const a = await openArray(${JSON.stringify(dir)}, { mode: "r" });
     const got = await a.get(null, { threads: 0 });
     new S3Store("s3://bucket/prefix", { region: "us-east-1", useEnvironment: false });
     console.log(Array.from(got.data).join(","));`,

@@ -10,6 +10,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { MemoryStore, WorkerPool, createArray, type NDArray } from "../src/index.js";
 import { CodecPipeline } from "../src/codecs/pipeline.js";
+import { codecsReady } from "../src/codecs/registry.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { JsonObject } from "../src/metadata/json.js";
 import { ScratchLease, scratchAllocations } from "../src/scratch.js";
@@ -32,6 +33,9 @@ const CHAINS = {
   lz4: [BYTES, { name: "numcodecs.lz4", configuration: { acceleration: 1 } }],
   raw: [BYTES],
 };
+
+// numcodecs.lz4's factory loads with the first array naming it (rare-compressors.ts).
+await codecsReady(Object.values(CHAINS).flat());
 
 /** A 64 x 64 float32 chunk seen through a strided view of a wider array (as a write's value is). */
 function stridedChunk(seed: number): { view: { data: Float32Array; shape: number[]; strides: number[]; offset: number }; values: Float32Array } {

@@ -17,7 +17,7 @@ import {
   resolveStore,
   type NDArray,
 } from "../src/index.js";
-import { storeFromDescriptor } from "../src/stores/open.js";
+import { storeFromDescriptor } from "../src/stores/kinds.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { scratchDir } from "./helpers/paths.js";
 

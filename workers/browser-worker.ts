@@ -6,6 +6,14 @@
  */
 import { expose } from "comlink";
 import "../src/platform/browser-install.js";
+import { addStoreKind } from "../src/stores/kinds.js";
+import { OPFS_KIND } from "../src/stores/opfs.js";
+import { REFERENCE_KIND } from "../src/stores/reference.js";
+import { S3_KIND } from "../src/stores/s3.js";
 import { workerApi } from "./worker-api.js";
 
+// The page adds these kinds when it first makes such a store; a worker only has descriptors.
+addStoreKind("s3", S3_KIND);
+addStoreKind("reference", REFERENCE_KIND);
+addStoreKind("opfs", OPFS_KIND);
 expose(workerApi);

@@ -1,5 +1,5 @@
 /**
- * The codec factories that are neither the core ones (bytes, the compressors, crc32c, transpose)
+ * The codec factories that are neither the core ones (bytes, the common compressors, crc32c, transpose)
  * nor sharding (its own module), in one module that the registry imports when a thread first meets an array naming one of them
  * (registry.ts, codecsReady). One module rather than one per codec: esbuild's splitting cuts the
  * code a page shares with each module it imports on first use into more chunk files, and fifteen
@@ -21,3 +21,4 @@ export { json2Codec } from "./json2.js";
 export { castValueCodec } from "./filters/cast-value.js";
 export { scaleOffsetCodec } from "./filters/scale-offset.js";
 export { optionalCodec } from "./optional.js";
+export { gdeflateCodec, lz4Codec } from "./rare-compressors.js";

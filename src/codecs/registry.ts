@@ -3,32 +3,34 @@ import { InternalFault, UnknownCodecError } from "../errors.js";
 import { onFirstUse } from "../first-use.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { bytesCodec } from "./bytes.js";
-import { bloscCodec, gdeflateCodec, gzipCodec, lz4Codec, zlibCodec, zstdCodec } from "./compressors.js";
-import { crc32cCodec, numcodecsCrc32cCodec } from "./crc32c.js";
+import { bloscCodec, gzipCodec, zlibCodec, zstdCodec } from "./compressors.js";
 import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
 
-/** The codecs every thread holds: the bytes layout, the compressors (their kernels load on first use), crc32c, transpose. */
+/** The codecs every thread holds: the bytes layout, the common compressors (their kernels load on first use), transpose. */
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
   ["transpose", transposeCodec],
   ["blosc", bloscCodec],
   ["gzip", gzipCodec],
   ["zstd", zstdCodec],
-  ["crc32c", crc32cCodec],
   ["numcodecs.zlib", zlibCodec],
-  ["numcodecs.lz4", lz4Codec],
   // zarr-python 3 writes numcodecs' own names for codecs that v3 also defines.
   ["numcodecs.gzip", gzipCodec],
   ["numcodecs.zstd", zstdCodec],
   ["numcodecs.blosc", bloscCodec],
-  ["numcodecs.crc32c", numcodecsCrc32cCodec],
-  ["zarrs.gdeflate", gdeflateCodec],
 ]);
 
-// Sharding, the codec other than the core that most v3 arrays name, is its own module; the rest
-// come together (lazy-codecs.ts).
-const sharding = onFirstUse(() => import("./sharding/codec.js"));
+// Sharding, the codec other than the core that most v3 arrays name, is its own module, with
+// crc32c, which its index names by default (a config may leave the index chain out): loading it
+// registers crc32c too. The rest come together (lazy-codecs.ts).
+const sharding = onFirstUse(() =>
+  import("./sharding/codec.js").then((m) => {
+    // A codec registered meanwhile (registerCodec) is kept.
+    for (const [name, f] of [["crc32c", m.crc32cCodec], ["numcodecs.crc32c", m.numcodecsCrc32cCodec]] as const) if (!registry.has(name)) registry.set(name, f);
+    return m;
+  }),
+);
 const others = onFirstUse(() => import("./lazy-codecs.js"));
 
 /**
@@ -38,6 +40,10 @@ const others = onFirstUse(() => import("./lazy-codecs.js"));
  */
 const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>([
   ["sharding_indexed", sharding((m) => m.shardingCodec)],
+  ["crc32c", sharding((m) => m.crc32cCodec)],
+  ["numcodecs.crc32c", sharding((m) => m.numcodecsCrc32cCodec)],
+  ["numcodecs.lz4", others((m) => m.lz4Codec)],
+  ["zarrs.gdeflate", others((m) => m.gdeflateCodec)],
   ["vlen-utf8", others((m) => m.vlenUtf8Codec)],
   ["vlen-bytes", others((m) => m.vlenBytesCodec)],
   ["numcodecs.vlen-utf8", others((m) => m.vlenUtf8Codec)],

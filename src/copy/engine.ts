@@ -7,7 +7,7 @@
  */
 import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, TooLargeError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
-import { defaultArrayToBytes, type CreateArrayOptions, type GridOption } from "../hierarchy/create-options.js";
+import type { CreateArrayOptions, GridOption } from "../hierarchy/create-options.js";
 import { checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 import type { Group } from "../hierarchy/group.js";
 import { layoutOf } from "../hierarchy/layout.js";
@@ -15,7 +15,7 @@ import { createArray, createGroup, openArray } from "../hierarchy/open.js";
 import { openNodeAt, walk } from "../hierarchy/walk.js";
 import { slice } from "../indexing/selection.js";
 import type { NDArray } from "../indexing/ndarray.js";
-import type { CodecConfig } from "../metadata/array-metadata.js";
+import { defaultArrayToBytes, type CodecConfig } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type Scalar } from "../metadata/dtype.js";
 import { toNumpyTypestr, v2DtypeJson, v3DataTypeJson } from "../metadata/dtype-names.js";
 import { fillValueToJson } from "../metadata/fill-value.js";

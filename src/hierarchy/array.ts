@@ -17,8 +17,8 @@ import type { JsonObject } from "../metadata/json.js";
 import type { NDArray, WriteInput } from "../indexing/ndarray.js";
 import { type ChunkShapes, checkShardEdges, chunkOrigin, chunkShapesJson, chunkShapeAt, gridAxes, gridShape } from "../metadata/chunk-grid.js";
 import { mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
-import { fullRankShape, selectionShape, type Selection } from "../indexing/selection.js";
-import { resolveBlocks, resolveOrthogonal, resolvePoints, resolveSelection, type ResolvedSelection } from "../indexing/fancy.js";
+import { fullRankShape, normaliseSelection, plainSelection, selectionShape, type Selection } from "../indexing/selection.js";
+import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
 import type { ChunkItem, WriteValue } from "../parallel/chunk-io/chunk-task.js";
@@ -36,9 +36,14 @@ import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
 import { arrayInfo, type ArrayInfo } from "./info.js";
 
-// The write paths (array-writes.ts), imported on a handle's first write: a page that only reads
-// never loads them, and once loaded a write calls straight through (no extra await).
-const writes = onFirstUse(() => import("../lazy-features.js").then((m) => m.arrayWrites));
+// The write paths (array-writes.ts) and the selections with integer arrays or masks (fancy.ts),
+// imported on a handle's first write or such selection: a page that only reads slices never
+// loads them, and once loaded a call goes straight through (no extra await).
+const features = onFirstUse(() => import("../lazy-features.js"));
+
+/** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
+const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>
+  at instanceof Promise ? at.then(then) : then(at);
 
 export interface ArrayHandleOptions extends ArrayRunOptions {
   readOnly: boolean;
@@ -233,13 +238,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async setAttrs(attributes: JsonObject): Promise<void> {
     // Copied now: the caller may change its object before the writes' module has loaded.
     const attrs = structuredClone(attributes);
-    return writes((m) => m.setAttrs(this, attrs))();
+    return features((m) => m.arrayWrites.setAttrs(this, attrs))();
   }
 
   /** Merges keys into the attributes stored now, as zarr-python does (another writer may have set some). */
   async updateAttrs(update: JsonObject): Promise<void> {
     const add = structuredClone(update);
-    return writes((m) => m.updateAttrs(this, add))();
+    return features((m) => m.arrayWrites.updateAttrs(this, add))();
   }
 
   /**
@@ -345,7 +350,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   async get<const S extends Selection = null>(selection?: S, options?: OperationOptions): Promise<GetResult<A, V, S>>;
   async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray | Scalar> {
     const whole = selection === null || selection === undefined;
-    return this.whenReady("get", options, () => this.readPlan(resolveSelection(selection, this.meta.shape), options, whole));
+    return this.whenReady("get", options, () => afterResolving(this.resolve(selection), (at) => this.readPlan(at, options, whole)));
   }
 
   /**
@@ -365,26 +370,34 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   /** Orthogonal selection, as zarr-python's `oindex` / `get_orthogonal_selection`: each dimension
    * takes an integer, a slice, an integer array (any order, repeats, negatives) or a mask. */
   get oindex(): SelectionAccess {
-    return this.access((sel) => resolveOrthogonal(sel, this.meta.shape));
+    return this.access((sel) => ({ kind: "orthogonal", indexers: normaliseSelection(sel, this.meta.shape) }));
   }
 
   /** Point selection, as zarr-python's `vindex`: one integer array per dimension broadcast
    * together, or a mask `{ data, shape }` of the array's shape. Writes of repeated points: last wins. */
   get vindex(): SelectionAccess {
-    return this.access((sel) => resolvePoints(sel, this.meta.shape));
+    return this.access(features((m, sel: Selection) => m.resolvePoints(sel, this.meta.shape)));
   }
 
   /** Block selection, as zarr-python's `blocks`: whole chunks of the chunk grid (the shards of a
    * sharded array) by chunk index and step-1 slices of chunk indices. */
   get blocks(): SelectionAccess {
-    return this.access((sel) => resolveBlocks(sel, this.meta.shape, gridAxes(this.meta)));
+    return this.access(features((m, sel: Selection) => m.resolveBlocks(sel, this.meta.shape, gridAxes(this.meta))));
   }
 
-  private access(resolve: (selection: Selection) => ResolvedSelection): SelectionAccess {
+  /** A get/set selection resolved: at once without integer arrays or masks (or once fancy.ts is loaded), else after loading it. */
+  private resolve(selection: Selection): ResolvedSelection | Promise<ResolvedSelection> {
+    const plain = plainSelection(selection, this.meta.shape);
+    return plain ? { kind: "orthogonal", indexers: plain } : features((m) => m.resolveSelection(selection, this.meta.shape))();
+  }
+
+  private access(resolve: (selection: Selection) => ResolvedSelection | Promise<ResolvedSelection>): SelectionAccess {
     return {
       // The overloads only narrow the result's type (an `out` is always filled as an NDArray).
-      get: ((selection: Selection, options: GetOptions = {}) => this.whenReady("get", options, () => this.readPlan(resolve(selection), options))) as SelectionAccess["get"],
-      set: (selection, value, options = {}) => this.whenReady("set", options, () => writes((m) => m.writePlan(this, resolve(selection), value, options))()),
+      get: ((selection: Selection, options: GetOptions = {}) =>
+        this.whenReady("get", options, () => afterResolving(resolve(selection), (at) => this.readPlan(at, options)))) as SelectionAccess["get"],
+      set: (selection, value, options = {}) =>
+        this.whenReady("set", options, () => afterResolving(resolve(selection), (at) => features((m) => m.arrayWrites.writePlan(this, at, value, options))())),
     };
   }
 
@@ -429,7 +442,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * Integer arrays and masks in the selection work as in zarr-python's `__setitem__`.
    */
   async set(selection: Selection, value: WriteInput, options: OperationOptions = {}): Promise<void> {
-    return this.whenReady("set", options, () => writes((m) => m.writePlan(this, resolveSelection(selection, this.meta.shape), value, options))());
+    return this.whenReady("set", options, () => features((m) => m.arrayWrites.writePlan(this, m.resolveSelection(selection, this.meta.shape), value, options))());
   }
 
   /**
@@ -440,7 +453,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * in zarr-python.
    */
   resize(shape: readonly number[]): Promise<void> {
-    return writes((m) => m.resize(this, shape))();
+    return features((m) => m.arrayWrites.resize(this, shape))();
   }
 
   /**
@@ -450,7 +463,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * one) starting from the metadata the store holds, so concurrent appends get disjoint regions.
    */
   append(value: WriteInput, axis = 0, options: OperationOptions = {}): Promise<number[]> {
-    return writes((m) => m.append(this, value, axis, options))();
+    return features((m) => m.arrayWrites.append(this, value, axis, options))();
   }
 
   /** @internal the write of chunk items (array-writes.ts), on this handle's store and options. */

@@ -8,6 +8,7 @@ import {
   type ChunkKeyEncoding,
   type CodecConfig,
   type V2ArrayFields,
+  defaultArrayToBytes,
   v2Codecs,
 } from "../metadata/array-metadata.js";
 import { componentsPerElement, isObjectType, type DataType } from "../metadata/dtype.js";
@@ -17,7 +18,7 @@ import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { codecsReady } from "../codecs/registry.js";
-import { chunkSpecOf } from "../parallel/chunk-io/chunk-task.js";
+import { chunkSpecOf } from "../parallel/chunk-io/chunk-codec.js";
 import { checkChunkSize } from "../limits.js";
 import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
 
@@ -74,26 +75,6 @@ export interface CreateArrayOptions {
   overwrite?: boolean;
 }
 
-/** Checked by the compiler: an option added to CreateArrayOptions and not here is an error. */
-const CREATE_ARRAY_KEYS: Record<keyof CreateArrayOptions, true> = {
-  shape: true,
-  chunks: true,
-  shards: true,
-  shardIndexLocation: true,
-  dtype: true,
-  fillValue: true,
-  zarrFormat: true,
-  codecs: true,
-  compressor: true,
-  filters: true,
-  order: true,
-  dimensionSeparator: true,
-  chunkKeyEncoding: true,
-  dimensionNames: true,
-  attributes: true,
-  overwrite: true,
-};
-export const CREATE_ARRAY_OPTION_NAMES: readonly string[] = Object.keys(CREATE_ARRAY_KEYS);
 
 /** numcodecs' default compressor in zarr-python 2. */
 const V2_DEFAULT_COMPRESSOR: JsonObject = { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 };
@@ -132,27 +113,6 @@ const ARRAY_TO_ARRAY = new Set([
   "cast_value",
   ...["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"].map((id) => `numcodecs.${id}`),
 ]);
-
-/**
- * The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and
- * optional types. A multi-byte type (or one a filter before it may widen: `widened`) gets the
- * platform's usual little-endian.
- */
-export function defaultArrayToBytes(dtype: DataType, widened = false): CodecConfig {
-  switch (dtype.kind) {
-    case "string":
-      return { name: "vlen-utf8", configuration: {} };
-    case "bytes":
-      return { name: "vlen-bytes", configuration: {} };
-    case "optional": {
-      const mask_codecs = [{ name: "packbits", configuration: {} }];
-      const data = defaultArrayToBytes(dtype.inner);
-      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
-    }
-    default:
-      return { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
-  }
-}
 
 function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: DataType): CodecConfig[] {
   // Variable-length and optional types have their own array->bytes codec in place of `bytes`.

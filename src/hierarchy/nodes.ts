@@ -8,7 +8,8 @@ import type { ConditionalWritePolicy } from "../parallel/sync/conditional-writes
 import type { ChunkCache, Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
-import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
+import type { CreateArrayOptions } from "./create-options.js";
+import { buildArrayMetadata } from "./open-options.js";
 import { Group } from "./group.js";
 import { deleteNode, describePath, nodeLocation, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
 

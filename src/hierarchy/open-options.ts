@@ -9,7 +9,8 @@ import { gridsAgree } from "../metadata/chunk-grid.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/execution/options.js";
-import { buildArrayMetadata, CREATE_ARRAY_OPTION_NAMES, type CreateArrayOptions } from "./create-options.js";
+import { onFirstUse } from "../first-use.js";
+import type { CreateArrayOptions } from "./create-options.js";
 
 /** What an array opened from the store must have: a mismatch is a MetadataMismatchError. */
 export interface ExpectOptions {
@@ -20,6 +21,35 @@ export interface ExpectOptions {
   /** The chunks `arr.chunks` reports: the inner chunks of a sharded array. */
   chunks?: readonly number[];
 }
+
+/** Checked by the compiler: an option added to CreateArrayOptions and not here is an error. */
+const CREATE_ARRAY_KEYS: Record<keyof CreateArrayOptions, true> = {
+  shape: true,
+  chunks: true,
+  shards: true,
+  shardIndexLocation: true,
+  dtype: true,
+  fillValue: true,
+  zarrFormat: true,
+  codecs: true,
+  compressor: true,
+  filters: true,
+  order: true,
+  dimensionSeparator: true,
+  chunkKeyEncoding: true,
+  dimensionNames: true,
+  attributes: true,
+  overwrite: true,
+};
+const CREATE_ARRAY_OPTION_NAMES: readonly string[] = Object.keys(CREATE_ARRAY_KEYS);
+
+const creation = onFirstUse(() => import("../lazy-features.js"));
+
+/**
+ * createArray's options, checked, as metadata (create-options.ts), which loads with the first
+ * array made or opened with assumed metadata: a page that only opens arrays never loads it.
+ */
+export const buildArrayMetadata = creation((m, options: CreateArrayOptions) => m.buildArrayMetadata(options));
 
 const EXPECT_KEYS: Record<keyof ExpectOptions, true> = { shape: true, dtype: true, chunks: true };
 const EXPECT_NAMES = Object.keys(EXPECT_KEYS);

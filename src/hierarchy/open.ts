@@ -8,12 +8,13 @@ import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
-import { conditionalWritePolicy, requireConditionalWrites, type ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
+import { conditionalWritePolicy, type ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
+import { onFirstUse } from "../first-use.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
-import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
-import { assumedArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
+import type { CreateArrayOptions } from "./create-options.js";
+import { assumedArrayMetadata, buildArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
@@ -137,10 +138,13 @@ function setup(input: StoreInput, options: OpenOptions) {
   return { mode, store, path, handle };
 }
 
+/** The conditional-writes probe (conditional-probe.ts), loaded with the first node opened to write with them. */
+const conditionalProbe = onFirstUse(() => import("../lazy-features.js"));
+
 /** With conditionalWrites, a writable node's store must honour them: probed (once per store). */
 async function checkConditional(setupResult: ReturnType<typeof setup>): Promise<ReturnType<typeof setup>> {
   const { store, path, handle } = setupResult;
-  if (handle.conditionalWrites && !handle.readOnly) await requireConditionalWrites(store, path);
+  if (handle.conditionalWrites && !handle.readOnly) await conditionalProbe((m) => m.requireConditionalWrites(store, path))();
   return setupResult;
 }
 

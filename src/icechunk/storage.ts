@@ -14,7 +14,7 @@ import type { Storage, StorageGetModifiedResult, StorageGetObjectResponse, Stora
 import { join } from "node:path";
 import { StoreError, UnsupportedError } from "../errors.js";
 import { loadOptional } from "../optional-deps.js";
-import { requireConditionalWrites } from "../parallel/sync/conditional-writes.js";
+import { requireConditionalWrites } from "../parallel/sync/conditional-probe.js";
 import { ProcessSynchronizer } from "../parallel/sync/process-sync.js";
 import { readVersioned, type ReadableStore, type Store, type WritableStore, isWritable } from "../stores/types.js";
 

@@ -5,6 +5,8 @@
  *   array's shape (`get_coordinate_selection` / `get_mask_selection`);
  * - blocks (`blocks`): whole chunks by chunk index (`get_block_selection`).
  * `resolveSelection` decides as zarr-python's `__getitem__` does which kind a `get`/`set` selection is.
+ * A selection without integer arrays or masks, and `oindex`, resolve without this module
+ * (selection.ts): it loads with the first selection that needs it (lazy-features.ts).
  */
 import { BadSelectionError } from "../errors.js";
 import { checkPointCount } from "../limits.js";
@@ -19,21 +21,16 @@ import {
   normaliseIndex,
   normaliseSelection,
   normaliseSlice,
-  parseSelectionString,
+  plainSelection,
+  selectionItems,
   type DimIndexer,
   type Selection,
-  type SelectionItem,
 } from "./selection.js";
 
 export type ResolvedSelection =
   | { kind: "orthogonal"; indexers: DimIndexer[] }
   /** `coords[d][k]`: point k's index along dimension d; `shape`: the result's shape. */
   | { kind: "points"; coords: number[][]; count: number; shape: number[] };
-
-function rawItems(selection: Selection): readonly SelectionItem[] | null {
-  if (typeof selection === "string") return parseSelectionString(selection);
-  return Array.isArray(selection) ? (selection as readonly SelectionItem[]) : null;
-}
 
 /**
  * A `get`/`set` selection as zarr-python's `__getitem__` reads it: a whole-array mask, or one
@@ -42,22 +39,20 @@ function rawItems(selection: Selection): readonly SelectionItem[] | null {
  * (numpy and zarr-python disagree on it) with a hint at oindex/vindex.
  */
 export function resolveSelection(selection: Selection, shape: readonly number[]): ResolvedSelection {
+  const plain = plainSelection(selection, shape);
+  if (plain) return { kind: "orthogonal", indexers: plain };
   if (isMaskArray(selection)) return maskPoints(selection, shape);
-  const items = rawItems(selection);
-  const arrays = items ? items.filter(isArrayItem).length : 0;
-  if (arrays === 0 || shape.length === 1) return { kind: "orthogonal", indexers: normaliseSelection(selection, shape) };
-  const onlyIntsAndArrays = items!.every((x) => typeof x === "number" || typeof x === "bigint" || isArrayItem(x));
-  if (onlyIntsAndArrays && items!.length === shape.length) return coordinatePoints(selection, shape);
+  // Integer arrays or masks in a selection of 2 or more dimensions.
+  const items = selectionItems(selection)!;
+  const arrays = items.filter(isArrayItem).length;
+  const onlyIntsAndArrays = items.every((x) => typeof x === "number" || typeof x === "bigint" || isArrayItem(x));
+  if (onlyIntsAndArrays && items.length === shape.length) return coordinatePoints(selection, shape);
   if (arrays === 1) return { kind: "orthogonal", indexers: normaliseSelection(selection, shape) };
   throw new BadSelectionError(
     "a selection with more than one integer array or mask among slices is ambiguous: use oindex (each dimension on its own) or vindex (points)",
   );
 }
 
-/** `oindex`: every dimension independently (integers, slices, integer arrays, masks). */
-export function resolveOrthogonal(selection: Selection, shape: readonly number[]): ResolvedSelection {
-  return { kind: "orthogonal", indexers: normaliseSelection(selection, shape) };
-}
 
 /** `vindex`: points from integer arrays broadcast together, or from a mask of the array's shape. */
 export function resolvePoints(selection: Selection, shape: readonly number[]): ResolvedSelection {
@@ -87,7 +82,7 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
 }
 
 function coordinatePoints(selection: Selection, shape: readonly number[]): ResolvedSelection {
-  const items = rawItems(selection) ?? (typeof selection === "number" || typeof selection === "bigint" ? [selection] : null);
+  const items = selectionItems(selection) ?? (typeof selection === "number" || typeof selection === "bigint" ? [selection] : null);
   if (!items || items.length !== shape.length) {
     throw new BadSelectionError(`a point selection needs one integer array (or integer) per dimension: ${shape.length} for shape [${shape}]`);
   }

@@ -218,6 +218,23 @@ export function normaliseItem(item: DimSelection, n: number, axis: number): DimI
   throw new BadSelectionError(`axis ${axis}: unsupported selection item ${describe(item)}`);
 }
 
+/** A selection's items: a string's parsed, a list's as they are; null for one item, a mask or null. */
+export function selectionItems(selection: Selection): readonly SelectionItem[] | null {
+  if (typeof selection === "string") return parseSelectionString(selection);
+  return Array.isArray(selection) ? (selection as readonly SelectionItem[]) : null;
+}
+
+/**
+ * A `get`/`set` selection without integer arrays or masks (or any on a 1-d array), which
+ * zarr-python reads as orthogonal, resolved at once; null for one that needs fancy.ts (points, a
+ * whole-array mask, an array among slices), which loads with the first such selection.
+ */
+export function plainSelection(selection: Selection, shape: readonly number[]): DimIndexer[] | null {
+  if (isMaskArray(selection)) return null;
+  const arrays = selectionItems(selection)?.filter(isArrayItem).length ?? 0;
+  return arrays === 0 || shape.length === 1 ? normaliseSelection(selection, shape) : null;
+}
+
 /**
  * Normalises a selection against a shape into one indexer per dimension: an orthogonal selection
  * (each dimension chosen independently). `fancy.ts` routes point selections elsewhere first.

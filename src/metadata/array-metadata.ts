@@ -4,7 +4,7 @@
  * everything below this layer sees one pipeline.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { isObjectType, type DataType, type Scalar } from "./dtype.js";
+import { componentsPerElement, isObjectType, type DataType, type Scalar } from "./dtype.js";
 import { vlenArrayType } from "./vlen-array.js";
 import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
 import { fillValueToJson, parseFillValue } from "./fill-value.js";
@@ -476,4 +476,25 @@ export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
 
 export function v3GroupDocument(attributes: JsonObject): Uint8Array {
   return jsonBytes({ attributes, zarr_format: 3, consolidated_metadata: null, node_type: "group" }, V3_JSON);
+}
+
+/**
+ * The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and
+ * optional types. A multi-byte type (or one a filter before it may widen: `widened`) gets the
+ * platform's usual little-endian.
+ */
+export function defaultArrayToBytes(dtype: DataType, widened = false): CodecConfig {
+  switch (dtype.kind) {
+    case "string":
+      return { name: "vlen-utf8", configuration: {} };
+    case "bytes":
+      return { name: "vlen-bytes", configuration: {} };
+    case "optional": {
+      const mask_codecs = [{ name: "packbits", configuration: {} }];
+      const data = defaultArrayToBytes(dtype.inner);
+      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
+    }
+    default:
+      return { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
+  }
 }

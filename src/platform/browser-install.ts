@@ -1,12 +1,9 @@
 /**
- * Importing this makes the browser platform this thread's (the browser entry and its worker do),
- * and lets descriptors of the browser's own store, OPFS, open here.
+ * Importing this makes the browser platform this thread's (the browser entry and its worker do).
+ * OPFS descriptors open in a thread once an OPFSStore made one there (and in workers, which add
+ * the kind as they start), so that a page that never makes one never loads it.
  */
 import { browserPlatform } from "./browser.js";
 import { installPlatform } from "./current.js";
-import { addStoreKind } from "../stores/open.js";
-import { OPFSStore } from "../stores/opfs.js";
 
 installPlatform(browserPlatform);
-
-addStoreKind("opfs", { open: (d) => new OPFSStore(d.root, { readOnly: d.readOnly }), workerCanOpen: () => true });

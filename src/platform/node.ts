@@ -19,7 +19,9 @@ import { PiscinaExecutor } from "../parallel/execution/piscina-executor.js";
 // Loading it registers its lock files with the lock table, for write tasks that name them.
 import "../parallel/sync/synchronizer.js";
 import { FileSystemStore } from "../stores/filesystem.js";
-import { addStoreKind } from "../stores/open.js";
+import { addStoreKind } from "../stores/kinds.js";
+import { S3_KIND } from "../stores/s3.js";
+import { REFERENCE_KIND } from "../stores/reference.js";
 import type { Store } from "../stores/types.js";
 import { ZipStore, getOpenZipStore } from "../stores/zip.js";
 // Loads no HDF5 code itself: h5wasm is imported when the first archive is opened.
@@ -114,5 +116,9 @@ addStoreKind("zip", {
 
 // Workers open the file themselves and decode (HDF5: decompress) their chunks on their own core.
 addStoreKind("archive", { open: (d) => new ArchiveStore(d.path, d.instance), workerCanOpen: () => true });
+// A browser page adds these when it first makes such a store; Node, with no page to keep small,
+// adds them at once (its workers, which only have descriptors, must have them).
+addStoreKind("s3", S3_KIND);
+addStoreKind("reference", REFERENCE_KIND);
 
 installPlatform(nodePlatform);

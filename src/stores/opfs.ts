@@ -9,6 +9,7 @@
 import { InvalidArgumentError, ReadOnlyError, StoreError } from "../errors.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, StoreDescriptor, WritableStore } from "./types.js";
+import { addStoreKind, type StoreKind } from "./kinds.js";
 
 // The parts of the File System API used here, typed locally: the DOM and webworker libs disagree
 // on which scopes have sync access handles, and parzarr's own tsconfig targets neither alone.
@@ -46,7 +47,8 @@ function storageRoot(): Promise<DirHandle> {
   return storage.getDirectory();
 }
 
-const inWorker = typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
+/** Whether this is a worker, where sync access handles exist (a function: a page that makes no OPFSStore keeps none of this module). */
+const inWorker = (): boolean => typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined";
 
 const isNotFound = (e: unknown): boolean => e instanceof Error && (e.name === "NotFoundError" || e.name === "TypeMismatchError");
 /** What opening a sync handle throws while another handle holds the file. */
@@ -124,7 +126,7 @@ export class OPFSStore implements WritableStore {
   }
 
   private async readAll(file: FileHandle): Promise<Uint8Array> {
-    if (inWorker && file.createSyncAccessHandle) {
+    if (inWorker() && file.createSyncAccessHandle) {
       return withSyncHandle(file, (h) => {
         const out = new Uint8Array(h.getSize());
         h.read(out, { at: 0 });
@@ -143,7 +145,7 @@ export class OPFSStore implements WritableStore {
     validateRange(range);
     const f = await this.file(key, false);
     if (f === undefined) return undefined;
-    if (inWorker && f.createSyncAccessHandle) {
+    if (inWorker() && f.createSyncAccessHandle) {
       return withSyncHandle(f, (h) => {
         const size = h.getSize();
         const start = range.offset < 0 ? Math.max(0, size + range.offset) : Math.min(range.offset, size);
@@ -204,7 +206,7 @@ export class OPFSStore implements WritableStore {
   async set(key: string, value: Uint8Array): Promise<void> {
     this.writable();
     const f = (await this.file(key, true))!;
-    if (inWorker && f.createSyncAccessHandle) {
+    if (inWorker() && f.createSyncAccessHandle) {
       // A shared value (a view of the write value) cannot go to write(): copy only then.
       const bytes = value.buffer instanceof ArrayBuffer ? value : new Uint8Array(value);
       await withSyncHandle(f, (h) => {
@@ -254,6 +256,11 @@ export class OPFSStore implements WritableStore {
   }
 
   descriptor(): StoreDescriptor {
+    // Whoever has this descriptor in this thread can now open it (stores/kinds.ts).
+    addStoreKind("opfs", OPFS_KIND);
     return { kind: "opfs", root: this.root, readOnly: this.readOnly };
   }
 }
+
+/** How OPFS descriptors open: added in a thread by its first descriptor, and by workers as they start. */
+export const OPFS_KIND: StoreKind<"opfs"> = { open: (d) => new OPFSStore(d.root, { readOnly: d.readOnly }), workerCanOpen: () => true };

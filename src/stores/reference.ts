@@ -23,6 +23,7 @@ import { S3Store } from "./s3.js";
 import type { ReferencePlace, ReferenceReads } from "./reference-reads.js";
 import { documentScope, locate, resolveTargetAccess, type TargetAccess, type TargetAccessOptions } from "./reference-targets.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor, StoreReadOptions } from "./types.js";
+import { addStoreKind, type StoreKind } from "./kinds.js";
 
 // The reads (reference-reads.ts) load when a store is made: a page that only names ReferenceStore
 // never loads them. A store's checks (its options, a document in memory) stay synchronous here.
@@ -216,6 +217,11 @@ export class ReferenceStore implements ReadableStore {
   }
 
   descriptor(): StoreDescriptor {
+    // Whoever has this descriptor in this thread can now open it (stores/kinds.ts).
+    addStoreKind("reference", REFERENCE_KIND);
     return { kind: "reference", source: this.source, access: this.access, instance: this.instance };
   }
 }
+
+/** How reference descriptors open: added in a thread by its first descriptor, and by workers as they start. */
+export const REFERENCE_KIND: StoreKind<"reference"> = { open: (d) => ReferenceStore.fromDescriptor(d), workerCanOpen: (d) => ReferenceStore.workerCanOpen(d) };

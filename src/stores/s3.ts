@@ -25,6 +25,7 @@ import { InvalidArgumentError } from "../errors.js";
 import { parseS3Url, resolveS3Config } from "./s3-config.js";
 import { onFirstUse } from "../first-use.js";
 import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";
+import { addStoreKind, type StoreKind } from "./kinds.js";
 import type { S3Credentials, S3Requests, S3Settings } from "./s3-requests.js";
 import type {
   ConditionalSetResult,
@@ -208,6 +209,8 @@ export class S3Store implements WritableStore {
   }
 
   descriptor(): StoreDescriptor {
+    // Whoever has this descriptor in this thread can now open it (stores/kinds.ts).
+    addStoreKind("s3", S3_KIND);
     const { bucket, prefix, endpoint, region, credentials, readOnly, policy } = this.settings;
     const d: S3StoreDescriptor = { kind: "s3", bucket, prefix, region, readOnly, http: { ...policy } };
     if (endpoint !== undefined) d.endpoint = endpoint;
@@ -215,3 +218,6 @@ export class S3Store implements WritableStore {
     return d;
   }
 }
+
+/** How S3 descriptors open: added in a thread by its first descriptor, and by workers as they start. */
+export const S3_KIND: StoreKind<"s3"> = { open: (d) => S3Store.fromDescriptor(d), workerCanOpen: () => true };

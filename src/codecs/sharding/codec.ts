@@ -20,6 +20,9 @@ import type { ArrayToBytesCodec, ByteRange, ByteSource, ChunkRun, ChunkSpec, Chu
 import type { DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder, SourceRange } from "../types.js";
 import { allFill, asCorrupt, chunkElements, contiguousView, copyElements, coversAll, fillComponents, fillElements, regionAt } from "../view.js";
 import type { ScratchLease } from "../../scratch.js";
+// crc32c, which a shard index names by default, loads with sharding (registry.ts): the module
+// every sharded array loads anyway, and what an unsharded array naming crc32c loads.
+export { crc32cCodec, numcodecsCrc32cCodec } from "../crc32c.js";
 import { codecList, codecListJson, enumOption } from "../config.js";
 import { coalesceRanges } from "../../stores/ranges.js";
 import { decodeIndex, emptyIndex, encodeIndex, indexSpec, type ShardIndex } from "./shard-index.js";

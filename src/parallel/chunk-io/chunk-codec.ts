@@ -7,6 +7,7 @@ import type { ArrayMetadata } from "../../metadata/array-metadata.js";
 import { CodecPipeline } from "../../codecs/pipeline.js";
 import { codecsReady } from "../../codecs/registry.js";
 import type { ChunkSpec } from "../../codecs/types.js";
+import type { ChunkItem } from "./chunk-task.js";
 import { asCorrupt } from "../../codecs/view.js";
 
 const pipelines = new Map<string, CodecPipeline>();
@@ -62,4 +63,25 @@ export function asCorruptChunk(key: string, err: unknown): unknown {
   // A store read (a shard's ranges) that stopped because the operation was cancelled.
   if (asAbort(err) !== err) return asAbort(err);
   return asCorrupt(err, `chunk "${key}" is corrupt`);
+}
+
+/** An item's chunk shape: its own on a rectilinear grid, else the regular grid's. */
+export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
+  return item.shape ?? meta.chunks;
+}
+
+/**
+ * Whether an item covers every element of its chunk: of the part inside the array (`inBounds`,
+ * enough for a read), or of the whole chunk the grid defines. A write must ask the latter: the
+ * shape it knows may be stale, and another writer may have grown the array and stored values in
+ * the rest of an edge chunk, which a write of the in-bounds part alone must merge with.
+ */
+export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
+  // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
+  if (item.scatter) return false;
+  const shape = chunkShapeOf(meta, item);
+  return item.chunkSel.every((r, d) => {
+    const extent = inBounds ? Math.min(shape[d], meta.shape[d] - item.origin[d]) : shape[d];
+    return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
+  });
 }

@@ -2,31 +2,29 @@
  * Chunk tasks: plain, structured-cloneable objects, and the one function that runs them. The same
  * `runChunkTask` runs inline on the main thread or inside a worker, so there is one code path.
  */
-import { asAbort, CorruptChunkError, MissingChunkError, ReadOnlyError, UnsupportedError } from "../../errors.js";
+import { asAbort, MissingChunkError, ReadOnlyError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
-import { componentsPerElement, type Component, type ElementArray, type Scalar } from "../../metadata/dtype.js";
+import { componentsPerElement, type ElementArray, type Scalar } from "../../metadata/dtype.js";
 import { allocElements } from "../../metadata/elements.js";
-import { scalarToComponents } from "../../metadata/scalars.js";
-import type { ByteSource, ChunkView, ChunkWrite, EncodedChunk } from "../../codecs/types.js";
-import { allFill, copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
+import type { ByteSource, ChunkView } from "../../codecs/types.js";
+import { copyElements, fillComponents, fillElements, regionAt } from "../../codecs/view.js";
 import { contiguousStrides, product, type StridedRegion } from "../../indexing/strided.js";
 import type { DimRun, Scatter } from "../../indexing/projection.js";
-import { copyElement, forEachScattered, setElement } from "../../indexing/scatter.js";
-import type { Store, StoreDescriptor, WritableStore, WriteCondition } from "../../stores/types.js";
+import { copyElement, forEachScattered } from "../../indexing/scatter.js";
+import type { Store, StoreDescriptor, WritableStore } from "../../stores/types.js";
 import { isWritable, readVersioned } from "../../stores/types.js";
-import { storeFromDescriptor } from "../../stores/open.js";
-import { asCorruptChunk, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
+import { storeFromDescriptor } from "../../stores/kinds.js";
+import { asCorruptChunk, chunkShapeOf, chunkSpecOf, pipelineFor } from "./chunk-codec.js";
 import { codecsReady } from "../../codecs/registry.js";
-// hierarchy/ (array.ts, create-options.ts) imports these two from here.
-export { chunkSpecOf, pipelineFor } from "./chunk-codec.js";
-import { giveScratch, ScratchLease, takeScratch } from "../../scratch.js";
-import { withChunkLock, type ChunkLockRef } from "../sync/lock-table.js";
-import { withConflictRetries, type ConditionalWritePolicy } from "../sync/conditional-writes.js";
+// The chunk cache, operations and the fetched-chunk paths import these from here.
+export { chunkShapeOf, chunkSpecOf, coversChunk, pipelineFor } from "./chunk-codec.js";
+import { onFirstUse } from "../../first-use.js";
+import { giveScratch, takeScratch } from "../../scratch.js";
+import type { ChunkLockRef } from "../sync/lock-table.js";
+import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
-/** An item's chunk shape: its own on a rectilinear grid, else the regular grid's. */
-export function chunkShapeOf(meta: ArrayMetadata, item: ChunkItem): number[] {
-  return item.shape ?? meta.chunks;
-}
+/** How write tasks run (chunk-writes.ts), loaded with the first (lazy-features.ts): a thread that only reads never loads it. */
+const chunkWrites = onFirstUse(() => import("../../lazy-features.js"));
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. @hidden */
 export interface ChunkItem {
@@ -264,141 +262,6 @@ async function readWholeVersioned(task: ReadTask, store: Store, item: ChunkItem,
 }
 
 /**
- * Whether an item covers every element of its chunk: of the part inside the array (`inBounds`,
- * enough for a read), or of the whole chunk the grid defines. A write must ask the latter: the
- * shape it knows may be stale, and another writer may have grown the array and stored values in
- * the rest of an edge chunk, which a write of the in-bounds part alone must merge with.
- */
-export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: boolean): boolean {
-  // A scattered item may leave holes in its run box (and may repeat elements): always a merge.
-  if (item.scatter) return false;
-  const shape = chunkShapeOf(meta, item);
-  return item.chunkSel.every((r, d) => {
-    const extent = inBounds ? Math.min(shape[d], meta.shape[d] - item.origin[d]) : shape[d];
-    return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
-  });
-}
-
-/**
- * Writes one chunk, the mirror of readItem: a whole chunk of the value by `chain.encode` straight
- * from the value, any other write by the chain's partial encoder. Whole-chunk writes are
- * last-writer-wins; a partial one (an edge chunk's in-bounds part too, as in zarr-python) reads
- * and writes under a lock, or (conditional writes) without one, by compare-and-swap.
- */
-async function writeItem(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
-  const whole = coversChunk(task.meta, item, false);
-  if (whole && task.value.kind === "array") return writeWhole(task, store, item, task.value.buffer);
-  // A scalar over a whole chunk needs no stored bytes either: it is written into the fill value.
-  if (whole) return writePart(task, store, item, signal, false);
-  if (task.conditional) return compareAndSwap(task, task.conditional, store, item, signal);
-  return withChunkLock(task.lock, item.key, () => writePart(task, store, item, signal, true));
-}
-
-/** Scratch for a write's encoding to live in until `set` settles, for a store that then lets go of it: no fresh memory per chunk. */
-async function withLease<T>(store: WritableStore, use: (lease: ScratchLease | undefined) => Promise<T>): Promise<T> {
-  const lease = store.setReleasesValue === true ? new ScratchLease() : undefined;
-  try {
-    return await use(lease);
-  } finally {
-    lease?.release();
-  }
-}
-
-async function writeWhole(task: WriteTask, store: WritableStore, item: ChunkItem, value: TaskBuffer): Promise<void> {
-  const { meta } = task;
-  const shape = chunkShapeOf(meta, item);
-  const view = { data: value.data, shape, ...valueRegionOf(item, value) };
-  if (!task.writeEmptyChunks && allFill(chunkSpecOf(meta, shape), view.data, view)) return storeEncoded(store, item, EMPTY);
-  await withLease(store, async (lease) => storeEncoded(store, item, { kind: "bytes", bytes: await pipelineFor(meta, shape).encode(view, lease) }));
-}
-
-const EMPTY: EncodedChunk = { kind: "empty" };
-
-/**
- * Stores a chunk's new encoding: deletes the chunk when it is all fill value. A compare-and-swap
- * attempt (`swap`) writes conditionally and never deletes: a chunk that was stored and is now all
- * fill value is written as such (its encoder was asked for bytes), since a delete cannot be made
- * conditional on every S3-compatible server; one that was missing and stays all fill value is left missing.
- */
-async function storeEncoded(store: WritableStore, item: ChunkItem, encoded: EncodedChunk, swap?: SwapAttempt): Promise<void> {
-  if (swap) swap.done = encoded.kind === "empty" || (await store.setIf!(item.key, encoded.bytes, swap.condition!)).ok;
-  else if (encoded.kind === "empty") await store.delete(item.key);
-  else await store.set(item.key, encoded.bytes);
-}
-
-/** One compare-and-swap attempt: the condition its read set (the version, or "missing"), and whether its write went through. */
-interface SwapAttempt {
-  condition?: WriteCondition;
-  done: boolean;
-}
-
-/**
- * A partial write without locks: read the chunk and its version, merge, write if the version
- * still holds; when another writer changed the chunk meanwhile, all of it again (after a backoff),
- * at most `policy.maxAttempts` times, then a WriteConflictError naming the key.
- */
-async function compareAndSwap(task: WriteTask, policy: ConditionalWritePolicy, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined): Promise<void> {
-  if (typeof store.setIf !== "function") {
-    throw new UnsupportedError(`chunk "${item.key}": conditional writes were asked for, but the store offers none`);
-  }
-  const attempt = async (): Promise<boolean> => {
-    const swap: SwapAttempt = { done: false };
-    await writePart(task, store, item, signal, true, swap);
-    return swap.done;
-  };
-  await withConflictRetries(policy, item.key, attempt, signal);
-}
-
-/**
- * Writes an item into its chunk's stored bytes (`merge`; else into the fill value) through the
- * chain's partial encoder; under compare-and-swap (`swap`), conditional on the version read.
- */
-async function writePart(task: WriteTask, store: WritableStore, item: ChunkItem, signal: AbortSignal | undefined, merge: boolean, swap?: SwapAttempt): Promise<void> {
-  let previous: Uint8Array | undefined;
-  if (swap) {
-    const read = await readVersioned(store, item.key, { signal });
-    previous = read.kind === "value" ? read.bytes : undefined;
-    swap.condition = read.kind === "value" ? { ifMatch: read.version } : { ifNoneMatch: "*" };
-  } else if (merge) previous = (await store.get(item.key, { signal })) ?? undefined;
-  const writeEmpty = task.writeEmptyChunks || (swap !== undefined && previous !== undefined);
-  await withLease(store, async (lease) => {
-    let encoded: EncodedChunk;
-    try {
-      encoded = await pipelineFor(task.meta, chunkShapeOf(task.meta, item)).partialEncoder(previous, { lease, writeEmpty }).encode(chunkWrite(task, item));
-    } catch (err) {
-      throw err instanceof CorruptChunkError ? asCorruptChunk(item.key, err) : err;
-    }
-    await storeEncoded(store, item, encoded, swap);
-  });
-}
-
-/** An item's write into its decoded chunk: the value's elements (or the scalar) put at the item's runs. */
-function chunkWrite(task: WriteTask, item: ChunkItem): ChunkWrite {
-  const { meta, value } = task;
-  return {
-    selection: item.chunkSel,
-    covers: coversChunk(meta, item, false),
-    put(chunk) {
-      const target = regionAt(item.chunkSel.map((r) => r.start), item.chunkSel.map((r) => r.step), chunk.strides, chunk.offset);
-      const counts = item.chunkSel.map((r) => r.count);
-      if (value.kind === "scalar") {
-        const comps = scalarToComponents(value.value, meta.dtype);
-        if (item.scatter) forEachScattered(item, target, [], (b) => setElement(chunk.data, b, comps));
-        else fillElements(chunk.data, target, counts, comps);
-      } else if (item.scatter) {
-        const c = componentsPerElement(meta.dtype);
-        forEachScattered(item, target, value.buffer.strides, (b, o) => copyElement(chunk.data, b, value.buffer.data, o, c));
-      } else copyElements(meta.dtype, chunk.data, target, value.buffer.data, valueRegionOf(item, value.buffer), counts);
-    },
-  };
-}
-
-/** Where a write item's elements lie in the task's value. */
-function valueRegionOf(item: ChunkItem, value: TaskBuffer): StridedRegion {
-  return item.valueRegion ?? regionAt(item.outStart, item.outStep ?? null, value.strides);
-}
-
-/**
  * The store a read task's items read from: for a store that can fetch several chunks in fewer
  * requests (`prefetch`: a ReferenceStore merges nearby byte ranges of a file), a view holding all
  * the task's chunks, fetched together; else the store itself.
@@ -430,6 +293,6 @@ export async function runChunkTask(task: ChunkTask, store: Store = storeFor(task
     return undefined;
   }
   if (!isWritable(store)) throw new ReadOnlyError("the store is read-only");
-  for (const item of task.items) await writeItem(task, store, item, signal);
+  await chunkWrites((m) => m.writeItems(task, store as WritableStore, signal))();
   return undefined;
 }

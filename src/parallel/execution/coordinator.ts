@@ -6,7 +6,7 @@
  */
 import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../../errors.js";
 import type { TypedArray } from "../../metadata/dtype.js";
-import { workerCanOpen } from "../../stores/open.js";
+import { workerCanOpen } from "../../stores/kinds.js";
 import { storeModules } from "../../stores/caller.js";
 import type { Store, WritableStore } from "../../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";

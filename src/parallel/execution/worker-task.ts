@@ -7,7 +7,7 @@
  */
 import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "../chunk-io/chunk-task.js";
 import type { Store } from "../../stores/types.js";
-import { loadStoreKind } from "../../stores/open.js";
+import { loadStoreKind } from "../../stores/kinds.js";
 import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";

@@ -13,11 +13,11 @@
  *
  * Whether a server honours the conditions cannot be told from its type: s3rver, for one, takes the
  * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
- * (`requireConditionalWrites`), under the node's own path, and refuses one that does not.
+ * (`requireConditionalWrites`, conditional-probe.ts), under the node's own path, and refuses one
+ * that does not. Here: the option and its policy; the probe and the compare-and-swap loop
+ * (chunk-io/chunk-writes.ts) load with the first write (lazy-features.ts).
  */
-import { AbortError, InvalidArgumentError, UnsupportedError, WriteConflictError } from "../../errors.js";
-import { nodeKey } from "../../metadata/chunk-key.js";
-import { isWritable, type Store, type WritableStore } from "../../stores/types.js";
+import { InvalidArgumentError } from "../../errors.js";
 import { checkOptionNames } from "../execution/options.js";
 
 /** `conditionalWrites` as openArray/createArray/openGroup take it: true, or the retry policy. */
@@ -57,95 +57,4 @@ export function conditionalWritePolicy(option: unknown): ConditionalWritePolicy 
     }
   }
   return policy;
-}
-
-/** The wait before attempt `n + 1` (n >= 1): "full jitter", a random share of the capped exponential. */
-export function conflictBackoff(policy: ConditionalWritePolicy, n: number, random = Math.random): number {
-  return random() * Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** (n - 1));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new AbortError());
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortError());
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * Runs `attempt` (one read, merge and conditional write of `key`; true when the write went
- * through) until it succeeds, backing off between attempts; after `maxAttempts` failures, a
- * WriteConflictError. Returns the number of attempts made.
- */
-export async function withConflictRetries(
-  policy: ConditionalWritePolicy,
-  key: string,
-  attempt: () => Promise<boolean>,
-  signal?: AbortSignal,
-): Promise<number> {
-  for (let n = 1; n <= policy.maxAttempts; n++) {
-    if (n > 1) await sleep(conflictBackoff(policy, n - 1), signal);
-    if (signal?.aborted) throw new AbortError();
-    if (await attempt()) return n;
-  }
-  throw new WriteConflictError(
-    `chunk "${key}" changed under each of ${policy.maxAttempts} conditional writes: other writers kept winning (raise conditionalWrites.maxAttempts, or write less contended regions)`,
-    key,
-    policy.maxAttempts,
-  );
-}
-
-/** Probes already made, by store (the same server and bucket answer the same). */
-const probes = new Map<string, Promise<void>>();
-
-/**
- * Refuses a store that cannot take conditional writes: one without `setIf` (a folder, memory,
- * HTTP), or one whose server ignores the conditions (found by a probe: a PUT with
- * If-None-Match: * over an existing object, and one with If-Match and a stale ETag, must both be
- * refused). The probe writes one small object under `path` and deletes it; it runs once per store.
- */
-export async function requireConditionalWrites(store: Store, path: string): Promise<void> {
-  const d = store.descriptor();
-  const where = d.kind === "s3" ? `s3://${d.bucket}/${d.prefix}` : `a ${d.kind} store`;
-  if (!isWritable(store) || typeof store.setIf !== "function") {
-    throw new UnsupportedError(`conditionalWrites: ${where} offers no conditional writes (only S3 stores whose server checks If-Match and If-None-Match do)`);
-  }
-  // The server, bucket and prefix: where the answer could differ. Not the credentials.
-  const cacheKey = d.kind === "s3" ? JSON.stringify([d.endpoint ?? null, d.region, d.bucket, d.prefix]) : null;
-  const cached = cacheKey === null ? undefined : probes.get(cacheKey);
-  if (cached) return cached;
-  const probe = probeConditions(store, path, where);
-  if (cacheKey !== null) {
-    probes.set(cacheKey, probe);
-    // A probe that failed on the way (a network error) is not an answer: the next open asks again.
-    probe.catch(() => probes.delete(cacheKey));
-  }
-  return probe;
-}
-
-async function probeConditions(store: WritableStore, path: string, where: string): Promise<void> {
-  const setIf = store.setIf!.bind(store);
-  const key = nodeKey(path, `.parzarr-conditional-probe-${Math.random().toString(36).slice(2, 12)}`);
-  const bytes = (s: string) => new TextEncoder().encode(s);
-  const refuse = (what: string) =>
-    new UnsupportedError(
-      `conditionalWrites: the server of ${where} does not honour conditional writes (${what}); open without conditionalWrites, or take locks with a synchronizer`,
-    );
-  try {
-    const first = await setIf(key, bytes("1"), { ifNoneMatch: "*" });
-    if (!first.ok) throw refuse(`a PUT with If-None-Match: * of a new key "${key}" was refused`);
-    if ((await setIf(key, bytes("2"), { ifNoneMatch: "*" })).ok) throw refuse("a PUT with If-None-Match: * over an existing object was written");
-    const second = await setIf(key, bytes("3"), { ifMatch: first.version });
-    if (!second.ok) throw refuse("a PUT with If-Match and the current ETag was refused");
-    if ((await setIf(key, bytes("4"), { ifMatch: first.version })).ok) throw refuse("a PUT with If-Match and a stale ETag was written");
-  } finally {
-    await store.delete(key);
-  }
 }
