@@ -140,6 +140,17 @@ last_literals: {
   return (u32)(op - dst);
 }
 
+/* Adds a length field's extra bytes (the token held 15) to *len; 0 where the input ends first. */
+static inline const u8 *read_length(const u8 *ip, const u8 *iend, u32 *len) {
+  u32 b;
+  do {
+    if (ip >= iend) return 0;
+    b = *ip++;
+    *len += b;
+  } while (b == 255);
+  return ip;
+}
+
 /*
  * Decodes one LZ4 block src[0, n) into dst, which holds cap bytes. Returns the decoded length, or
  * a negative number when the block is malformed (lz4.ts's decoder then runs on it to name the
@@ -179,14 +190,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
         continue;
       }
     } else {
-      if (lit == 15) {
-        u32 b;
-        do {
-          if (ip >= iend) return -2;
-          b = *ip++;
-          lit += b;
-        } while (b == 255);
-      }
+      if (lit == 15 && (ip = read_length(ip, iend, &lit)) == 0) return -2;
       if ((u32)(iend - ip) < lit) return -3;
       if ((u32)(oend - op) < lit) return -4;
       if (lit > 0) copy16(op, ip, lit);
@@ -199,14 +203,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
       if (offset == 0 || offset > (u32)(op - dst)) return -6;
       ml = token & 15;
     }
-    if (ml == 15) {
-      u32 b;
-      do {
-        if (ip >= iend) return -7;
-        b = *ip++;
-        ml += b;
-      } while (b == 255);
-    }
+    if (ml == 15 && (ip = read_length(ip, iend, &ml)) == 0) return -7;
     ml += MIN_MATCH;
     if ((u32)(oend - op) < ml) return -4;
     copy_match(op, offset, ml);
