@@ -26,7 +26,7 @@ const NS_PER_BYTE: Record<string, number> = {
   gzip: 3.0, // gunzip 320 MiB/s
   zstd: 1.1, // the WebAssembly decoder, 875 MiB/s (plain floats)
   "zarrs.gdeflate": GDEFLATE,
-  lz4: 0.21, // LZ4 block 4494-4831 MiB/s (the WebAssembly decoder from 64 KiB)
+  lz4: 0.4, // LZ4 block 2389 MiB/s
   crc32c: 0.1,
   shuffle: 0.3,
 };
@@ -34,12 +34,12 @@ const NS_PER_BYTE: Record<string, number> = {
 /** Blosc by its compressor, with the byte shuffle (typesize 4) undone in WebAssembly. */
 const BLOSC_NS_PER_BYTE: Record<string, number> = {
   blosclz: 0.12, // 7692 MiB/s
-  lz4: 0.19, // 5044-5658 MiB/s (28 Nov, after the LZ4 kernel's shortcut; 3700-3781 before it)
-  lz4hc: 0.19, // 4994-5115 MiB/s
-  zstd: 0.35, // 2587-2835 MiB/s (short-period matches by swizzle: 1944-2248 before)
+  lz4: 0.32, // 3012 MiB/s
+  lz4hc: 0.61, // 1563 MiB/s
+  zstd: 0.48, // 1970 MiB/s
   zlib: 0.84, // 1133 MiB/s
 };
-/** What the bit shuffle adds over the byte shuffle (lz4: 559 against 5044-5658 MiB/s). */
+/** What the bit shuffle adds over the byte shuffle (lz4: 531 against 3012 MiB/s). */
 const BITSHUFFLE_NS_PER_BYTE = 1.5;
 
 /** The decoding cost of a chain (its normalised configs), the sum of its codecs'. */

@@ -26,17 +26,17 @@ import { fetchChunks, fetchesChunks, writeOnCaller, type FetchedChunks } from ".
  * (raw chunks: a file read into place, cost 0) gains nothing from more cores, so it runs inline
  * at every size; decoding that costs more shares out its excess. Measured on the 2-core
  * development machine, 256 MiB float32 in 1024^2 chunks read into a reused output: raw inline
- * 74 ms against 86 ms on 2 threads (the file reads split, the pool's cost added), blosc-lz4 (then
- * 0.32 ns/B) 1.06-1.25x faster on 2 threads; both fit a pool cost of about 0.15-0.2 ns/B.
+ * 74 ms against 86 ms on 2 threads (the file reads split, the pool's cost added), blosc-lz4 (0.32
+ * ns/B) 1.06-1.25x faster on 2 threads; both fit a pool cost of about 0.15-0.2 ns/B.
  */
 export const POOL_NS_PER_BYTE = 0.15;
 /**
  * Each thread of an operation placed by cost gets at least this much decoding beyond the pool's
  * own cost (ns): handing out tasks, waking workers and waiting for the last task cost about a
- * millisecond, which a smaller share would not pay back. Blosc-lz4 reads up to 95 MiB (0.19
- * ns/B, 2.7 ms of such work at 64 MiB) stay inline: 64 MiB on 2 threads was 0.73-0.93x inline on
- * the 2-core VM (28 Nov, `npm run bench:scale -- --size 4096`, loaded: 37-42 ms inline), where
- * blosc-zstd (0.35 ns/B) goes to 2 threads from 20 MiB.
+ * millisecond, which a smaller share would not pay back. A 16 MiB blosc-lz4 read (2.9 ms of such
+ * work) stays inline: there 2 threads were no faster on the 2-core VM (`npm run bench:scale --
+ * --size 2048`, loaded: medians 10 and 23 ms inline, 12 and 22 ms on 2 threads), where 64 MiB
+ * (11 ms of work) ran 2.2x faster on 2 (146 against 66 ms).
  */
 export const MIN_WORK_PER_THREAD_NS = 2e6;
 /**
