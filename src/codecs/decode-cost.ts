@@ -26,17 +26,24 @@ const NS_PER_BYTE: Record<string, number> = {
   gzip: 3.0, // gunzip 320 MiB/s
   zstd: 1.1, // the WebAssembly decoder, 875 MiB/s (plain floats)
   "zarrs.gdeflate": GDEFLATE,
-  lz4: 0.4, // LZ4 block 2389 MiB/s
+  lz4: 0.4, // LZ4 block 2389 MiB/s (4494-4831 after the kernel's shortcut: kept, as blosc's below)
   crc32c: 0.1,
   shuffle: 0.3,
 };
 
-/** Blosc by its compressor, with the byte shuffle (typesize 4) undone in WebAssembly. */
+/**
+ * Blosc by its compressor, with the byte shuffle (typesize 4) undone in WebAssembly. lz4, lz4hc
+ * and zstd keep the figures measured before the LZ4 kernel's shortcut (28 Nov), which took their
+ * decoding to 5044-5658, 4994-5115 and 2587-2835 MiB/s (0.19, 0.19, 0.35 ns/B) while a whole
+ * blosc-lz4 read's CPU fell only 4% (file reads, staging and the scatter into the output cost the
+ * rest, and threads share those too). Priced by the kernel alone, a 256 MiB blosc-lz4 read on 16
+ * cores would get 5 threads, where the 16-core curve (docs/benchmarks.md) measured 16 fastest.
+ */
 const BLOSC_NS_PER_BYTE: Record<string, number> = {
   blosclz: 0.12, // 7692 MiB/s
-  lz4: 0.32, // 3012 MiB/s
-  lz4hc: 0.61, // 1563 MiB/s
-  zstd: 0.48, // 1970 MiB/s
+  lz4: 0.32, // 3012 MiB/s before the shortcut
+  lz4hc: 0.61, // 1563 MiB/s before the shortcut
+  zstd: 0.48, // 1970 MiB/s before the shortcut
   zlib: 0.84, // 1133 MiB/s
 };
 /** What the bit shuffle adds over the byte shuffle (lz4: 531 against 3012 MiB/s). */

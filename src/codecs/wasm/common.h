@@ -40,11 +40,25 @@ static inline void copy16(u8 *dst, const u8 *src, u32 n) {
   } while (dst < end);
 }
 
+/* Row d: byte i of a d-periodic pattern is byte i % d of its period (row 0 unused). */
+static const u8 PERIOD_INDEX[16][16] = {
+    {0}, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+    {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0}, {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 0, 1, 2, 3, 4, 5, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4, 5},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 1, 2, 3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 1, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 0, 1},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0},
+};
+/* Row d: the largest multiple of d up to 16, how far one vector of the pattern advances. */
+static const u8 PERIOD_STEP[16] = {0, 16, 16, 15, 16, 15, 12, 14, 16, 9, 10, 11, 12, 13, 14, 15};
+
 /*
  * A match of n bytes from `offset` back; the regions overlap when offset < n. A short offset
- * repeats a pattern: once its first d bytes are written (d the first multiple of offset from 16
- * up), every byte equals the one d back, so the rest moves as 16-byte vectors from d back. Runs
- * of one byte (offset 1), common in shuffled data, go 16 bytes a step instead of one.
+ * repeats a pattern of `offset` bytes: one swizzle spreads it over a vector, stored every
+ * multiple of the period that fits in 16 bytes. Runs of one byte (offset 1), common in shuffled
+ * data, go 16 bytes a step. May write up to 15 bytes past op + n and reads op - offset + 16.
  */
 static inline void copy_match(u8 *op, u32 offset, u32 n) {
   const u8 *m = op - offset;
@@ -52,11 +66,13 @@ static inline void copy_match(u8 *op, u32 offset, u32 n) {
     copy16(op, m, n);
     return;
   }
-  u32 d = offset;
-  while (d < 16) d += offset;
-  u32 i = 0;
-  for (; i < d && i < n; i++) op[i] = m[i];
-  if (i < n) copy16(op + i, op + i - d, n - i);
+  v128_t p = wasm_i8x16_swizzle(wasm_v128_load(m), wasm_v128_load(PERIOD_INDEX[offset]));
+  u32 step = PERIOD_STEP[offset];
+  u8 *end = op + n;
+  do {
+    wasm_v128_store(op, p);
+    op += step;
+  } while (op < end);
 }
 
 #endif

@@ -140,6 +140,17 @@ last_literals: {
   return (u32)(op - dst);
 }
 
+/* Adds a length field's extra bytes (the token held 15) to *len; 0 where the input ends first. */
+static inline const u8 *read_length(const u8 *ip, const u8 *iend, u32 *len) {
+  u32 b;
+  do {
+    if (ip >= iend) return 0;
+    b = *ip++;
+    *len += b;
+  } while (b == 255);
+  return ip;
+}
+
 /*
  * Decodes one LZ4 block src[0, n) into dst, which holds cap bytes. Returns the decoded length, or
  * a negative number when the block is malformed (lz4.ts's decoder then runs on it to name the
@@ -151,40 +162,50 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
   const u8 *const iend = src + n;
   u8 *op = dst;
   u8 *const oend = dst + cap;
+  /*
+   * The reference decoder's shortcut for the common sequence, fewer than 15 literals and a match
+   * of under 19 bytes: while 16 input bytes remain past the token and 32 output bytes are free,
+   * the literals and offset lie in the input and both copies fit, so one check covers them and
+   * each copy is a fixed-size move.
+   */
+  const u8 *const short_iend = n > 16 ? iend - 16 : src;
+  u8 *const short_oend = cap > 32 ? oend - 32 : dst;
   if (n == 0) return -1;
   for (;;) {
     u32 token = *ip++;
     u32 lit = token >> 4;
-    if (lit == 15) {
-      u32 b;
-      do {
-        if (ip >= iend) return -2;
-        b = *ip++;
-        lit += b;
-      } while (b == 255);
+    u32 offset, ml;
+    if (lit < 15 && ip < short_iend && op <= short_oend) {
+      wasm_v128_store(op, wasm_v128_load(ip));
+      ip += lit;
+      op += lit;
+      offset = rd16(ip);
+      ip += 2;
+      if (offset == 0 || offset > (u32)(op - dst)) return -6;
+      ml = token & 15;
+      if (ml < 15) {
+        /* 4 to 18 bytes, and ip < iend still (a next token follows). */
+        copy_match(op, offset, 18);
+        op += ml + MIN_MATCH;
+        continue;
+      }
+    } else {
+      if (lit == 15 && (ip = read_length(ip, iend, &lit)) == 0) return -2;
+      if ((u32)(iend - ip) < lit) return -3;
+      if ((u32)(oend - op) < lit) return -4;
+      if (lit > 0) copy16(op, ip, lit);
+      ip += lit;
+      op += lit;
+      if (ip == iend) return (int32_t)(op - dst);
+      if (iend - ip < 2) return -5;
+      offset = rd16(ip);
+      ip += 2;
+      if (offset == 0 || offset > (u32)(op - dst)) return -6;
+      ml = token & 15;
     }
-    if ((u32)(iend - ip) < lit) return -3;
-    if ((u32)(oend - op) < lit) return -4;
-    if (lit > 0) copy16(op, ip, lit);
-    ip += lit;
-    op += lit;
-    if (ip == iend) return (int32_t)(op - dst);
-    if (iend - ip < 2) return -5;
-    u32 offset = (u32)ip[0] | ((u32)ip[1] << 8);
-    ip += 2;
-    if (offset == 0 || offset > (u32)(op - dst)) return -6;
-    u32 ml = token & 15;
-    if (ml == 15) {
-      u32 b;
-      do {
-        if (ip >= iend) return -7;
-        b = *ip++;
-        ml += b;
-      } while (b == 255);
-    }
+    if (ml == 15 && (ip = read_length(ip, iend, &ml)) == 0) return -7;
     ml += MIN_MATCH;
     if ((u32)(oend - op) < ml) return -4;
-    /* Runs of one byte (offset 1), common in shuffled data, move 16 bytes a step (common.h). */
     copy_match(op, offset, ml);
     op += ml;
     if (ip >= iend) return -8;
