@@ -17,7 +17,7 @@ import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 /** A codec factory by name, with the chain builder the pipeline gives it. */
 // These factories are looked up directly: their modules load as an array naming them would load them.
 const IDS = ["vlen-utf8", "vlen-bytes", "delta", "fixedscaleoffset", "quantize", "astype", "categorize", "packbits", "bitround", "shuffle", "adler32", "crc32", "fletcher32", "bz2", "lzma"];
-await codecsReady(IDS.map((id) => ({ name: `numcodecs.${id}` })));
+await codecsReady([...IDS, "crc32c"].map((id) => ({ name: `numcodecs.${id}` })).concat({ name: "crc32c" }));
 const codecFactory = (name: string) => (conf: JsonObject, spec: ChunkSpec) => getCodecFactory(name)(conf, spec, CodecPipeline.create);
 
 const skip = zarrPythonSkip();
