@@ -5,7 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createArray } from "../src/index.js";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createArray, WorkerPool } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
@@ -53,4 +56,57 @@ test("the first setAttrs and updateAttrs write the attributes as they were at th
     /\/(src\/[^?]+)$/,
   );
   assert.equal(stdout, JSON.stringify({ units: "m", scale: 2 }));
+});
+
+test("a get or set whose selection resolves at once starts in its caller's turn: a pool closed right after the call still runs it", async () => {
+  const dir = scratchDir("parzarr-lazy-");
+  const a = await createArray(dir, { shape: [64, 64], chunks: [8, 8], dtype: "int32", codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: {} }] });
+  await a.set(null, 1, { threads: 0 });
+  // Each call on a fresh pool closed right after it: one that yielded before its placement is
+  // refused (POOL_CLOSED), one that reached it in the caller's turn still runs.
+  const closedRightAfter = async (run: (o: { pool: WorkerPool; threads: number }) => Promise<unknown>): Promise<string> => {
+    const pool = new WorkerPool({ threads: 1 });
+    const running = run({ pool, threads: 1 });
+    const closing = pool.close();
+    const outcome = await running.then(() => "ran", (e: { code?: string }) => String(e.code));
+    await closing;
+    return outcome;
+  };
+  // Where neither fancy.ts nor the writes have loaded (a page that only reads): reads of slices.
+  // A file rather than node -e: workers take the process's flags, and --input-type stops them.
+  const script = join(scratchDir("parzarr-lazy-"), "child.mjs");
+  writeFileSync(
+    script,
+    `const { openArray, slice, WorkerPool } = await import(${JSON.stringify(new URL("../src/index.ts", import.meta.url).pathname)});
+    const r = await openArray(${JSON.stringify(dir)}, { mode: "r" });
+    const closedRightAfter = async (run) => {
+      const pool = new WorkerPool({ threads: 1 });
+      const running = run({ pool, threads: 1 });
+      const closing = pool.close();
+      const outcome = await running.then(() => "ran", (e) => String(e.code));
+      await closing;
+      return outcome;
+    };
+    console.log(await closedRightAfter((o) => r.get(null, o)));
+    console.log(await closedRightAfter((o) => r.get([1, slice(0, 9)], o)));
+    console.log(await closedRightAfter((o) => r.oindex.get([[1, 5, 9], null], o)));`,
+  );
+  const child = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8" });
+  assert.equal(child.status, 0, child.stderr);
+  assert.deepEqual(child.stdout.trim().split("\n"), ["ran", "ran", "ran"]);
+  // Once loaded (here: createArray and set loaded them), every accessor's get and set.
+  const calls: ((o: { pool: WorkerPool; threads: number }) => Promise<unknown>)[] = [
+    (o) => a.get([[1, 5], [2, 6]], o),
+    (o) => a.vindex.get([[1, 5], [2, 6]], o),
+    (o) => a.blocks.get([0, null], o),
+    (o) => a.oindex.get([[1, 5], null], o),
+    (o) => a.set(null, 2, o),
+    (o) => a.set([[1, 5], [2, 6]], 3, o),
+    (o) => a.oindex.set([[1, 5], null], 4, o),
+    (o) => a.vindex.set([[1, 5], [2, 6]], 5, o),
+    (o) => a.blocks.set([0, 1], 6, o),
+  ];
+  const outcomes: string[] = [];
+  for (const call of calls) outcomes.push(await closedRightAfter(call));
+  assert.deepEqual(outcomes, calls.map(() => "ran"));
 });

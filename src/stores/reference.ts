@@ -140,7 +140,7 @@ export class ReferenceStore implements ReadableStore {
     return store;
   }
 
-  /** Reopens a store from its descriptor (in a worker: see stores/open.ts). */
+  /** Reopens a store from its descriptor (in a worker: see stores/kinds.ts). */
   static fromDescriptor(d: ReferenceStoreDescriptor): ReferenceStore {
     if (d.source.kind === "in-thread") {
       const s = inThread.get(d.source.id)?.deref();

@@ -9,13 +9,14 @@
  * policy is plain data: write tasks carry it to worker threads (`WriteTask.conditional`).
  *
  * A chunk whose merged value is all fill value is written, not deleted: a delete would have to
- * be conditional too, which S3-compatible servers do not all offer (chunk-task.ts).
+ * be conditional too, which S3-compatible servers do not all offer (chunk-io/chunk-writes.ts).
  *
  * Whether a server honours the conditions cannot be told from its type: s3rver, for one, takes the
  * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
  * (`requireConditionalWrites`, conditional-probe.ts), under the node's own path, and refuses one
- * that does not. Here: the option and its policy; the probe and the compare-and-swap loop
- * (chunk-io/chunk-writes.ts) load with the first write (lazy-features.ts).
+ * that does not. Here: the option and its policy. The probe loads with the first node opened to
+ * write with `conditionalWrites`, the compare-and-swap loop (chunk-io/chunk-writes.ts) with a
+ * thread's first write task (both through lazy-features.ts).
  */
 import { InvalidArgumentError } from "../../errors.js";
 import { checkOptionNames } from "../execution/options.js";
