@@ -5,6 +5,8 @@
  * Number.MAX_SAFE_INTEGER, so a caller's check against a length or limit refuses it.
  */
 export function readU64(b: Uint8Array, at: number): number {
-  const dv = new DataView(b.buffer, b.byteOffset + at, 8);
-  return dv.getUint32(4, true) * 2 ** 32 + dv.getUint32(0, true);
+  // A view of all of b, so a field past its end throws (RangeError) rather than reading the bytes
+  // of the buffer after it.
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return dv.getUint32(at + 4, true) * 2 ** 32 + dv.getUint32(at, true);
 }

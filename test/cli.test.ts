@@ -431,6 +431,23 @@ test("get --out .json writes bytes values as base64, as info shows a bytes fill 
   assert.equal(JSON.parse(ok(await inProcess(["info", join(tmp, "fill"), "--json"]), "info").stdout).fillValue, "AQI=");
 });
 
+test("get --out .json writes fixed-length bytes and raw bits in the form info gives their fill value, not as byte-keyed objects", async () => {
+  const tmp = scratchDir("parzarr-cli-fixed-bytes-");
+  const cases: [string, 2 | 3, unknown, Uint8Array[], unknown[]][] = [
+    ["s3", 2, "|S3", [Uint8Array.of(97, 98, 0), Uint8Array.of(1, 2, 3)], ["YWI=", "AQID"]],
+    ["v2", 2, "|V2", [Uint8Array.of(1, 2), Uint8Array.of(255, 0)], ["AQI=", "/wA="]],
+    ["r16", 3, "r16", [Uint8Array.of(1, 2), Uint8Array.of(255, 0)], [[1, 2], [255, 0]]],
+  ];
+  for (const [name, zarrFormat, dtype, values, json] of cases) {
+    const a = await createArray(join(tmp, name), { zarrFormat, shape: [2], chunks: [2], dtype: dtype as never });
+    await a.set(null, values as never);
+    ok(await inProcess(["get", join(tmp, name), "--out", join(tmp, `${name}.json`)]), `get ${name}`);
+    assert.deepEqual(JSON.parse(readFileSync(join(tmp, `${name}.json`), "utf8")).data, json, name);
+    ok(await inProcess(["get", join(tmp, name), "1", "--out", join(tmp, `${name}-1.json`)]), `get ${name} 1`);
+    assert.deepEqual(JSON.parse(readFileSync(join(tmp, `${name}-1.json`), "utf8")).data, json[1], `${name}[1]`);
+  }
+});
+
 // Keeps the copy used by the fixture tests honest: the tree of a copy is the tree of its source.
 test("tree of a copied hierarchy lists the same arrays as its source", async () => {
   const tmp = scratchDir("parzarr-cli-tree-");

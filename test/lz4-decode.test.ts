@@ -188,6 +188,20 @@ describe("LZ4 decoding in WebAssembly against JavaScript", () => {
     assert.equal(cases, 32 * 20 * 7 * 14);
   });
 
+  test("outputs under 32 bytes take no shortcut: nothing is written past the output's 16 bytes of slack", () => {
+    const lit = Array.from({ length: 14 }, (_, i) => i + 1);
+    for (let cap = 0; cap < 32; cap++) {
+      // Fourteen literals and a run at offset 1 (the shortcut's longest copy), then a last literal:
+      // 17 input bytes remain after the token, so only the output's room could keep the shortcut out.
+      for (const match of [4, 10, 18, 1000]) {
+        const { block: b, bytes } = block([{ lit, offset: 1, match }], [7, 7]);
+        const what = `${match}-byte match into ${cap} bytes`;
+        const fits = agree(k, b, cap, what);
+        assert.equal(fits, bytes.length <= cap, what);
+      }
+    }
+  });
+
   test("random valid blocks decode to the bytes they were built from", () => {
     const rnd = seededRandom(7);
     for (let i = 0; i < 400; i++) {

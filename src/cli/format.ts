@@ -4,7 +4,8 @@
  */
 import type { CodecConfig, NDArray, Scalar } from "../index.js";
 import { unwrapPresent, wrapPresent, type DataType } from "../metadata/dtype.js";
-import { bytesToBase64 } from "../metadata/base64.js";
+import { fillValueToJson } from "../metadata/fill-value.js";
+import { plainJson } from "../metadata/json.js";
 
 export { formatBytes, tuple } from "../format.js";
 
@@ -70,15 +71,15 @@ export function scalarJson(v: Scalar | null): unknown {
 }
 
 /**
- * An element as JSON: NaN and infinities as strings, as the fixture manifests write; bytes as base64
- * and a vlen-array element as its numbers, as zarr.json and info write such fill values.
+ * An element as JSON, in the form zarr.json gives a fill value of its type (fillValueToJson: NaN
+ * and infinities as strings, bytes as base64, ...), except that an optional's present value is
+ * not wrapped at its own level and a vlen-array element is a typed array of its numbers.
  */
-export function valueJson(v: Scalar, dt: DataType): unknown {
+export function valueJson(v: Scalar, dt: DataType, zarrFormat: 2 | 3): unknown {
   if (v === null) return null;
-  if (dt.kind === "optional") return wrapPresent(valueJson(unwrapPresent(v, dt)!, dt.inner) as Scalar, dt);
-  if (dt.kind === "bytes") return bytesToBase64(v as Uint8Array);
+  if (dt.kind === "optional") return wrapPresent(valueJson(unwrapPresent(v, dt)!, dt.inner, zarrFormat) as Scalar, dt);
   if (dt.kind === "vlen_array") return Array.from(v as unknown as ArrayLike<number | bigint>, (x) => scalarJson(x));
-  return scalarJson(v);
+  return plainJson(fillValueToJson(v, dt, zarrFormat));
 }
 
 export function describeCodec(c: CodecConfig): string {
@@ -169,9 +170,9 @@ export function formatArray(
 }
 
 /** Nested lists of `valueJson`s for JSON output. */
-export function nestedJson(arr: NDArray, dt: DataType): unknown {
+export function nestedJson(arr: NDArray, dt: DataType, zarrFormat: 2 | 3): unknown {
   const build = (dim: number, offset: number): unknown => {
-    if (dim === arr.shape.length) return valueJson(elementAt(arr, dt.name, offset), dt);
+    if (dim === arr.shape.length) return valueJson(elementAt(arr, dt.name, offset), dt, zarrFormat);
     return Array.from({ length: arr.shape[dim] }, (_, k) => build(dim + 1, offset + k * arr.stride[dim]));
   };
   return build(0, 0);

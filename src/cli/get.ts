@@ -71,7 +71,7 @@ export const getCommand: Command = {
     const value: NDArray = nd ?? { data: rawScalar(result as Scalar, arr.dataType), shape: [], stride: [] };
     let parts: Uint8Array[];
     if (format === ".json") {
-      const doc = { shape: value.shape, dtype: arr.dtype, data: nd ? nestedJson(nd, arr.dataType) : valueJson(result as Scalar, arr.dataType) };
+      const doc = { shape: value.shape, dtype: arr.dtype, data: nd ? nestedJson(nd, arr.dataType, arr.zarrFormat) : valueJson(result as Scalar, arr.dataType, arr.zarrFormat) };
       parts = [new TextEncoder().encode(`${JSON.stringify(doc)}\n`)];
     } else {
       const body = rawBytes(value.data, arr.dtype);

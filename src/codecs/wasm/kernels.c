@@ -166,10 +166,11 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
    * The reference decoder's shortcut for the common sequence, fewer than 15 literals and a match
    * of under 19 bytes: while 16 input bytes remain past the token and 32 output bytes are free,
    * the literals and offset lie in the input and both copies fit, so one check covers them and
-   * each copy is a fixed-size move.
+   * each copy is a fixed-size move. Under 32 bytes of output there is no shortcut (ip > src
+   * always): op == dst would pass op <= short_oend, and the copies would write past the slack.
    */
-  const u8 *const short_iend = n > 16 ? iend - 16 : src;
-  u8 *const short_oend = cap > 32 ? oend - 32 : dst;
+  const u8 *const short_iend = n > 16 && cap >= 32 ? iend - 16 : src;
+  u8 *const short_oend = cap >= 32 ? oend - 32 : dst;
   if (n == 0) return -1;
   for (;;) {
     u32 token = *ip++;
