@@ -251,6 +251,26 @@ describe("LZ4 decoding in WebAssembly against JavaScript", () => {
     assert.ok(numcodecs >= 16 && blosc >= 16, `${numcodecs} numcodecs chunks, ${blosc} c-blosc streams`);
   });
 
+  test("a length field of ~16.8 MB of 0xff bytes (a u32 wrapping to a small length) is refused by both decoders", () => {
+    // 15 + 255 * 16843009 = 2^32 + 14: a 32-bit sum wraps to 14, a plausible length.
+    const wrap = 16843009;
+    const literals = new Uint8Array(1 + wrap + 1 + 14);
+    literals[0] = 0xf0;
+    literals.fill(0xff, 1, 1 + wrap);
+    literals.fill(7, 2 + wrap);
+    // One literal, a match at offset 1 whose length wraps, then an empty last sequence.
+    const match = new Uint8Array(4 + wrap + 1 + 1);
+    match.set([0x1f, 7, 1, 0]);
+    match.fill(0xff, 4, 4 + wrap);
+    for (const [what, bad] of [
+      ["literal length", literals],
+      ["match length", match],
+    ] as const) {
+      assert.equal(agree(k, bad, 64, what), false, `${what}: refused`);
+      assert.throws(() => lz4DecompressBlock(bad, new Uint8Array(64 * 1024)), (e) => e instanceof CorruptChunkError && e.code === "CORRUPT_CHUNK");
+    }
+  });
+
   test("truncated and damaged blocks: refused by both decoders alike, CORRUPT_CHUNK, no write outside the output", async () => {
     const rnd = seededRandom(5);
     const walk = bytesOf(randomWalkFloat32(64, 1024, 2));
