@@ -14,7 +14,11 @@ import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { lz4CompressBound, lz4CompressIntoJs, lz4DecompressBlock, lz4DecompressBlockJs } from "../src/codecs/blosc/lz4.js";
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
 import { wasmKernels, type WasmKernels } from "../src/codecs/wasm/wasm.js";
+import { CodecPipeline } from "../src/codecs/pipeline.js";
+import { codecsReady, getCodecFactory } from "../src/codecs/registry.js";
+import type { BytesToBytesCodec } from "../src/codecs/types.js";
 import { CorruptChunkError } from "../src/errors.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 
 const FIXTURES = new URL("./fixtures/zarr-python-2.13/hierarchy.zarr/compressors/", import.meta.url);
@@ -319,5 +323,20 @@ describe("LZ4 decoding in WebAssembly against JavaScript", () => {
       }
     }
     assert.ok(frameFaults >= 10, `${frameFaults} of 300 damaged frames refused`);
+  });
+});
+
+describe("numcodecs.lz4 framing", () => {
+  test("a header declaring more than the chunk's decode cap is refused before the output is allocated", async () => {
+    await codecsReady([{ name: "numcodecs.lz4" }]);
+    const codec = (elements: number): BytesToBytesCodec =>
+      getCodecFactory("numcodecs.lz4")({}, { shape: [elements], dtype: parseDataType("uint8"), fillValue: 0 }, CodecPipeline.create).codec as BytesToBytesCodec;
+    // 4 MiB of zeros: a valid frame of ~16 KB, so only the cap (2 * 10 + 1 MiB for 10 elements) can refuse it.
+    const zeros = new Uint8Array(4 << 20);
+    const frame = await codec(10).encode(zeros);
+    assert.ok(frame.length < 64 * 1024);
+    await assert.rejects(async () => codec(10).decode(frame), (e: Error & { code?: string }) => e.code === "CORRUPT_CHUNK" && /limit/.test(e.message));
+    // The same frame for a chunk that may hold it decodes.
+    assert.equal((await codec(4 << 20).decode(frame)).length, zeros.length);
   });
 });
