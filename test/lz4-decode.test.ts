@@ -14,7 +14,11 @@ import { bloscDecode, bloscEncode } from "../src/codecs/blosc/blosc.js";
 import { lz4CompressBound, lz4CompressIntoJs, lz4DecompressBlock, lz4DecompressBlockJs } from "../src/codecs/blosc/lz4.js";
 import { byteShuffle } from "../src/codecs/blosc/shuffle.js";
 import { wasmKernels, type WasmKernels } from "../src/codecs/wasm/wasm.js";
+import { CodecPipeline } from "../src/codecs/pipeline.js";
+import { codecsReady, getCodecFactory } from "../src/codecs/registry.js";
+import type { BytesToBytesCodec } from "../src/codecs/types.js";
 import { CorruptChunkError } from "../src/errors.js";
+import { parseDataType } from "../src/metadata/dtype-names.js";
 import { bytesOf, randomWalkFloat32, seededRandom } from "../bench/compare/data.js";
 
 const FIXTURES = new URL("./fixtures/zarr-python-2.13/hierarchy.zarr/compressors/", import.meta.url);
@@ -251,6 +255,26 @@ describe("LZ4 decoding in WebAssembly against JavaScript", () => {
     assert.ok(numcodecs >= 16 && blosc >= 16, `${numcodecs} numcodecs chunks, ${blosc} c-blosc streams`);
   });
 
+  test("a length field of ~16.8 MB of 0xff bytes (a u32 wrapping to a small length) is refused by both decoders", () => {
+    // 15 + 255 * 16843009 = 2^32 + 14: a 32-bit sum wraps to 14, a plausible length.
+    const wrap = 16843009;
+    const literals = new Uint8Array(1 + wrap + 1 + 14);
+    literals[0] = 0xf0;
+    literals.fill(0xff, 1, 1 + wrap);
+    literals.fill(7, 2 + wrap);
+    // One literal, a match at offset 1 whose length wraps, then an empty last sequence.
+    const match = new Uint8Array(4 + wrap + 1 + 1);
+    match.set([0x1f, 7, 1, 0]);
+    match.fill(0xff, 4, 4 + wrap);
+    for (const [what, bad] of [
+      ["literal length", literals],
+      ["match length", match],
+    ] as const) {
+      assert.equal(agree(k, bad, 64, what), false, `${what}: refused`);
+      assert.throws(() => lz4DecompressBlock(bad, new Uint8Array(64 * 1024)), (e) => e instanceof CorruptChunkError && e.code === "CORRUPT_CHUNK");
+    }
+  });
+
   test("truncated and damaged blocks: refused by both decoders alike, CORRUPT_CHUNK, no write outside the output", async () => {
     const rnd = seededRandom(5);
     const walk = bytesOf(randomWalkFloat32(64, 1024, 2));
@@ -299,5 +323,20 @@ describe("LZ4 decoding in WebAssembly against JavaScript", () => {
       }
     }
     assert.ok(frameFaults >= 10, `${frameFaults} of 300 damaged frames refused`);
+  });
+});
+
+describe("numcodecs.lz4 framing", () => {
+  test("a header declaring more than the chunk's decode cap is refused before the output is allocated", async () => {
+    await codecsReady([{ name: "numcodecs.lz4" }]);
+    const codec = (elements: number): BytesToBytesCodec =>
+      getCodecFactory("numcodecs.lz4")({}, { shape: [elements], dtype: parseDataType("uint8"), fillValue: 0 }, CodecPipeline.create).codec as BytesToBytesCodec;
+    // 4 MiB of zeros: a valid frame of ~16 KB, so only the cap (2 * 10 + 1 MiB for 10 elements) can refuse it.
+    const zeros = new Uint8Array(4 << 20);
+    const frame = await codec(10).encode(zeros);
+    assert.ok(frame.length < 64 * 1024);
+    await assert.rejects(async () => codec(10).decode(frame), (e: Error & { code?: string }) => e.code === "CORRUPT_CHUNK" && /limit/.test(e.message));
+    // The same frame for a chunk that may hold it decodes.
+    assert.equal((await codec(4 << 20).decode(frame)).length, zeros.length);
   });
 });

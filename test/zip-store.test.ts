@@ -201,6 +201,34 @@ print(z.testzip(), z.read("a/b").decode(), len(z.read("c")), sorted(z.namelist()
         })(),
         /runs past/,
       ],
+      [
+        // A ZIP64 field claiming 16 bytes in an extra area of 4: its sizes would come from the comment.
+        "ZIP64 field past its extra area",
+        (() => {
+          const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          const cdOffset = dv.getUint32(bytes.length - 6, true);
+          const first = 46 + dv.getUint16(cdOffset + 28, true) + dv.getUint16(cdOffset + 30, true) + dv.getUint16(cdOffset + 32, true);
+          const entry = new Uint8Array(46 + 1 + 4 + 16);
+          entry.set(bytes.subarray(cdOffset, cdOffset + 47));
+          const e = new DataView(entry.buffer);
+          e.setUint32(20, 0xffffffff, true);
+          e.setUint32(24, 0xffffffff, true);
+          e.setUint16(30, 4, true);
+          e.setUint16(32, 16, true);
+          e.setUint32(47, 0x00100001, true); // id 1, length 16
+          e.setBigUint64(51, 10n, true); // the true sizes, in the comment
+          e.setBigUint64(59, 10n, true);
+          const rest = bytes.subarray(cdOffset + first, bytes.length);
+          const b = new Uint8Array(cdOffset + entry.length + rest.length);
+          b.set(bytes.subarray(0, cdOffset));
+          b.set(entry, cdOffset);
+          b.set(rest, cdOffset + entry.length);
+          const v = new DataView(b.buffer);
+          v.setUint32(b.length - 10, v.getUint32(b.length - 10, true) + entry.length - first, true);
+          return b;
+        })(),
+        /ZIP64 field of "k" is too short/,
+      ],
     ];
     for (const [name, content, why] of cases) {
       const p = join(dir, `${name.replace(/ /g, "-")}.zip`);

@@ -14,7 +14,8 @@ const lz4 = onFirstUse(() => import("./blosc/lz4.js"));
 const gdeflateEncoder = onFirstUse(() => import("./gdeflate-encode.js"));
 const gdeflateDecoder = onFirstUse(() => import("./gdeflate-decode.js"));
 
-export const lz4Codec: CodecFactory = (conf) => {
+export const lz4Codec: CodecFactory = (conf, spec) => {
+  const cap = decodeCap(spec);
   const acceleration = intOption(conf, "acceleration", "numcodecs.lz4", 1, 1, 65537);
   const encode = lz4((m, b: Uint8Array, scratch?: ScratchLease): Uint8Array => {
     // The size header and the block go into one scratch buffer: no second copy of the block, no
@@ -45,7 +46,10 @@ export const lz4Codec: CodecFactory = (conf) => {
     if (n !== size) throw new CorruptChunkError(`lz4: decoded ${n} bytes, header says ${size}`);
   });
   const decode = async (b: Uint8Array): Promise<Uint8Array> => {
-    const out = new Uint8Array(declaredSize(b));
+    const size = declaredSize(b);
+    // Checked before allocating: a 4 KB chunk may declare 1 MB, far more than its spec can hold.
+    if (size > cap) throw new CorruptChunkError(`lz4: the header declares ${size} decoded bytes, over this chunk's limit of ${cap}`);
+    const out = new Uint8Array(size);
     await decodeInto(b, out);
     return out;
   };

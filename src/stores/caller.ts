@@ -5,7 +5,7 @@
  * a CallerStore: the internal store interface, with a descriptor no worker can open ("caller"),
  * so the calling thread moves its bytes and workers only decode and encode (parallel/execution/coordinator.ts).
  * A store whose `descriptor()` has a kind registered with a module (registerStoreKind in
- * stores/open.ts) keeps that descriptor: workers open it from the module and do its I/O.
+ * stores/kinds.ts) keeps that descriptor: workers open it from the module and do its I/O.
  */
 import { InvalidArgumentError, StoreError, UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";

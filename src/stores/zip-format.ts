@@ -137,8 +137,10 @@ export function parseCentralDirectory(cd: Uint8Array, expected: number): ZipEntr
       const len = dv.getUint16(e + 2, true);
       if (id === 0x0001) {
         let q = e + 4;
+        // Bounded by the extra area too: a hostile len must not read sizes from the comment or the next entry.
+        const fieldEnd = Math.min(e + 4 + len, extraEnd);
         const take = (): number => {
-          if (q + 8 > e + 4 + len) throw new ZipFormatError(`the ZIP64 field of "${name}" is too short`);
+          if (q + 8 > fieldEnd) throw new ZipFormatError(`the ZIP64 field of "${name}" is too short`);
           const v = u64(cd, q);
           q += 8;
           return v;

@@ -140,13 +140,18 @@ last_literals: {
   return (u32)(op - dst);
 }
 
-/* Adds a length field's extra bytes (the token held 15) to *len; 0 where the input ends first. */
-static inline const u8 *read_length(const u8 *ip, const u8 *iend, u32 *len) {
+/*
+ * Adds a length field's extra bytes (the token held 15) to *len; 0 where the input ends first or
+ * the length passes max (the output's room): unchecked, ~16.8 MB of 0xff bytes would wrap the u32
+ * to a small length that lz4.ts's decoder refuses. max is under 2^32 - 255, so the sum cannot wrap.
+ */
+static inline const u8 *read_length(const u8 *ip, const u8 *iend, u32 *len, u32 max) {
   u32 b;
   do {
     if (ip >= iend) return 0;
     b = *ip++;
     *len += b;
+    if (*len > max) return 0;
   } while (b == 255);
   return ip;
 }
@@ -191,7 +196,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
         continue;
       }
     } else {
-      if (lit == 15 && (ip = read_length(ip, iend, &lit)) == 0) return -2;
+      if (lit == 15 && (ip = read_length(ip, iend, &lit, (u32)(oend - op))) == 0) return -2;
       if ((u32)(iend - ip) < lit) return -3;
       if ((u32)(oend - op) < lit) return -4;
       if (lit > 0) copy16(op, ip, lit);
@@ -204,7 +209,7 @@ int32_t lz4_decompress(const u8 *src, u32 n, u8 *dst, u32 cap) {
       if (offset == 0 || offset > (u32)(op - dst)) return -6;
       ml = token & 15;
     }
-    if (ml == 15 && (ip = read_length(ip, iend, &ml)) == 0) return -7;
+    if (ml == 15 && (ip = read_length(ip, iend, &ml, (u32)(oend - op))) == 0) return -7;
     ml += MIN_MATCH;
     if ((u32)(oend - op) < ml) return -4;
     copy_match(op, offset, ml);
