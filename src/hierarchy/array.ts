@@ -4,7 +4,7 @@
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
 import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnsupportedError } from "../errors.js";
-import { onFirstUse } from "../first-use.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
@@ -39,7 +39,7 @@ import { arrayInfo, type ArrayInfo } from "./info.js";
 // The write paths (array-writes.ts) and the selections with integer arrays or masks (fancy.ts),
 // imported on a handle's first write or such selection: a page that only reads slices never
 // loads them, and once loaded a call goes straight through (no extra await).
-const features = onFirstUse(() => import("../lazy-features.js"));
+const features = lazyFeatures;
 
 /** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
 const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>

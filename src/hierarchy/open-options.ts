@@ -9,7 +9,7 @@ import { gridsAgree } from "../metadata/chunk-grid.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/execution/options.js";
-import { onFirstUse } from "../first-use.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import type { CreateArrayOptions } from "./create-options.js";
 
 /** What an array opened from the store must have: a mismatch is a MetadataMismatchError. */
@@ -43,7 +43,7 @@ const CREATE_ARRAY_KEYS: Record<keyof CreateArrayOptions, true> = {
 };
 const CREATE_ARRAY_OPTION_NAMES: readonly string[] = Object.keys(CREATE_ARRAY_KEYS);
 
-const creation = onFirstUse(() => import("../lazy-features.js"));
+const creation = lazyFeatures;
 
 /**
  * createArray's options, checked, as metadata (create-options.ts), which loads with the first

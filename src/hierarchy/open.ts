@@ -9,7 +9,7 @@ import type { Store } from "../stores/types.js";
 import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
 import { conditionalWritePolicy, type ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
-import { onFirstUse } from "../first-use.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
@@ -139,7 +139,7 @@ function setup(input: StoreInput, options: OpenOptions) {
 }
 
 /** The conditional-writes probe (conditional-probe.ts), loaded with the first node opened to write with them. */
-const conditionalProbe = onFirstUse(() => import("../lazy-features.js"));
+const conditionalProbe = lazyFeatures;
 
 /** With conditionalWrites, a writable node's store must honour them: probed (once per store). */
 async function checkConditional(setupResult: ReturnType<typeof setup>): Promise<ReturnType<typeof setup>> {

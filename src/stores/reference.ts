@@ -15,7 +15,7 @@
  * naming the key: a chunk must never read as missing (fill values) or short.
  */
 import { InvalidReferenceError, ReadOnlyError, StoreError } from "../errors.js";
-import { onFirstUse } from "../first-use.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { parseJsonText, type JsonValue } from "../metadata/json.js";
 import { platform } from "../platform/current.js";
 import { parseReferences, type Reference } from "./reference-document.js";
@@ -27,7 +27,7 @@ import { addStoreKind, type StoreKind } from "./kinds.js";
 
 // The reads (reference-reads.ts) load when a store is made: a page that only names ReferenceStore
 // never loads them. A store's checks (its options, a document in memory) stay synchronous here.
-const reads = onFirstUse(() => import("../lazy-features.js"));
+const reads = lazyFeatures;
 
 /** Where a ReferenceStore's document comes from, as its descriptor carries it. */
 export type ReferenceSource =

@@ -23,7 +23,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { parseS3Url, resolveS3Config } from "./s3-config.js";
-import { onFirstUse } from "../first-use.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";
 import { addStoreKind, type StoreKind } from "./kinds.js";
 import type { S3Credentials, S3Requests, S3Settings } from "./s3-requests.js";
@@ -83,7 +83,7 @@ export interface S3StoreDescriptor {
 
 // The requests' implementation, imported with any store's first request; the class below checks
 // and resolves its configuration at once, so a bad option is still the constructor's error.
-const requests = onFirstUse(() => import("../lazy-features.js"));
+const requests = lazyFeatures;
 
 /** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {

@@ -18,13 +18,13 @@ import { asCorruptChunk, chunkShapeOf, chunkSpecOf, pipelineFor } from "./chunk-
 import { codecsReady } from "../../codecs/registry.js";
 // The chunk cache, operations and the fetched-chunk paths import these from here.
 export { chunkShapeOf, chunkSpecOf, coversChunk, pipelineFor } from "./chunk-codec.js";
-import { onFirstUse } from "../../first-use.js";
+import { lazyFeatures } from "../../lazy-features-loader.js";
 import { giveScratch, takeScratch } from "../../scratch.js";
 import type { ChunkLockRef } from "../sync/lock-table.js";
 import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
 
 /** How write tasks run (chunk-writes.ts), loaded with the first (lazy-features.ts): a thread that only reads never loads it. */
-const chunkWrites = onFirstUse(() => import("../../lazy-features.js"));
+const chunkWrites = lazyFeatures;
 
 /** One chunk of a task: its store key and the runs within the chunk and within the output/value. @hidden */
 export interface ChunkItem {
