@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { closeSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError, type CodecConfig } from "../src/index.js";
+import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const pool = new WorkerPool({ threads: 2, executor: "piscina" });
@@ -31,9 +31,9 @@ class CountingStore extends FileSystemStore {
 
 const SHAPE = [64, 512];
 const CHUNKS = [16, 256];
-const CODECS: Record<string, CodecConfig | null> = { raw: null, "blosc-lz4": { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } };
+const CODECS: Record<string, { id: string; cname: string; clevel: number; shuffle: number } | null> = { raw: null, "blosc-lz4": { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } };
 
-async function array(compressor: CodecConfig | null): Promise<{ dir: string; data: Float32Array }> {
+async function array(compressor: (typeof CODECS)[string]): Promise<{ dir: string; data: Float32Array }> {
   const dir = scratchDir();
   const a = await createArray(dir, { shape: SHAPE, chunks: CHUNKS, dtype: "<f4", zarrFormat: 2, compressor, fillValue: -1 });
   const data = Float32Array.from({ length: SHAPE[0] * SHAPE[1] }, (_, i) => Math.sin(i / 7));
