@@ -7,7 +7,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
@@ -62,8 +62,19 @@ async function blockLibuvPool(): Promise<{ release: () => Promise<void> }> {
   await new Promise((r) => setTimeout(r, 100));
   return {
     release: async () => {
-      // A non-blocking open for writing succeeds once a reader waits in its open.
-      for (const fifo of fifos) closeSync(openSync(fifo, "w"));
+      // A non-blocking open for writing succeeds once a reader waits in its open (ENXIO before:
+      // that reader's open has not reached a thread yet, so try again, never blocking this one).
+      for (let left = [...fifos]; left.length > 0; await new Promise((r) => setTimeout(r, 10))) {
+        left = left.filter((fifo) => {
+          try {
+            closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+            return false;
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+            return true;
+          }
+        });
+      }
       await Promise.all(pending);
     },
   };
