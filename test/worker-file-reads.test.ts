@@ -7,7 +7,7 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { closeSync, constants, openSync, rmSync, truncateSync, writeFileSync } from "node:fs";
+import { closeSync, constants, openSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
@@ -131,7 +131,7 @@ test("on a worker, a missing chunk reads as the fill value, a damaged one is COR
   }
 });
 
-test("on a worker, a chunk that is a folder reads as missing and one that cannot be opened is a StoreError", async (t) => {
+test("on a worker, a chunk that is a folder reads as missing, a link out of the store is INVALID_KEY, one that cannot be opened is a StoreError", async (t) => {
   const { dir } = await array(CODECS["blosc-lz4"]);
   const a = await openArray(new CountingStore(dir));
   const out = new Float32Array(new SharedArrayBuffer(SHAPE[0] * SHAPE[1] * 4));
@@ -139,6 +139,17 @@ test("on a worker, a chunk that is a folder reads as missing and one that cannot
   execFileSync("mkdir", [join(dir, "0.0")]);
   await a.get(null, { out, pool, threads: 2 });
   assert.equal(out[0], -1);
+  // A chunk that is a link leading out of the store: INVALID_KEY, on a worker as inline.
+  const outside = join(scratchDir(), "elsewhere");
+  writeFileSync(outside, new Uint8Array(64));
+  rmSync(join(dir, "1.0"), { force: true });
+  symlinkSync(outside, join(dir, "1.0"));
+  const refused: string[] = [];
+  for (const where of [{ pool, threads: 2 }, { threads: 0 }]) {
+    await a.get(null, { out, ...where }).catch((e: unknown) => refused.push(e instanceof ZarrError ? e.code : String(e)));
+  }
+  assert.deepEqual(refused, ["INVALID_KEY", "INVALID_KEY"]);
+  rmSync(join(dir, "1.0"));
   if (process.getuid?.() === 0) return t.skip("root opens any file");
   writeFileSync(join(dir, "0.1"), "x", { mode: 0 });
   const codes: string[] = [];
