@@ -9,7 +9,10 @@ import { CodecPipeline } from "../src/codecs/pipeline.js";
 import { codecsReady } from "../src/codecs/registry.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
 import type { CodecConfig } from "../src/metadata/array-metadata.js";
-import { placeOperation, threadsByCost } from "../src/parallel/execution/coordinator.js";
+import { MIN_WORK_PER_THREAD_NS, placeOperation, POOL_NS_PER_BYTE, threadsByCost } from "../src/parallel/execution/coordinator.js";
+import { copyThreads } from "../src/parallel/execution/concurrency.js";
+import { FILE_COPY_NS_PER_BYTE } from "../src/codecs/decode-cost.js";
+import { platform } from "../src/platform/current.js";
 import type { WorkerPool } from "../src/parallel/execution/worker-pool.js";
 import type { Store } from "../src/stores/types.js";
 
@@ -72,4 +75,36 @@ test("placeOperation follows the cost when threads are not given, and the caller
   assert.equal(place(lz4, 16).where, "inline");
   assert.equal(write(16), "pool", "16 MiB of blosc-lz4 is worth encoding on 2 or more threads");
   assert.equal(placeOperation({ store: fs, chunkCount: 4096, chunkBytes: MiB, decodeCost: 0, op: "write", data: null }, { pool }).where, "inline", "raw writes too");
+});
+
+test("copyThreads: a raw read of files stays inline on 2 cores and takes the pool from 6 threads on (libuv's 4 copy inline)", () => {
+  const ns = { copyPerByte: FILE_COPY_NS_PER_BYTE, poolPerByte: POOL_NS_PER_BYTE, minWork: MIN_WORK_PER_THREAD_NS };
+  const on = (cores: number, bytes = 256 * MiB, inlineCopiers = 4) => copyThreads(bytes, bytes / (4 * MiB), { pool: cores, cores, inlineCopiers }, ns);
+  assert.equal(on(2), 0, "2 cores: inline copies on both already");
+  assert.equal(on(4), 0, "4 threads copy no more than libuv's 4, and pay the pool's cost");
+  assert.equal(on(8), 8);
+  assert.equal(on(16), 16);
+  assert.equal(on(16, 16 * MiB), 0, "16 MiB is too little copying to share among more than libuv's threads");
+  assert.equal(on(16, 256 * MiB, 16), 0, "with libuv's pool as large as the machine, inline copies on every core");
+  assert.equal(copyThreads(256 * MiB, 64, { pool: 16, cores: 2, inlineCopiers: 4 }, ns), 0, "a pool larger than the machine adds no cores");
+});
+
+test("placeOperation: raw reads of files go to the pool on a machine of many cores, other raw operations stay inline", () => {
+  const store = (kind: string) => ({ descriptor: () => ({ kind, root: "/x", readOnly: false }) }) as unknown as Store;
+  const pool = { threads: 16, tasksPerWorker: 2, closed: false, sharedMemory: true, fetchesOnCaller: false } as unknown as WorkerPool;
+  const where = (kind: string, op: "read" | "write", cores: number) => {
+    const p = platform();
+    const saved = p.availableParallelism;
+    p.availableParallelism = () => cores;
+    try {
+      const placed = placeOperation({ store: store(kind), chunkCount: 64, chunkBytes: 4 * MiB, decodeCost: 0, op, data: new Float32Array(0) }, { pool });
+      return placed.where === "pool" ? placed.lanes : placed.where;
+    } finally {
+      p.availableParallelism = saved;
+    }
+  };
+  assert.equal(where("filesystem", "read", 2), "inline");
+  assert.equal(where("filesystem", "read", 16), 16 * 3, "16 cores: the whole pool");
+  assert.equal(where("fetch", "read", 16), "inline", "a raw read over HTTP is not a copy from the page cache");
+  assert.equal(where("filesystem", "write", 16), "inline", "raw writes are not measured: inline as before");
 });

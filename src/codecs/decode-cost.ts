@@ -11,6 +11,13 @@ import { canonicalCodecName } from "./registry.js";
 
 /** Stored as they are in memory (little-endian host): read straight into place, nothing to decode. */
 const RAW = 0;
+/**
+ * What a raw chunk costs instead: its copy from the page cache into place, per byte and thread.
+ * Inline, libuv's 4 threads copy the calling thread's reads (a 256 MiB raw read took 29 ms on the
+ * 16-core device machine, 4 x 29 ms / 256 MiB = 0.43 ns/B; 43-45 ms on 2 cores, 2 copying: 0.33).
+ * Placement weighs it only for raw reads of files (parallel/execution/concurrency.ts copyThreads).
+ */
+export const FILE_COPY_NS_PER_BYTE = 0.4;
 /** Codecs not measured here (filters, bz2, lzma, users' codecs): priced as a middling compressor. */
 const UNMEASURED = 1;
 

@@ -3,8 +3,8 @@
  * to a temporary file in the same folder, then a rename puts them in place, so a reader (or a
  * crash) sees the old value or the new one, never half of one.
  */
-import { constants, type Dirent } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { close, closeSync, constants, fstat, fstatSync, open, openSync, readv, readvSync, type Dirent, type Stats } from "node:fs";
+import { lstat, mkdir, readdir, realpath, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { InvalidKeyError, ReadOnlyError, StoreError, TooLargeError, ZarrError } from "../errors.js";
 import { maxStoredBytes } from "../limits.js";
@@ -91,19 +91,44 @@ const READ_NOFOLLOW = READ | O_NOFOLLOW;
 const IOV_MAX = 1024;
 
 /**
+ * The file calls of a read, by descriptor: asynchronous (libuv's thread pool runs them) or
+ * blocking. A value or a promise of one: readFile awaits either.
+ */
+interface FileCalls {
+  open(path: string, flags: number): number | Promise<number>;
+  fstat(fd: number): Stats | Promise<Stats>;
+  readv(fd: number, runs: Uint8Array[], position: number): number | Promise<number>;
+  close(fd: number): void | Promise<void>;
+}
+
+/** A callback call as a promise of its one result. */
+function called<T>(run: (done: (err: Error | null, value: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value))));
+}
+
+const ASYNC_CALLS: FileCalls = {
+  open: (path, flags) => called((done) => open(path, flags, done)),
+  fstat: (fd) => called((done) => fstat(fd, done)),
+  readv: (fd, runs, position) => called((done) => readv(fd, runs, position, done)),
+  close: (fd) => called<void>((done) => close(fd, (err) => done(err ?? null, undefined))),
+};
+
+const BLOCKING_CALLS: FileCalls = { open: openSync, fstat: (fd) => fstatSync(fd), readv: readvSync, close: closeSync };
+
+/**
  * Fills `runs` in order from the file at `start`, with positioned scatter reads (preadv, at most
  * IOV_MAX runs a call) until they are full or the file ends; returns the bytes read. One call
  * reads a chunk's rows straight into their places in an output, where a read into one buffer
  * would need a copy per row afterwards.
  */
-async function readRuns(fh: FileHandle, runs: readonly Uint8Array[], start: number): Promise<number> {
+async function readRuns(io: FileCalls, fd: number, runs: readonly Uint8Array[], start: number): Promise<number> {
   let done = 0;
   let i = 0; // the first run not yet full
   let within = 0; // bytes of runs[i] already read
   while (i < runs.length) {
     const batch = runs.slice(i, i + IOV_MAX);
     batch[0] = batch[0].subarray(within);
-    const { bytesRead } = await fh.readv(batch, start + done);
+    const bytesRead = await io.readv(fd, batch, start + done);
     if (bytesRead === 0) break;
     done += bytesRead;
     // Counted from runs[i]'s start: skip the runs now full; what is left is read of the next.
@@ -153,12 +178,30 @@ export class FileSystemStore implements WritableStore {
    * delete, here or in another process) fails the write with ENOENT, which makes it again.
    */
   private readonly madeDirs = new Set<string>();
+  /**
+   * How reads call the file system: asynchronously, through libuv's thread pool (the default: the
+   * calling thread is someone's event loop), or blocking, on a thread that runs nothing else
+   * (dedicateThread).
+   */
+  private io = ASYNC_CALLS;
 
   constructor(root: string, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root);
     this.readOnly = options.readOnly ?? false;
     this.followSymlinks = options.followSymlinks ?? false;
     this.inside = this.root.endsWith(sep) ? this.root : this.root + sep;
+  }
+
+  /**
+   * Reads files with blocking calls from now on. Only for a thread that runs nothing but chunk
+   * tasks (a pool worker, which reads a chunk from the page cache in less time than handing the
+   * read to libuv's pool and waking up for its answer takes): a local file's read is then one
+   * system call on this thread, where asynchronously it was a third runnable thread per process
+   * on a 2-core machine, a wakeup and a promise. Opens stay non-blocking (READ), so a named pipe
+   * planted as a chunk cannot hang the thread; cancellation is looked at between chunks.
+   */
+  dedicateThread(): void {
+    this.io = BLOCKING_CALLS;
   }
 
   private async isInsideRoot(real: string): Promise<boolean> {
@@ -321,16 +364,17 @@ export class FileSystemStore implements WritableStore {
    */
   private async readFile(
     key: string,
-    plan: (size: number, info: import("node:fs").Stats) => { start: number; into: Uint8Array | readonly Uint8Array[] },
+    plan: (size: number, info: Stats) => { start: number; into: Uint8Array | readonly Uint8Array[] },
   ): Promise<{ size: number; bytes: Uint8Array; done: number } | undefined> {
     const { path: p, flags } = await this.readablePath(key);
-    let fh: FileHandle;
+    const io = this.io;
+    let fd: number;
     try {
       try {
-        fh = await open(p, flags);
+        fd = await io.open(p, flags);
       } catch (err) {
         if (errno(err) !== "ELOOP") throw err;
-        fh = await open(await this.linkTarget(key, p), flags);
+        fd = await io.open(await this.linkTarget(key, p), flags);
       }
     } catch (err) {
       if (err instanceof InvalidKeyError) throw err;
@@ -338,25 +382,25 @@ export class FileSystemStore implements WritableStore {
       this.fail("cannot open", key, err);
     }
     try {
-      const info = await fh.stat();
+      const info = await io.fstat(fd);
       if (info.isDirectory()) return undefined;
       if (!info.isFile()) {
         throw new StoreError(`cannot read ${JSON.stringify(key)} in ${this.root}: ${p} is not a regular file (a pipe, socket or device), and parzarr reads only regular files`);
       }
       const { start, into } = plan(info.size, info);
-      const done = await readRuns(fh, ArrayBuffer.isView(into) ? [into] : into, start);
+      const done = await readRuns(io, fd, ArrayBuffer.isView(into) ? [into] : into, start);
       return { size: info.size, bytes: ArrayBuffer.isView(into) ? into.subarray(0, done) : new Uint8Array(0), done };
     } catch (err) {
       if (errno(err) === "EISDIR") return undefined;
       if (err instanceof ZarrError) throw err;
       this.fail("cannot read", key, err);
     } finally {
-      await fh.close();
+      await io.close(fd);
     }
   }
 
   /** A key's file status, links resolved as reads resolve them; undefined when there is none. */
-  private async statKey(key: string): Promise<import("node:fs").Stats | undefined> {
+  private async statKey(key: string): Promise<Stats | undefined> {
     const { path } = await this.readablePath(key);
     try {
       const info = await lstat(path);

@@ -67,3 +67,28 @@ export const CONCURRENCY: ConcurrencyPolicy = Object.freeze({
 export function poolLanes(pool: { threads: number; tasksPerWorker: number }, threads: number | undefined): number {
   return threads === undefined || threads >= pool.threads ? pool.threads * (pool.tasksPerWorker + 1) : threads;
 }
+
+/** Threads of libuv's pool, which copy the file reads of a Node thread's event loop (its default 4). */
+export function fileReadThreads(): number {
+  return Number((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.UV_THREADPOOL_SIZE) || 4;
+}
+
+/**
+ * Threads for a read that only copies files into place (raw chunks: nothing to decode), or 0 for
+ * inline. Inline it is not one thread's work: libuv's pool copies the calling thread's reads,
+ * `inlineCopiers` at once (at most one per core); on the pool each of n threads copies its own
+ * chunks and pays the pool's cost as well. So n threads take (copy + pool) / n per byte against
+ * copy / inlineCopiers inline, and win when n > inlineCopiers x (1 + pool / copy): never on 2
+ * cores, from 6 threads on where libuv has 4 (16-core device machine, 256 MiB: inline 29 ms,
+ * 4 threads 31, 8 threads 20, 16 threads 18). Each thread gets at least `minWorkNs` of copying.
+ */
+export function copyThreads(
+  bytes: number,
+  chunkCount: number,
+  threads: { pool: number; cores: number; inlineCopiers: number },
+  ns: { copyPerByte: number; poolPerByte: number; minWork: number },
+): number {
+  const inline = Math.min(threads.inlineCopiers, threads.cores);
+  const n = Math.min(threads.pool, threads.cores, chunkCount, Math.floor((bytes * ns.copyPerByte) / ns.minWork));
+  return n >= 2 && n * ns.copyPerByte > inline * (ns.copyPerByte + ns.poolPerByte) ? n : 0;
+}

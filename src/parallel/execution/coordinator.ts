@@ -12,7 +12,9 @@ import type { Store, WritableStore } from "../../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
-import { CONCURRENCY, poolLanes } from "./concurrency.js";
+import { CONCURRENCY, copyThreads, fileReadThreads, poolLanes } from "./concurrency.js";
+import { FILE_COPY_NS_PER_BYTE } from "../../codecs/decode-cost.js";
+import { platform } from "../../platform/current.js";
 import { defaultPool, defaultPoolThreads } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
 import type { OperationOptions } from "./options.js";
@@ -45,6 +47,9 @@ export const MIN_WORK_PER_THREAD_NS = 2e6;
  * (`npm run bench`). Writes weigh the chain's decoding cost by this much; raw still costs 0.
  */
 export const ENCODE_OVER_DECODE = 3;
+
+/** The costs a raw read of files is placed by (copyThreads). */
+const FILE_COPY = { copyPerByte: FILE_COPY_NS_PER_BYTE, poolPerByte: POOL_NS_PER_BYTE, minWork: MIN_WORK_PER_THREAD_NS };
 
 /**
  * How many threads an operation gets when the caller did not say: as many as its decoding beyond
@@ -108,7 +113,13 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // The pool's size is known without making the default pool, which a read that stays inline never needs.
   const size = pool?.threads ?? defaultPoolThreads();
   const cost = req.op === "write" ? req.decodeCost * ENCODE_OVER_DECODE : req.decodeCost;
-  const byCost = threads ?? threadsByCost(cost, req.chunkCount, req.chunkBytes, size);
+  // Raw chunks of files cost only their copy into place, which more threads than copy inline can share.
+  const copies = cost === 0 && req.op === "read" && req.store.descriptor().kind === "filesystem";
+  const byCost =
+    threads ??
+    (copies
+      ? copyThreads(req.chunkCount * req.chunkBytes, req.chunkCount, { pool: size, cores: platform().availableParallelism(), inlineCopiers: fileReadThreads() }, FILE_COPY)
+      : threadsByCost(cost, req.chunkCount, req.chunkBytes, size));
   if (byCost === 0) return { where: "inline" };
   const p = pool ?? defaultPool();
   // Without shared memory a worker's writes could not take the lock table, nor read the value in

@@ -7,6 +7,7 @@
  */
 import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "../chunk-io/chunk-task.js";
 import type { Store } from "../../stores/types.js";
+import type { FileSystemStore } from "../../stores/filesystem.js";
 import { loadStoreKind } from "../../stores/kinds.js";
 import { withFetched, type ReturningStore } from "./fetched-chunks.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
@@ -79,6 +80,8 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       // A user's registered kind opens here once its module is imported.
       if (message.storeModule !== undefined) await loadStoreKind(task.store.kind, message.storeModule);
       const opened = task.store.kind === "caller" ? null : storeFor(task.store);
+      // This thread runs nothing but tasks: a store of local files may read them blocking here.
+      (opened as Partial<Pick<FileSystemStore, "dedicateThread">> | null)?.dedicateThread?.();
       if (opened === null) store = caller = withFetched(null, task, message.fetched);
       else store = await prefetchedStore(task, message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened, signal);
     } catch (err) {
