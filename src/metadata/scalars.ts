@@ -2,7 +2,7 @@
 import { InvalidMetadataError } from "../errors.js";
 import type { JsonValue } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
-import { roundToComponent } from "./narrow-float.js";
+import { rareTypes } from "./dtype-names.js";
 import { NUMERIC_TYPES, componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
 import { allocTypedArray, hasFloat16Array } from "./elements.js";
 import { bytesToBase64 } from "./base64.js";
@@ -79,7 +79,7 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
       if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
       const parts = Array.isArray(v) ? (v as [number, number]) : [Number(v), 0];
       if (dt.components === 1 && Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
-      return parts.slice(0, dt.components).map((x) => roundToComponent(dt.component, x));
+      return parts.slice(0, dt.components).map((x) => rareTypes().roundToComponent(dt.component, x));
     }
     case "numeric":
       break;

@@ -1,0 +1,71 @@
+/**
+ * src/metadata/rare-types.ts: the data types other than the numeric ones and variable-length
+ * strings and bytes (narrow floats with their code tables, datetimes, fixed-length strings and
+ * bytes, raw bits, records, optional) load with the first metadata document that names one
+ * (metadata-json.ts). Node and workers import them at start, so each case runs in a fresh process
+ * on the browser entry, where nothing has loaded them yet.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "esbuild";
+import { resolvedInChild } from "./helpers/resolved-in-child.js";
+import { scratchDir } from "./helpers/paths.js";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const RARE = ["src/metadata/rare-types.ts", "src/metadata/narrow-float.ts", "src/metadata/minifloat.ts", "src/metadata/bfloat16.ts"];
+
+// A store holding a v3 array of `data_type` and a v2 one of `dtype`, each filled with its fill value.
+const STORE = `const { openArray, openGroup, MemoryStore, parseDataType } = await import("./src/browser.ts");
+  const enc = (o) => new TextEncoder().encode(JSON.stringify(o));
+  const store = new MemoryStore();
+  const v3 = (path, data_type, fill_value) => store.set(path + "/zarr.json", enc({ zarr_format: 3, node_type: "array", shape: [2], data_type,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } }, chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value, codecs: [{ name: "bytes", configuration: { endian: "little" } }], attributes: { dtype: "float8_e4m3fn" } }));
+  const v2 = (path, dtype, fill_value) => store.set(path + "/.zarray", enc({ zarr_format: 2, shape: [2], chunks: [2], dtype, fill_value, order: "C", compressor: null, filters: null }));
+  const values = async (path) => { const a = await openArray(store, { path, mode: "r" }); return a.dtype + " " + JSON.stringify(Array.from((await a.get(null, { threads: 0 })).data, String)); };`;
+
+test("opening and reading numeric arrays (an attribute naming a rare type aside) loads no rare type's code", () => {
+  const { stdout, resolved } = resolvedInChild(
+    `${STORE}
+    await v3("a", "int16", 3);
+    await v2("b", "<f8", "NaN");
+    console.log(await values("a"), await values("b"));`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, 'int16 ["3","3"] float64 ["NaN","NaN"]');
+  assert.deepEqual(RARE.filter((f) => resolved.has(f)), []);
+});
+
+test("the first array naming a rare type loads them before its metadata is parsed; before that a name of one is a typed error, never another type", () => {
+  const { stdout, resolved } = resolvedInChild(
+    `${STORE}
+    await v3("f8", "float8_e4m3fn", "0x38");
+    await v2("s", "|S3", "YWI=");
+    await v3("t", { name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 1 } }, "NaT");
+    let early;
+    try { parseDataType("float8_e4m3fn"); } catch (e) { early = e.code; }
+    console.log(early, await values("f8"), await values("s"), await values("t"), parseDataType(">M8[10ms]").kind);`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, 'INTERNAL float8_e4m3fn ["1","1"] null_terminated_bytes ["97,98","97,98"] numpy.datetime64 ["-9223372036854775808","-9223372036854775808"] datetime');
+  assert.deepEqual(RARE.filter((f) => !resolved.has(f)), []);
+});
+
+test("a page that opens arrays holds no rare type's code up front (esbuild --splitting)", async () => {
+  const dir = scratchDir("parzarr-rare-");
+  writeFileSync(join(dir, "main.js"), `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\nglobalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`);
+  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, format: "esm", platform: "browser", metafile: true, logLevel: "silent" });
+  const outputs = page.metafile.outputs;
+  const seen = new Set<string>();
+  const visit = (out: string): void => {
+    if (seen.has(out)) return;
+    seen.add(out);
+    for (const i of outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
+  };
+  visit(Object.keys(outputs).find((o) => o.endsWith("/main.js"))!);
+  const modules = [...seen].flatMap((out) => Object.entries(outputs[out].inputs).filter(([, i]) => i.bytesInOutput > 0).map(([m]) => m));
+  assert.ok(modules.some((m) => m.endsWith("src/metadata/dtype-names.ts")), "the graph was read");
+  assert.deepEqual(RARE.filter((f) => modules.some((m) => m.endsWith(f))), []);
+});
