@@ -69,3 +69,28 @@ test("a page that opens arrays holds no rare type's code up front (esbuild --spl
   assert.ok(modules.some((m) => m.endsWith("src/metadata/dtype-names.ts")), "the graph was read");
   assert.deepEqual(RARE.filter((f) => modules.some((m) => m.endsWith(f))), []);
 });
+
+test("createArray and openArray's expected dtype load them for a rare type they are given", () => {
+  const { stdout } = resolvedInChild(
+    `${STORE}
+    const { createArray } = await import("./src/browser.ts");
+    const made = await createArray(store, { path: "m", shape: [2], chunks: [2], dtype: "datetime64[ms]", fillValue: 5 });
+    await v3("a", "int16", 3);
+    const expectCode = await openArray(store, { path: "a", mode: "r", expect: { dtype: "bfloat16" } }).then(() => "opened", (e) => e.code);
+    console.log(made.dtype, String((await made.get(null, { threads: 0 })).data[0]), expectCode);`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, "numpy.datetime64 5 METADATA_MISMATCH");
+});
+
+test("requireArray loads them for a rare type it is given: the existing array differs, it is not an internal fault", () => {
+  const { stdout } = resolvedInChild(
+    `${STORE}
+    const { createGroup } = await import("./src/browser.ts");
+    const g = await createGroup(store, { path: "g" });
+    await g.createArray("x", { shape: [2], chunks: [2], dtype: "int16" });
+    console.log(await g.requireArray("x", { shape: [2], chunks: [2], dtype: "float8_e5m2" }).then(() => "opened", (e) => e.code));`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, "ALREADY_EXISTS");
+});

@@ -15,8 +15,16 @@ const loadRareTypes = onFirstUse(() => import("./rare-types.js"))(() => undefine
 /** The parsed document, or (the first time it names a rare type) a promise of it once rare-types.ts is loaded. */
 export function metadataJson(bytes: Uint8Array, key: string): unknown {
   const doc = parseJsonBytes(bytes, key);
-  if (rareTypesLoaded() || key.endsWith(".zattrs") || !namesRareType(doc)) return doc;
-  return Promise.resolve(loadRareTypes()).then(() => doc);
+  const loading = key.endsWith(".zattrs") ? undefined : rareTypesReady(doc);
+  return loading ? loading.then(() => doc) : doc;
+}
+
+/**
+ * Loads rare-types.ts when `given` (a document, or options naming data types: createArray's,
+ * openArray's `expect`) names a type it parses: undefined when there is nothing to wait for.
+ */
+export function rareTypesReady(given: unknown): Promise<void> | undefined {
+  return rareTypesLoaded() || !namesRareType(given) ? undefined : Promise.resolve(loadRareTypes());
 }
 
 /**
