@@ -3,7 +3,7 @@
  * writes it; the rare types' forms in rare-types.ts (dtype-names.ts says why).
  */
 import { InvalidMetadataError } from "../errors.js";
-import { BigJsonInt, PyFloat, type Serialisable, isJsonObject } from "./json.js";
+import { BigJsonInt, PyFloat, type Serialisable } from "./json.js";
 import { float16BitsToNumber } from "./float16.js";
 import { NUMERIC_TYPES, integerRange, type DataType } from "./dtype.js";
 import type { NumericDataType, Scalar } from "./dtype.js";

@@ -1,23 +1,24 @@
 /**
  * The data types a page reading plain numeric arrays never meets, loaded with the first metadata
  * document that names one (metadata-json.ts; Node and workers import it at start): their names and
- * numpy type strings parsed and written back, their fill values' JSON forms, and the narrow
- * floats' code tables (narrow-float.ts, minifloat.ts). dtype-names.ts, fill-value.ts and
- * scalars.ts hand these kinds here (rareTypes()); loading this module installs it there.
+ * numpy type strings parsed and written back, their fill values' JSON forms, their scalars, and
+ * the narrow floats' code tables (narrow-float.ts, minifloat.ts). dtype-names.ts, fill-value.ts,
+ * scalars.ts and stored-form.ts hand these kinds here (rareTypes()); loading this module
+ * installs it there.
  */
-import { InvalidMetadataError, UnsupportedError } from "../errors.js";
+import { InternalFault, InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { type Serialisable, isJsonObject } from "./json.js";
 import { componentCodec, roundToComponent, type NarrowFloatComponent } from "./narrow-float.js";
 import { isMiniFloatName } from "./minifloat.js";
 import {
   DATETIME_UNITS, NAT, componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type Component, type DataType, type DateTimeDataType,
   type DateTimeUnit, type Endian, type FixedBytesDataType, type FixedDataType, type NarrowFloatDataType, type OptionalDataType,
-  type RawBitsDataType, type Scalar, type StructuredDataType, type StructuredField, type Utf32DataType,
+  type RawBitsDataType, type Scalar, type StructuredDataType, type StructuredField, type Utf32DataType, type ElementArray, type TypedArray,
 } from "./dtype.js";
 import { NUMPY_TYPESTR, byteOrder, installRareTypes, parseDataType, toNumpyTypestr, v3DataTypeJson } from "./dtype-names.js";
 import { bigintJson, floatJson, fillValueToJson, invalidFill, jsonBytesValue, parseFillValue, parseFloatJson, parseInteger } from "./fill-value.js";
 import { allocTypedArray, typedArrayOver } from "./elements.js";
-import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
+import { codePointsToString, padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
 import { bytesToBase64 } from "./base64.js";
 
 function dateTimeType(kind: "M" | "m", unit: string, scale: number, endian: Endian, where: string): DateTimeDataType {
@@ -377,7 +378,7 @@ function rareFillToJson(v: Scalar, dt: DataType, zarrFormat: 2 | 3): Serialisabl
     case "optional":
       return [fillValueToJson(unwrapPresent(v, dt)!, dt.inner, zarrFormat)];
   }
-  throw new InvalidMetadataError(`a fill value of ${dt.name} has no JSON form here`);
+  throw new InternalFault(`fill-value.ts handles ${dt.name}`);
 }
 
 // The v3 `struct` type's fill value: an object of field values (see dtype-names.ts).
@@ -409,6 +410,85 @@ function structFillFromJson(v: Record<string, unknown>, dt: StructuredDataType, 
   return record;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Scalars of the rare types (scalars.ts hands them here).
+
+/** scalarToComponents of a rare type. */
+function rareComponents(v: Scalar, dt: DataType): Component[] {
+  switch (dt.kind) {
+    case "optional": {
+      // Over a variable-length type memory holds the value itself, checked against the inner type.
+      const values = isObjectType(dt);
+      // A missing element is all zeros, its mask included (as zarrs leaves it).
+      const missing = values ? [null as unknown as Component] : Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
+      if (v === null) return missing;
+      const inner = unwrapPresent(v, dt);
+      if (inner === undefined) throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
+      const comps = scalarToComponents(inner, dt.inner);
+      if (values) return [v as Component];
+      comps.push(typeof missing[0] === "bigint" ? 1n : 1);
+      return comps;
+    }
+    case "fixed_bytes":
+    case "raw_bits":
+    case "structured": {
+      if (!(v instanceof Uint8Array)) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name} (use Uint8Array)`);
+      if (v.length > dt.itemSize) throw new InvalidMetadataError(`a value of ${v.length} bytes does not fit ${dt.name} of ${dt.itemSize} bytes`);
+      return Array.from(padBytes(v, dt.itemSize));
+    }
+    case "utf32": {
+      if (typeof v !== "string") throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a ${dt.name} array`);
+      const out = new Array<number>(dt.length).fill(0);
+      let i = 0;
+      for (const ch of v) {
+        if (i === dt.length) throw new InvalidMetadataError(`${JSON.stringify(v)} is longer than ${dt.length} characters`);
+        out[i++] = ch.codePointAt(0)!;
+      }
+      return out;
+    }
+    case "datetime":
+      if (typeof v === "bigint") return [v];
+      if (typeof v === "number" && Number.isInteger(v)) return [BigInt(v)];
+      throw new InvalidMetadataError(`a datetime is stored as an integer count (bigint), got ${String(v)}`);
+    case "narrow_float": {
+      // Memory holds the values the type can represent: round once, here.
+      if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
+      const parts = Array.isArray(v) ? (v as [number, number]) : [Number(v), 0];
+      if (dt.components === 1 && Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
+      return parts.slice(0, dt.components).map((x) => roundToComponent(dt.component, x));
+    }
+  }
+  throw new InternalFault(`scalars.ts handles ${dt.name}`);
+}
+
+/** storedToScalar of a rare type. */
+function rareStoredScalar(data: ElementArray, i: number, dt: DataType): Scalar {
+  switch (dt.kind) {
+    case "optional": {
+      if (isObjectType(dt)) return (data as Scalar[])[i];
+      const c = componentsPerElement(dt);
+      const t = data as TypedArray;
+      if (!t[i * c + c - 1]) return null;
+      const v = storedToScalar(t.subarray(i * c, i * c + c - 1), 0, dt.inner);
+      return wrapPresent(v, dt);
+    }
+    case "fixed_bytes":
+      return stripNuls((data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize));
+    case "raw_bits":
+    case "structured":
+      return (data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize);
+    case "utf32":
+      return codePointsToString(data as Uint32Array, i * dt.length, dt.length);
+    case "narrow_float": {
+      const t = data as Float32Array;
+      return dt.components === 2 ? [t[2 * i], t[2 * i + 1]] : t[i];
+    }
+    case "datetime":
+      return (data as BigInt64Array)[i];
+  }
+  throw new InternalFault(`scalars.ts handles ${dt.name}`);
+}
+
 /** What dtype-names.ts, fill-value.ts, scalars.ts, stored-form.ts and indexing/ndarray.ts call through rareTypes(). */
-export const RARE_TYPES = { parseRareDataType, rareNumpyTypestr, structuredV2Json, rareV3Json, parseRareFill, rareFillToJson, componentCodec, roundToComponent };
+export const RARE_TYPES = { parseRareDataType, rareNumpyTypestr, structuredV2Json, rareV3Json, parseRareFill, rareFillToJson, rareComponents, rareStoredScalar, componentCodec, roundToComponent };
 installRareTypes(RARE_TYPES);
