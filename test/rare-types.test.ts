@@ -97,3 +97,14 @@ test("requireArray loads them for a rare type it is given: the existing array di
   );
   assert.equal(stdout, "ALREADY_EXISTS");
 });
+
+test("a rare type in a numcodecs filter's astype loads them too: refused as the filter refuses it, not an internal fault", () => {
+  const { stdout } = resolvedInChild(
+    `${STORE}
+    await store.set("f/.zarray", enc({ zarr_format: 2, shape: [2], chunks: [2], dtype: "<f8", fill_value: 0, order: "C", compressor: null,
+      filters: [{ id: "fixedscaleoffset", offset: 0, scale: 1, dtype: "<f8", astype: "|S2" }] }));
+    console.log(await openArray(store, { path: "f", mode: "r" }).then((a) => a.get(null, { threads: 0 })).then(() => "read", (e) => e.code));`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, "INVALID_METADATA");
+});

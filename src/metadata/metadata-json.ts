@@ -27,17 +27,20 @@ export function rareTypesReady(given: unknown): Promise<void> | undefined {
   return rareTypesLoaded() || !namesRareType(given) ? undefined : Promise.resolve(loadRareTypes());
 }
 
+/** The keys whose values are data types: v3's and v2's, and the numcodecs filters' own. */
+const TYPE_KEYS = new Set(["data_type", "dtype", "astype", "encode_dtype", "decode_dtype"]);
+
 /**
- * Whether any `data_type` or `dtype` in the document (codecs' and consolidated nodes' included;
- * attributes left out) is one commonDataType does not parse. An unknown or broken one counts:
- * its error comes from rare-types.ts, as it always did.
+ * Whether any data type in the document (codecs' and consolidated nodes' included; attributes
+ * left out) is one commonDataType does not parse. An unknown or broken one counts: its error
+ * comes from rare-types.ts, as it always did.
  */
 function namesRareType(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(namesRareType);
   if (!isJsonObject(v)) return false;
   for (const [key, value] of Object.entries(v)) {
     if (key === "attributes" || key.endsWith(".zattrs")) continue;
-    if ((key === "data_type" || key === "dtype") && commonDataType(value) === null) return true;
+    if (TYPE_KEYS.has(key) && commonDataType(value) === null) return true;
     if (namesRareType(value)) return true;
   }
   return false;
