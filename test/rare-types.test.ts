@@ -108,3 +108,16 @@ test("a rare type in a numcodecs filter's astype loads them too: refused as the 
   );
   assert.equal(stdout, "INVALID_METADATA");
 });
+
+test("toZarr loads them for a model naming one before it checks the model's documents", () => {
+  const { stdout } = resolvedInChild(
+    `${STORE}
+    const { toZarr } = await import("./src/browser.ts");
+    const model = { zarr_format: 3, node_type: "array", shape: [2], data_type: "bfloat16", chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
+      chunk_key_encoding: { name: "default", configuration: { separator: "/" } }, fill_value: 1.5, codecs: [{ name: "bytes", configuration: { endian: "little" } }], attributes: {} };
+    const a = await toZarr(model, store, { path: "z" });
+    console.log(a.dtype, await values("z"));`,
+    /\/(src\/[^?]+)$/,
+  );
+  assert.equal(stdout, 'bfloat16 bfloat16 ["1.5","1.5"]');
+});

@@ -16,7 +16,7 @@ import {
   parseV3Consolidated,
 } from "../metadata/consolidated.js";
 import { type JsonObject, isJsonObject, jsonBytes } from "../metadata/json.js";
-import { metadataJson } from "../metadata/metadata-json.js";
+import { metadataJson, rareTypesReady } from "../metadata/metadata-json.js";
 import { type ZomDifference, diffSpecs } from "../metadata/zom-diff.js";
 import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";
 import { type ZomIssue, formatZomIssue, zomIssues } from "../metadata/zom-issues.js";
@@ -204,6 +204,7 @@ export async function toZarr(spec: NodeSpec, input: StoreInput, options: ToZarrO
     throw new InvalidMetadataError(`a Zarr object model needs "zarr_format": 2 or 3 at its root`);
   }
   await checkModel(spec, zarrFormat, "the model");
+  await rareTypesReady(spec);
   checkDocuments(spec);
   const store = resolveStore(input);
   const path = normalisePath(options.path);
