@@ -11,7 +11,7 @@ import { parseDataType } from "../metadata/dtype-names.js";
 import { checkCodecCount, type CodecConfig } from "../metadata/array-metadata.js";
 import { getCodecFactory } from "./registry.js";
 import type { ArrayToArrayCodec, ArrayToBytesCodec, ByteSource, BytesToBytesCodec, ChunkRun, ChunkSpec, ChunkView } from "./types.js";
-import type { ChunkWrite, DecodeTarget, EncodedChunk, EncodeOptions, PartialDecoder, PartialEncoder } from "./types.js";
+import type { ChunkWrite, DecodeTarget, EncodeOptions, PartialDecoder, PartialEncoder } from "./types.js";
 import type { ScratchLease } from "../scratch.js";
 import { decodeCost } from "./decode-cost.js";
 

@@ -36,7 +36,7 @@ const NUMPY_TO_NAME = new Map<string, NumericTypeName>(
   Object.entries(NUMERIC_TYPES).flatMap(([name, info]) => (info.numpy === null ? [] : [[info.numpy, name as NumericTypeName] as const])),
 );
 
-export function numericType(name: NumericTypeName, endian: Endian | null): NumericDataType {
+function numericType(name: NumericTypeName, endian: Endian | null): NumericDataType {
   const size = NUMERIC_TYPES[name].size;
   return { kind: "numeric", name, itemSize: size, endian: size === 1 ? null : endian };
 }
