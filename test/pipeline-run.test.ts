@@ -5,30 +5,13 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { build } from "esbuild";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
-import { scratchDir } from "./helpers/paths.js";
-
-const ROOT = new URL("../", import.meta.url).pathname;
+import { readPageUpFront } from "./helpers/read-page.js";
 
 test("a page that reads on workers holds no chunk decoding or encoding of the chain up front (esbuild --splitting)", async () => {
-  const dir = scratchDir("parzarr-pipeline-");
-  writeFileSync(join(dir, "main.js"), `import { openArray } from ${JSON.stringify(join(ROOT, "src/browser.ts"))};\nglobalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`);
-  const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, format: "esm", platform: "browser", metafile: true, logLevel: "silent" });
-  const outputs = page.metafile.outputs;
-  const seen = new Set<string>();
-  const visit = (out: string): void => {
-    if (seen.has(out)) return;
-    seen.add(out);
-    for (const i of outputs[out].imports) if (i.kind === "import-statement") visit(i.path);
-  };
-  visit(Object.keys(outputs).find((o) => o.endsWith("/main.js"))!);
-  const modules = [...seen].flatMap((out) => Object.entries(outputs[out].inputs).filter(([, i]) => i.bytesInOutput > 0).map(([m]) => m));
+  const { modules, text } = await readPageUpFront();
   assert.ok(modules.some((m) => m.endsWith("src/codecs/pipeline.ts")), "the graph was read");
   assert.deepEqual(modules.filter((m) => m.endsWith("src/codecs/pipeline-run.ts")), []);
-  const text = [...seen].map((out) => readFileSync(join(ROOT, out), "utf8")).join("\n");
   assert.ok(!text.includes("decoded to shape"), "the page decodes whole chunks up front");
 });
 
