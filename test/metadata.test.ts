@@ -12,6 +12,8 @@ import {
   v2ArrayDocument,
   v3ArrayDocument,
 } from "../src/metadata/array-metadata.js";
+// Every data type, as Node has from the start (src/platform/node.ts; a page loads the rare ones on first use).
+import "../src/metadata/rare-types.js";
 import { parseDataType, toNumpyTypestr } from "../src/metadata/dtype-names.js";
 import { fillValueToJson, parseFillValue } from "../src/metadata/fill-value.js";
 import { parseJsonBytes, pythonFloat, serialiseJson } from "../src/metadata/json.js";

@@ -25,6 +25,7 @@ import {
   v3EntryText,
 } from "../metadata/consolidated.js";
 import { type JsonObject, isJsonObject, parseJsonBytes, parseJsonText } from "../metadata/json.js";
+import { metadataJson } from "../metadata/metadata-json.js";
 import { resolveStore } from "../stores/open.js";
 import type { ReadableStore, Store } from "../stores/types.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
@@ -114,7 +115,7 @@ function withHint<T>(parse: () => T): T {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes == null ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : metadataJson(bytes, key);
 }
 
 /**

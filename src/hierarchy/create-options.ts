@@ -21,6 +21,7 @@ import { codecsReady } from "../codecs/registry.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-codec.js";
 import { checkChunkSize } from "../limits.js";
 import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
+import { rareTypesReady } from "../metadata/metadata-json.js";
 
 /**
  * A chunk (or shard) shape; a dimension given as a list of edges makes the grid `rectilinear`
@@ -142,6 +143,7 @@ function v3Codecs(input: readonly (CodecConfig | string)[] | undefined, dtype: D
 /** Validates the options and builds the metadata, codec chain checked and normalised. */
 export async function buildArrayMetadata(options: CreateArrayOptions): Promise<ArrayMetadata> {
   if (typeof options !== "object" || options === null) throw new InvalidMetadataError("createArray: options are required");
+  await rareTypesReady(options);
   const zarrFormat = options.zarrFormat ?? 3;
   if (zarrFormat !== 2 && zarrFormat !== 3) throw new InvalidMetadataError(`createArray: zarrFormat must be 2 or 3`);
   const shape = checkShape(options.shape, "shape", 0);

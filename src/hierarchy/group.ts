@@ -11,6 +11,7 @@ import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import { tuple } from "../format.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
+import { rareTypesReady } from "../metadata/metadata-json.js";
 // Types only: nodes.ts imports this module, and passes each Group the ChildNodes it makes children with.
 import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
 
@@ -245,6 +246,7 @@ export class Group {
     if (!meta) return this.createArray(name, options);
     if (meta.nodeType !== "array") throw new NodeTypeError(`${describePath(path)} is a group, not an array`);
     const arr = this.nodes.open(this.store, path, meta, this.options) as ZarrArray;
+    await rareTypesReady(options);
     const wanted = parseDataType(options.dtype, "requireArray: dtype");
     const differences: string[] = [];
     if (arr.shape.length !== options.shape.length || arr.shape.some((n, d) => n !== options.shape[d])) {

@@ -20,7 +20,8 @@ import {
   v3GroupDocument,
 } from "../metadata/array-metadata.js";
 import { nodeKey } from "../metadata/chunk-key.js";
-import { parseJsonBytes, type JsonObject } from "../metadata/json.js";
+import type { JsonObject } from "../metadata/json.js";
+import { metadataJson } from "../metadata/metadata-json.js";
 import { validateKey } from "../stores/keys.js";
 import type { ReadableStore, Store, WritableStore } from "../stores/types.js";
 
@@ -53,7 +54,7 @@ export function nodeLocation(store: Store, path: string): string {
 
 async function readJson(store: ReadableStore, key: string): Promise<unknown | undefined> {
   const bytes = await store.get(key);
-  return bytes == null ? undefined : parseJsonBytes(bytes, key);
+  return bytes == null ? undefined : metadataJson(bytes, key);
 }
 
 /** The node at `path`, or undefined when there is none (of the requested format). */

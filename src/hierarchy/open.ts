@@ -10,6 +10,7 @@ import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
 import { conditionalWritePolicy, type ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
+import { rareTypesReady } from "../metadata/metadata-json.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
@@ -166,6 +167,8 @@ export async function openArray<D extends string = string>(
 async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOptions & Partial<CreateArrayOptions>): Promise<ZarrArray> {
   const { mode, store, path, handle } = await checkConditional(setup(input, options));
   const where = `array ${describePath(path)}`;
+  // The data types the options name (expect, assumed metadata, those of an array made here).
+  await rareTypesReady(options);
   const assumed = assumedMetadataOption(options);
   if (assumed !== null) {
     if (mode === "w" || mode === "w-") throw new InvalidArgumentError(`${assumed.name} cannot be combined with mode "${mode}", which writes metadata`);

@@ -15,7 +15,8 @@ import {
   parseV2Consolidated,
   parseV3Consolidated,
 } from "../metadata/consolidated.js";
-import { type JsonObject, isJsonObject, jsonBytes, parseJsonBytes } from "../metadata/json.js";
+import { type JsonObject, isJsonObject, jsonBytes } from "../metadata/json.js";
+import { metadataJson, rareTypesReady } from "../metadata/metadata-json.js";
 import { type ZomDifference, diffSpecs } from "../metadata/zom-diff.js";
 import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";
 import { type ZomIssue, formatZomIssue, zomIssues } from "../metadata/zom-issues.js";
@@ -51,7 +52,7 @@ function consolidatedSource(nodes: ConsolidatedNodes): DocSource {
 async function readObject(store: ReadableStore, key: string): Promise<JsonObject | undefined> {
   const bytes = await store.get(key);
   if (bytes == null) return undefined;
-  const doc = parseJsonBytes(bytes, key);
+  const doc = await metadataJson(bytes, key);
   if (!isJsonObject(doc)) throw new InvalidMetadataError(`${key}: must be a JSON object`);
   return doc;
 }
@@ -203,6 +204,7 @@ export async function toZarr(spec: NodeSpec, input: StoreInput, options: ToZarrO
     throw new InvalidMetadataError(`a Zarr object model needs "zarr_format": 2 or 3 at its root`);
   }
   await checkModel(spec, zarrFormat, "the model");
+  await rareTypesReady(spec);
   checkDocuments(spec);
   const store = resolveStore(input);
   const path = normalisePath(options.path);

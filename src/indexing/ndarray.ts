@@ -18,7 +18,7 @@ import { scalarToComponents } from "../metadata/scalars.js";
 import { contiguousStrides, product } from "./strided.js";
 import { fromUserItems, userForm } from "./values.js";
 import { integerElement } from "./cast.js";
-import { roundToComponent } from "../metadata/narrow-float.js";
+import { rareTypes } from "../metadata/dtype-names.js";
 
 /**
  * An n-dimensional array in C order: `data[offset + Σ i_k * stride_k]` (strides in elements; a
@@ -159,6 +159,7 @@ function convert(
   const range = integerRange(dtype);
   const bool = typeFamily(dtype) === "bool";
   const narrow = dtype.kind === "narrow_float" ? dtype.component : null;
+  const round = narrow ? rareTypes().roundToComponent : null;
   for (let i = 0; i < n; i++) {
     let off = 0;
     for (let d = 0; d < shape.length; d++) off += idx[d] * strides[d];
@@ -168,9 +169,9 @@ function convert(
       // numpy's bool(x): NaN is true, as every non-zero number.
       const x = src[off];
       o[i] = (typeof x === "number" ? x !== 0 : typeof x === "bigint" ? x !== 0n : x) ? 1 : 0;
-    } else if (c === 2 && narrow) {
-      o[2 * i] = roundToComponent(narrow, Number(src[2 * off]));
-      o[2 * i + 1] = roundToComponent(narrow, Number(src[2 * off + 1]));
+    } else if (c === 2 && narrow && round) {
+      o[2 * i] = round(narrow, Number(src[2 * off]));
+      o[2 * i + 1] = round(narrow, Number(src[2 * off + 1]));
     } else if (c === 2) {
       o[2 * i] = Number(src[2 * off]);
       o[2 * i + 1] = Number(src[2 * off + 1]);

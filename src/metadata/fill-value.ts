@@ -1,16 +1,18 @@
-/** Fill values: every JSON form of either Zarr version into a `Scalar`, and back as zarr-python writes it. */
+/**
+ * Fill values: every JSON form of either Zarr version into a `Scalar`, and back as zarr-python
+ * writes it; the rare types' forms in rare-types.ts (dtype-names.ts says why).
+ */
 import { InvalidMetadataError } from "../errors.js";
-import { BigJsonInt, PyFloat, type Serialisable, isJsonObject } from "./json.js";
+import { BigJsonInt, PyFloat, type Serialisable } from "./json.js";
 import { float16BitsToNumber } from "./float16.js";
-import { componentCodec } from "./narrow-float.js";
-import { NAT, NUMERIC_TYPES, componentsPerElement, integerRange, unwrapPresent, wrapPresent, type Component, type DataType } from "./dtype.js";
-import type { NarrowFloatDataType, NumericDataType, Scalar, StructuredDataType, StructuredField } from "./dtype.js";
-import { EMPTY_BYTES, allocTypedArray, typedArrayOver } from "./elements.js";
-import { padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
+import { NUMERIC_TYPES, integerRange, type DataType } from "./dtype.js";
+import type { NumericDataType, Scalar } from "./dtype.js";
+import { EMPTY_BYTES } from "./elements.js";
 import { BASE64, base64ToBytes, bytesToBase64 } from "./base64.js";
+import { rareTypes } from "./dtype-names.js";
 import { bytesToNumbers, numbersToBytes } from "./vlen-array.js";
 
-function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
+export function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
   if (typeof v === "number") return v;
   if (v === "NaN") return NaN;
   if (v === "Infinity") return Infinity;
@@ -40,28 +42,7 @@ function componentBits(dt: NumericDataType): 16 | 32 | 64 {
   return 64;
 }
 
-/**
- * One component of a narrow float's fill value: a number, a constant the format can hold, or
- * the hex of its stored code ("0x7c": one byte for the 8-bit-or-smaller floats, two otherwise).
- */
-function parseNarrowComponent(v: unknown, dt: NarrowFloatDataType, where: string): number {
-  const codec = componentCodec(dt.component);
-  if (typeof v === "string" && /^0x[0-9a-fA-F]+$/.test(v)) {
-    const code = Number.parseInt(v.slice(2), 16);
-    if (v.length - 2 !== 2 * codec.bytes || code >= 2 ** codec.bits) {
-      throw new InvalidMetadataError(`${where}: hex fill value ${v} is not a ${codec.bits}-bit code of ${dt.name}`);
-    }
-    return codec.table[code];
-  }
-  const x = parseFloatJson(v, dt, where, 64);
-  const special = codec.format?.special ?? "ieee";
-  // The specifications refuse the constants a format cannot represent.
-  if (Number.isNaN(x) && special === "finite") throw new InvalidMetadataError(`${where}: ${dt.name} has no NaN`);
-  if (Math.abs(x) === Infinity && special !== "ieee") throw new InvalidMetadataError(`${where}: ${dt.name} has no infinity`);
-  return x;
-}
-
-function parseInteger(v: unknown): bigint | undefined {
+export function parseInteger(v: unknown): bigint | undefined {
   if (typeof v === "bigint") return v;
   if (typeof v === "number" && Number.isInteger(v)) return BigInt(v);
   if (typeof v === "boolean") return v ? 1n : 0n;
@@ -71,7 +52,7 @@ function parseInteger(v: unknown): bigint | undefined {
 }
 
 /** A JSON byte-string fill value: base64, or (as zarr-python 2 leniently accepts) any other value's text. */
-function jsonBytesValue(v: unknown, where: string, dt: DataType): Uint8Array {
+export function jsonBytesValue(v: unknown, where: string, dt: DataType): Uint8Array {
   if (v instanceof Uint8Array) return v;
   if (typeof v === "string") return BASE64.test(v) ? base64ToBytes(v) : new TextEncoder().encode(v);
   if (Array.isArray(v) && v.every((x) => typeof x === "number" && Number.isInteger(x) && x >= 0 && x < 256)) {
@@ -81,12 +62,6 @@ function jsonBytesValue(v: unknown, where: string, dt: DataType): Uint8Array {
   throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
 
-function codePointLength(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
 /**
  * Turns a fill value (a JS value or any JSON form of either version) into the JS scalar of this
  * type. `null` (v2 only) means "no fill value"; such arrays read missing chunks as zeros.
@@ -94,35 +69,6 @@ function codePointLength(s: string): number {
 export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): Scalar {
   if (v === null || v === undefined) return zeroOf(dt);
   switch (dt.kind) {
-    case "narrow_float": {
-      const one = (x: unknown) => parseNarrowComponent(typeof x === "bigint" ? Number(x) : x, dt, where);
-      if (dt.components === 1) return one(v);
-      if (Array.isArray(v) && v.length === 2) return [one(v[0]), one(v[1])];
-      if (typeof v === "number") return [v, 0];
-      break;
-    }
-    case "datetime": {
-      if (v === "NaT") return NAT;
-      const n = parseInteger(v);
-      if (n === undefined || n < NAT || n >= 2n ** 63n) break;
-      return n;
-    }
-    case "fixed_bytes":
-    case "raw_bits":
-    case "structured": {
-      if (dt.kind === "structured" && isJsonObject(v) && !ArrayBuffer.isView(v)) return structFillFromJson(v, dt, where);
-      const b = jsonBytesValue(v === 0 && dt.kind !== "fixed_bytes" ? [] : v, where, dt);
-      if (b.length > dt.itemSize || (dt.kind !== "fixed_bytes" && b.length !== 0 && b.length !== dt.itemSize)) {
-        throw new InvalidMetadataError(`${where}: fill value has ${b.length} bytes, ${dt.name} holds ${dt.itemSize}`);
-      }
-      return dt.kind === "fixed_bytes" ? stripNuls(b) : padBytes(b, dt.itemSize);
-    }
-    case "utf32": {
-      // zarr-python 2 keeps a non-string fill value as numpy turns it into text (0 -> "0").
-      const s = typeof v === "string" ? v : String(v);
-      if (codePointLength(s) > dt.length) throw new InvalidMetadataError(`${where}: fill value ${JSON.stringify(s)} is longer than ${dt.length} characters`);
-      return s;
-    }
     case "string":
       // zarr-python 2 writes 0 for object arrays; it has no meaning for strings, so it reads as "".
       return typeof v === "string" ? v : "";
@@ -137,13 +83,12 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
       return numbersToBytes(typeof v === "object" ? v : [v], dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
-    case "optional": {
-      // zarrs' JSON: null when missing, else [inner fill value] at every level ([[42]], [null]).
-      if (!Array.isArray(v) || v.length !== 1 || (v[0] === null && dt.inner.kind !== "optional")) break;
-      return wrapPresent(parseFillValue(v[0], dt.inner, where), dt);
-    }
   }
-  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+  return rareTypes().parseRareFill(v, dt, where);
+}
+
+export function invalidFill(v: unknown, dt: DataType, where: string): InvalidMetadataError {
+  return new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
 }
 
 function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scalar {
@@ -212,14 +157,14 @@ export function zeroOf(dt: DataType): Scalar {
   }
 }
 
-function floatJson(x: number, asV3: boolean): Serialisable {
+export function floatJson(x: number, asV3: boolean): Serialisable {
   if (Number.isNaN(x)) return "NaN";
   if (x === Infinity) return "Infinity";
   if (x === -Infinity) return "-Infinity";
   return asV3 ? x : new PyFloat(x);
 }
 
-function bigintJson(v: bigint): Serialisable {
+export function bigintJson(v: bigint): Serialisable {
   return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : new BigJsonInt(v);
 }
 
@@ -227,32 +172,18 @@ function bigintJson(v: bigint): Serialisable {
 export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 3): Serialisable {
   if (v === null) return null;
   switch (dt.kind) {
-    case "narrow_float":
-      if (dt.components === 2) return (v as [number, number]).map((x) => floatJson(x, zarrFormat === 3));
-      return floatJson(v as number, false);
-    case "datetime":
-      return bigintJson(v as bigint);
-    case "structured":
-      // v3 (the zarr-extensions `struct` type): an object of field values; v2: base64 bytes.
-      return zarrFormat === 3 ? structFillToJson(v as Uint8Array, dt) : bytesToBase64(v as Uint8Array);
-    case "fixed_bytes":
-      return bytesToBase64(v as Uint8Array);
-    case "raw_bits":
-      // v3 spells raw bits as a list of byte values; v2 (`|V`) as base64.
-      return zarrFormat === 3 ? Array.from(v as Uint8Array) : bytesToBase64(v as Uint8Array);
     case "bytes":
       return bytesToBase64(v as Uint8Array);
     case "vlen_array":
       return Array.from(bytesToNumbers(v as Uint8Array, dt) as ArrayLike<number | bigint>, (x) => (typeof x === "bigint" ? bigintJson(x) : x));
-    case "utf32":
     case "string":
       return v as string;
     case "json":
       return v as Serialisable;
-    case "optional":
-      return [fillValueToJson(unwrapPresent(v, dt)!, dt.inner, zarrFormat)];
     case "numeric":
       break;
+    default:
+      return rareTypes().rareFillToJson(v, dt, zarrFormat);
   }
   const family = NUMERIC_TYPES[dt.name].family;
   if (family === "complex") {
@@ -266,33 +197,4 @@ export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 
   if (family === "bool") return Boolean(v);
   if (typeof v === "bigint") return bigintJson(v);
   return v as number;
-}
-
-// The v3 `struct` type's fill value: an object of field values (see dtype-names.ts).
-
-/** A field's value inside a record's bytes, through an aligned copy of its bytes. */
-function fieldScalar(record: Uint8Array, f: StructuredField): Scalar {
-  const copy = new Uint8Array(f.dtype.itemSize);
-  copy.set(record.subarray(f.offset, f.offset + f.dtype.itemSize));
-  return storedToScalar(typedArrayOver(f.dtype, copy.buffer, 0, componentsPerElement(f.dtype)), 0, f.dtype);
-}
-
-function structFillToJson(record: Uint8Array, dt: StructuredDataType): Serialisable {
-  const out: { [key: string]: Serialisable } = {};
-  for (const f of dt.fields) out[f.name] = fillValueToJson(fieldScalar(record, f), f.dtype, 3);
-  return out;
-}
-
-function structFillFromJson(v: Record<string, unknown>, dt: StructuredDataType, where: string): Uint8Array {
-  const record = new Uint8Array(dt.itemSize);
-  for (const f of dt.fields) {
-    if (!(f.name in v)) throw new InvalidMetadataError(`${where}: the struct fill value has no field "${f.name}"`);
-    if (f.shape.length > 0) throw new InvalidMetadataError(`${where}: field "${f.name}" is a sub-array; give the fill value as base64 bytes`);
-    const scalar = parseFillValue(v[f.name], f.dtype, `${where}.${f.name}`);
-    const one = allocTypedArray(f.dtype, 1);
-    const comps = scalarToComponents(scalar, f.dtype);
-    comps.forEach((c, k) => ((one as unknown as Component[])[k] = c));
-    record.set(new Uint8Array(one.buffer, one.byteOffset, f.dtype.itemSize), f.offset);
-  }
-  return record;
 }

@@ -2,6 +2,7 @@
  * IEEE 754 half-precision conversions, for runtimes without Float16Array (Node 20): float16 data
  * is held in a Float32Array and converted at the byte boundary.
  */
+import type { ComponentCodec } from "./narrow-float.js";
 
 /** A table of all 65536 half values makes decoding a single lookup. */
 let decodeTable: Float32Array | undefined;
@@ -67,4 +68,11 @@ export function numberToFloat16Bits(x: number): number {
   }
   if (be >= 31) return sign | 0x7c00;
   return sign | (be << 10) | r;
+}
+
+let codec: ComponentCodec | undefined;
+
+/** float16 as narrow-float.ts' component codecs are: for runtimes without Float16Array, where plain float16 arrays convert too. */
+export function float16Codec(): ComponentCodec {
+  return (codec ??= { bytes: 2, bits: 16, table: float16Table(), encode: numberToFloat16Bits, format: null });
 }

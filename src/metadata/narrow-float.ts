@@ -4,7 +4,7 @@
  * of 8 bits or fewer. One table decodes a stored code; one function rounds a number to a code.
  */
 import { bfloat16BitsToNumber, numberToBfloat16Bits } from "./bfloat16.js";
-import { float16Table, numberToFloat16Bits } from "./float16.js";
+import { float16Codec } from "./float16.js";
 import { MINIFLOAT_FORMATS, codeBits, encodeMiniFloat, miniFloatTable, type MiniFloatFormat, type MiniFloatName } from "./minifloat.js";
 
 export type NarrowFloatComponent = MiniFloatName | "bfloat16" | "float16";
@@ -38,7 +38,7 @@ export function componentCodec(c: NarrowFloatComponent): ComponentCodec {
   let codec = codecs.get(c);
   if (codec) return codec;
   if (c === "bfloat16") codec = { bytes: 2, bits: 16, table: bfloat16Codes(), encode: numberToBfloat16Bits, format: null };
-  else if (c === "float16") codec = { bytes: 2, bits: 16, table: float16Table(), encode: numberToFloat16Bits, format: null };
+  else if (c === "float16") codec = float16Codec();
   else {
     const f = MINIFLOAT_FORMATS[c];
     codec = { bytes: 1, bits: codeBits(f), table: miniFloatTable(f), encode: (x) => encodeMiniFloat(f, x), format: f };

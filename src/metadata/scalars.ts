@@ -2,9 +2,9 @@
 import { InvalidMetadataError } from "../errors.js";
 import type { JsonValue } from "./json.js";
 import { float16BitsToNumber, numberToFloat16Bits } from "./float16.js";
-import { roundToComponent } from "./narrow-float.js";
-import { NUMERIC_TYPES, componentsPerElement, isObjectType, unwrapPresent, wrapPresent, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
-import { allocTypedArray, hasFloat16Array } from "./elements.js";
+import { rareTypes } from "./dtype-names.js";
+import { NUMERIC_TYPES, type Component, type DataType, type ElementArray, type Scalar, type TypedArray } from "./dtype.js";
+import { hasFloat16Array } from "./elements.js";
 import { bytesToBase64 } from "./base64.js";
 
 /** Bytes with trailing NULs removed, as numpy shows `|S` values. */
@@ -30,19 +30,6 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
   // null is a JSON value as well (json2 arrays hold it); every other type but optional refuses it.
   if (v === null && dt.kind !== "optional" && dt.kind !== "json") throw new InvalidMetadataError(`null (a missing value) can only be stored in an optional array, not ${dt.name}`);
   switch (dt.kind) {
-    case "optional": {
-      // Over a variable-length type memory holds the value itself, checked against the inner type.
-      const values = isObjectType(dt);
-      // A missing element is all zeros, its mask included (as zarrs leaves it).
-      const missing = values ? [null as unknown as Component] : Array.from(allocTypedArray(dt, 1) as ArrayLike<Component>);
-      if (v === null) return missing;
-      const inner = unwrapPresent(v, dt);
-      if (inner === undefined) throw new InvalidMetadataError(`a present value of a nested optional is written [value] (null, [null], [5]), got ${String(v)}`);
-      const comps = scalarToComponents(inner, dt.inner);
-      if (values) return [v as Component];
-      comps.push(typeof missing[0] === "bigint" ? 1n : 1);
-      return comps;
-    }
     case "string":
       if (typeof v !== "string") throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a string array`);
       return [v];
@@ -53,36 +40,10 @@ export function scalarToComponents(v: Scalar, dt: DataType): Component[] {
     case "json":
       // The JSON value itself (checked where it is written).
       return [v as Component];
-    case "fixed_bytes":
-    case "raw_bits":
-    case "structured": {
-      if (!(v instanceof Uint8Array)) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name} (use Uint8Array)`);
-      if (v.length > dt.itemSize) throw new InvalidMetadataError(`a value of ${v.length} bytes does not fit ${dt.name} of ${dt.itemSize} bytes`);
-      return Array.from(padBytes(v, dt.itemSize));
-    }
-    case "utf32": {
-      if (typeof v !== "string") throw new InvalidMetadataError(`a ${typeof v} cannot be stored in a ${dt.name} array`);
-      const out = new Array<number>(dt.length).fill(0);
-      let i = 0;
-      for (const ch of v) {
-        if (i === dt.length) throw new InvalidMetadataError(`${JSON.stringify(v)} is longer than ${dt.length} characters`);
-        out[i++] = ch.codePointAt(0)!;
-      }
-      return out;
-    }
-    case "datetime":
-      if (typeof v === "bigint") return [v];
-      if (typeof v === "number" && Number.isInteger(v)) return [BigInt(v)];
-      throw new InvalidMetadataError(`a datetime is stored as an integer count (bigint), got ${String(v)}`);
-    case "narrow_float": {
-      // Memory holds the values the type can represent: round once, here.
-      if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
-      const parts = Array.isArray(v) ? (v as [number, number]) : [Number(v), 0];
-      if (dt.components === 1 && Array.isArray(v)) throw new InvalidMetadataError(`a complex value cannot be stored in ${dt.name}`);
-      return parts.slice(0, dt.components).map((x) => roundToComponent(dt.component, x));
-    }
     case "numeric":
       break;
+    default:
+      return rareTypes().rareComponents(v, dt);
   }
   const family = NUMERIC_TYPES[dt.name].family;
   if (typeof v === "string" || v instanceof Uint8Array) throw new InvalidMetadataError(`a ${typeof v} cannot be stored in ${dt.name}`);
@@ -109,35 +70,16 @@ export function codePointsToString(data: ArrayLike<number>, start: number, lengt
 /** Reads element `i` of memory as the JS scalar of the data type. */
 export function storedToScalar(data: ElementArray, i: number, dt: DataType): Scalar {
   switch (dt.kind) {
-    case "optional": {
-      if (isObjectType(dt)) return (data as Scalar[])[i];
-      const c = componentsPerElement(dt);
-      const t = data as TypedArray;
-      if (!t[i * c + c - 1]) return null;
-      const v = storedToScalar(t.subarray(i * c, i * c + c - 1), 0, dt.inner);
-      return wrapPresent(v, dt);
-    }
     case "string":
     case "bytes":
     case "json":
       return (data as Scalar[])[i];
     case "vlen_array":
       return (data as string[] | Uint8Array[])[i];
-    case "fixed_bytes":
-      return stripNuls((data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize));
-    case "raw_bits":
-    case "structured":
-      return (data as Uint8Array).slice(i * dt.itemSize, (i + 1) * dt.itemSize);
-    case "utf32":
-      return codePointsToString(data as Uint32Array, i * dt.length, dt.length);
-    case "narrow_float": {
-      const t = data as Float32Array;
-      return dt.components === 2 ? [t[2 * i], t[2 * i + 1]] : t[i];
-    }
-    case "datetime":
-      return (data as BigInt64Array)[i];
     case "numeric":
       break;
+    default:
+      return rareTypes().rareStoredScalar(data, i, dt);
   }
   const family = NUMERIC_TYPES[dt.name].family;
   const t = data as TypedArray;

@@ -6,7 +6,9 @@
  */
 import { subByteBits, type DataType, type TypedArray } from "./dtype.js";
 import { hasFloat16Array } from "./elements.js";
-import { componentCodec, type NarrowFloatComponent } from "./narrow-float.js";
+import type { ComponentCodec } from "./narrow-float.js";
+import { float16Codec } from "./float16.js";
+import { rareTypes } from "./dtype-names.js";
 
 export interface StoredConversion {
   /** Bytes of one stored component. */
@@ -19,15 +21,14 @@ export interface StoredConversion {
 
 /** How a type's stored components become memory and back; null where memory is the bytes. */
 export function storedConversion(dt: DataType): StoredConversion | null {
-  if (dt.kind === "narrow_float") return floatConversion(dt.component);
-  if (dt.kind === "numeric" && dt.name === "float16" && !hasFloat16Array) return floatConversion("float16");
+  if (dt.kind === "narrow_float") return floatConversion(rareTypes().componentCodec(dt.component));
+  if (dt.kind === "numeric" && dt.name === "float16" && !hasFloat16Array) return floatConversion(float16Codec());
   const bits = subByteBits(dt);
   if (bits !== undefined) return subByteConversion(bits, dt.kind === "numeric" && dt.name.startsWith("int"));
   return null;
 }
 
-function floatConversion(c: NarrowFloatComponent): StoredConversion {
-  const codec = componentCodec(c);
+function floatConversion(codec: ComponentCodec): StoredConversion {
   const mask = 2 ** codec.bits - 1;
   return {
     width: codec.bytes,

@@ -18,6 +18,8 @@ import { webWorkers } from "../parallel/execution/comlink-web-workers.js";
 import { PiscinaExecutor } from "../parallel/execution/piscina-executor.js";
 // Loading it registers its lock files with the lock table, for write tasks that name them.
 import "../parallel/sync/synchronizer.js";
+// Node parses every data type from the start (a page loads the rare ones on first use: metadata-json.ts).
+import "../metadata/rare-types.js";
 import { FileSystemStore } from "../stores/filesystem.js";
 import { addStoreKind } from "../stores/kinds.js";
 import { S3_KIND } from "../stores/s3.js";
