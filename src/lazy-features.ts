@@ -3,8 +3,10 @@
  * its first use (through onFirstUse): ZarrArray's writes (hierarchy/array-writes.ts, on a handle's
  * first write), how write tasks write chunks (parallel/chunk-io/chunk-writes.ts, on a thread's
  * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
- * array is first created or opened with assumed metadata), the conditional-writes probe
- * (parallel/sync/conditional-probe.ts, when a node is first opened to write with them), point,
+ * array is first created or opened with assumed metadata), openArray's options on metadata
+ * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
+ * that gives one), the conditionalWrites option's check and probe
+ * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
@@ -18,6 +20,7 @@ export { S3Requests } from "./stores/s3-requests.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
+export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
-export { requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
+export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
 export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";

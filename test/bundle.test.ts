@@ -126,12 +126,15 @@ test("a page reading on workers loads on first use only what a read there does n
   // Nor what turns createArray's options into metadata: it loads with the first array made (or
   // opened with assumed metadata).
   assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/create-options.ts")), [], "openArray brings create-options.ts");
+  // Nor openArray's options on metadata (open-options.ts: expect, assumeMetadata and
+  // assumeCachedMetadata), which load with the first open that gives one.
+  assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/open-options.ts")), [], "openArray brings open-options.ts");
   // Nor point, mask and block selections (fancy.ts): they load with the first one.
   assert.deepEqual(main.filter((m) => m.endsWith("src/indexing/fancy.ts")), [], "openArray brings fancy.ts");
   // Nor how write tasks write chunks (chunk-writes.ts), with the compare-and-swap loop: they load
   // with a thread's first write task.
   const mainText = loadedFiles(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]).map((out) => readFileSync(join(ROOT, out), "utf8")).join("\n");
-  for (const writeOnly of ["other writers kept winning", "conditional writes were asked for", "does not honour conditional writes"]) assert.ok(!mainText.includes(writeOnly), `the page loads the write path ("${writeOnly}") up front`);
+  for (const writeOnly of ["other writers kept winning", "conditional writes were asked for", "does not honour conditional writes", "conditionalWrites must be true, false"]) assert.ok(!mainText.includes(writeOnly), `the page loads the write path ("${writeOnly}") up front`);
   // Nor the factories of compressors few arrays name (numcodecs.lz4, zarrs.gdeflate: rare-compressors.ts).
   assert.ok(!mainText.includes("too short for the size header"), "the page loads the numcodecs.lz4 factory up front");
 });

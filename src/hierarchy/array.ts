@@ -5,7 +5,6 @@
  */
 import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnsupportedError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
-import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
@@ -40,6 +39,9 @@ import { arrayInfo, type ArrayInfo } from "./info.js";
 // imported on a handle's first write or such selection: a page that only reads slices never
 // loads them, and once loaded a call goes straight through (no extra await).
 const features = lazyFeatures;
+
+/** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
+const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
 
 /** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
 const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>
@@ -264,7 +266,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
     if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
     const { nodeType: _n, ...meta } = stored;
-    if (this.options.assumed === "cached") checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
+    if (this.options.assumed === "cached") await checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
     // A v2 separator given at open for old metadata without one stays in force.
     if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
     if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
@@ -489,7 +491,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
       return this.meta;
     }
     const { nodeType: _n, ...base } = stored;
-    if (assumed === "cached") checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
+    if (assumed === "cached") await checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
     // A v2 separator given at open for old metadata without one stays in force (as revalidateMetadata keeps it).
     if (base.v2?.dimensionSeparator === null) base.chunkKeyEncoding = this.meta.chunkKeyEncoding;
     return base;
