@@ -6,7 +6,8 @@
  * array is first created or opened with assumed metadata), openArray's options on metadata
  * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
  * that gives one), the conditionalWrites option's check and probe
- * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), point,
+ * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
+ * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
@@ -22,5 +23,6 @@ export * as arrayWrites from "./hierarchy/array-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
+export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
 export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";

@@ -21,6 +21,7 @@ import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
 import type { ChunkItem, WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import type { ChunkLockRef } from "../parallel/sync/lock-table.js";
 import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
@@ -469,8 +470,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   /** @internal the write of chunk items (array-writes.ts), on this handle's store and options. */
-  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions): Promise<void> {
-    return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options });
+  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions, lock: ChunkLockRef): Promise<void> {
+    return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options, lock });
   }
 
   /**

@@ -16,7 +16,7 @@ import type { Store } from "../../stores/types.js";
 import { pipelineFor, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
 import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
 import { cacheId, readThroughCache } from "../chunk-io/cached-read.js";
-import { chunkLockRef, lockScopeOf } from "../sync/lock-table.js";
+import type { ChunkLockRef } from "../sync/lock-table.js";
 import type { Synchronizer } from "../sync/synchronizer.js";
 import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
 import { placeOperation, runOperation } from "./coordinator.js";
@@ -65,6 +65,12 @@ export interface ReadOperation extends Operation {
 
 export interface WriteOperation extends Operation {
   value: WriteValue;
+  /**
+   * The array's chunk locks (lock-table.ts): the process-wide table travels in every task (a
+   * SharedArrayBuffer, shared with workers). Made by the write's plan (array-writes.ts), which
+   * loads the lock code, so that a page that only reads holds none of it.
+   */
+  lock: ChunkLockRef;
 }
 
 /** Bytes of one decoded chunk in memory. */
@@ -123,7 +129,7 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
 
 /** Runs a write of a value already converted and checked against the selection. */
 export async function runWrite(op: WriteOperation): Promise<void> {
-  const { store, meta, items, value, options, array } = op;
+  const { store, meta, items, value, options, array, lock } = op;
   const chunkBytes = chunkBytesOf(meta);
   const data = value.kind === "array" ? value.buffer.data : null;
   const { decodeCost } = pipelineFor(meta);
@@ -137,8 +143,6 @@ export async function runWrite(op: WriteOperation): Promise<void> {
   const descriptor = store.descriptor();
   // A user's store without delete keeps chunks that become all fill value: stored, not stale.
   const writeEmptyChunks = array.writeEmptyChunks ?? (store instanceof CallerStore && !store.canDelete);
-  // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
-  const lock = chunkLockRef(lockScopeOf(descriptor), array.synchronizer?.descriptor());
   // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.
   const conditional = array.conditionalWrites;
   const { cache } = array;
