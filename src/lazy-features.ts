@@ -5,7 +5,8 @@
  * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
  * array is first created or opened with assumed metadata), openArray's options on metadata
  * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
- * that gives one), the conditionalWrites option's check and probe
+ * that gives one), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
+ * hierarchy/chunk-iter.ts, on first use), the conditionalWrites option's check and probe
  * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
  * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
@@ -22,6 +23,8 @@ export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
+export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
+export { arrayInfo } from "./hierarchy/array-info.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";

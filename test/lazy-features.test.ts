@@ -19,6 +19,8 @@ const LAZY = [
   "src/stores/reference-reads.ts",
   "src/hierarchy/create-options.ts",
   "src/hierarchy/open-options.ts",
+  "src/hierarchy/chunk-iter.ts",
+  "src/hierarchy/array-info.ts",
   "src/parallel/chunk-io/chunk-writes.ts",
   "src/indexing/fancy.ts",
 ];

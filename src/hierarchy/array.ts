@@ -33,13 +33,18 @@ import { isWritable, type Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
-import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
-import { arrayInfo, type ArrayInfo } from "./info.js";
+import type { ChunkEntry, ChunkIterOptions } from "./chunk-iter.js";
+import type { ArrayInfo } from "./info.js";
 
 // The write paths (array-writes.ts) and the selections with integer arrays or masks (fancy.ts),
 // imported on a handle's first write or such selection: a page that only reads slices never
 // loads them, and once loaded a call goes straight through (no extra await).
 const features = lazyFeatures;
+
+/** `info()`'s data (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
+const arrayInfo = features((m, a: ZarrArray) => m.arrayInfo(a));
+const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
+const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
 
 /** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
 const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
@@ -523,8 +528,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * coordinates, its region and its values: `ahead` chunks (default 2) are read ahead, on the
    * pool when `threads`/`pool` ask for it, so memory stays bounded for streaming jobs.
    */
-  iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
-    return iterChunks(this, options);
+  async *iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
+    yield* await chunkIteration(this, options);
   }
 
   /** How many chunks of the grid are stored. */
