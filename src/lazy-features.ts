@@ -6,7 +6,9 @@
  * array is first created or opened with assumed metadata), openArray's options on metadata
  * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
  * that gives one), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
- * hierarchy/chunk-iter.ts, on first use), the conditionalWrites option's check and probe
+ * hierarchy/chunk-iter.ts, on first use), the read through a chunk cache
+ * (parallel/chunk-io/cached-read.ts, with the first; operation.ts hands it the coordinator and
+ * the chunk runner), the conditionalWrites option's check and probe
  * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
  * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
@@ -14,7 +16,7 @@
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
  * more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the first of these
- * uses loads them all (11.1 KB gzip with esbuild). Nothing here may import a module that imports
+ * uses loads them all (14.7 KB gzip with esbuild). Nothing here may import a module that imports
  * this one back (the chunk runner, chunk-task.ts; the stores; hierarchy/array.ts): the writes are
  * handed what they need by ZarrArray, and the rest import chunk-codec.ts, not the chunk runner.
  */
@@ -25,6 +27,7 @@ export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
 export { arrayInfo } from "./hierarchy/array-info.js";
+export { readThroughCache } from "./parallel/chunk-io/cached-read.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";

@@ -21,6 +21,7 @@ const LAZY = [
   "src/hierarchy/open-options.ts",
   "src/hierarchy/chunk-iter.ts",
   "src/hierarchy/array-info.ts",
+  "src/parallel/chunk-io/cached-read.ts",
   "src/parallel/chunk-io/chunk-writes.ts",
   "src/indexing/fancy.ts",
 ];
@@ -50,13 +51,13 @@ test("opening, reading and naming S3Store load none of it; the first array made 
   assert.deepEqual(LAZY.filter((f) => !wrote.resolved.has(f)), []);
 });
 
-test("openArray's options on metadata and conditionalWrites, given first in a process, load their checks and answer as before", async () => {
+test("openArray's options on metadata and conditionalWrites, reads through a cache, info and chunk listing, first in a process, load their module and answer as before", async () => {
   const dir = scratchDir("parzarr-lazy-");
   await createArray(dir, { shape: [4], chunks: [2], dtype: "int32" });
   // Each line in a fresh process, where the module is not loaded yet.
   const first = (line: string) =>
     resolvedInChild(
-      `const { openArray, createArray, MemoryStore } = await import("./src/index.ts");
+      `const { openArray, createArray, MemoryStore, ChunkCache } = await import("./src/index.ts");
       const dir = ${JSON.stringify(dir)};
       const outcome = await (async () => { ${line} })().then((v) => "ok " + v, (e) => e.name + " " + e.code);
       console.log(outcome);`,
@@ -68,6 +69,10 @@ test("openArray's options on metadata and conditionalWrites, given first in a pr
   assert.equal(first(`return (await openArray(dir, { mode: "r", assumeCachedMetadata: { shape: [4], chunks: [2], dtype: "int32" } })).shape;`), "ok 4");
   // The assumed layout checked against the stored one when an operation rewrites the metadata.
   assert.equal(first(`await (await openArray(dir, { mode: "r+", assumeCachedMetadata: { shape: [4], chunks: [4], dtype: "int32" } })).resize([6]);`), "MetadataMismatchError METADATA_MISMATCH");
+  // A read through a chunk cache, and an array's info and chunk listing, first in a process.
+  const cached = `const a = await openArray(dir, { mode: "r", cache: new ChunkCache({ maxBytes: 1e6 }) }); return [...(await a.get(null, { threads: 0 })).data, ...(await a.get(null, { threads: 0 })).data];`;
+  assert.equal(first(cached), "ok 0,0,0,0,0,0,0,0");
+  assert.equal(first(`const a = await openArray(dir, { mode: "r" }); return [(await a.info()).chunksTotal, (await a.chunkCoords()).length];`), "ok 2,0");
   assert.equal(first(`await openArray(dir, { conditionalWrites: { maxAttempts: 0 } });`), "InvalidArgumentError INVALID_ARGUMENT");
   assert.equal(first(`await openArray(dir, { conditionalWrites: true });`), "UnsupportedError UNSUPPORTED");
   assert.equal(first(`return (await openArray(dir, { mode: "r", conditionalWrites: false })).shape;`), "ok 4");

@@ -26,8 +26,7 @@ import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/o
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
-import { isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
-import { cacheId } from "../parallel/chunk-io/cached-read.js";
+import { cacheId, isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode } from "./node-io.js";

@@ -13,9 +13,9 @@ import { contiguousStrides, product } from "../../indexing/strided.js";
 import { allocateOrTooLarge } from "../../limits.js";
 import { CallerStore } from "../../stores/caller.js";
 import type { Store } from "../../stores/types.js";
-import { pipelineFor, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
-import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
-import { cacheId, readThroughCache } from "../chunk-io/cached-read.js";
+import { pipelineFor, placeFromChunk, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
+import { cacheId, type ChunkCache, type Recheck } from "../chunk-io/chunk-cache.js";
+import { lazyFeatures } from "../../lazy-features-loader.js";
 import type { ChunkLockRef } from "../sync/lock-table.js";
 import type { Synchronizer } from "../sync/synchronizer.js";
 import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
@@ -113,8 +113,10 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const descriptor = store.descriptor();
   const missing = array.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
   if (cache && !isObjectType(meta.dtype)) {
-    const context = { cache, recheck: array.recheckCachedData ?? true, openedAt: op.openedAt, store, meta, missing: missing.missing };
-    await readThroughCache(context, items, out, placeOptions);
+    const run = { placeOperation, runOperation, placeFromChunk, taskMeta };
+    const context = { cache, recheck: array.recheckCachedData ?? true, openedAt: op.openedAt, store, meta, missing: missing.missing, run };
+    // Loaded with the first read through a cache (cached-read.ts, in lazy-features.ts).
+    await lazyFeatures((m) => m.readThroughCache(context, items, out, placeOptions))();
     return data;
   }
   const sent = taskMeta(meta);
