@@ -26,7 +26,7 @@ export * as arrayWrites from "./hierarchy/array-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
-export { arrayInfo } from "./hierarchy/array-info.js";
+export { arrayInfo, nbytesStored, nchunksInitialized } from "./hierarchy/array-info.js";
 export { readThroughCache } from "./parallel/chunk-io/cached-read.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";

@@ -3,7 +3,7 @@
  * chunk items, check the output or value, and hand the operation to the execution layer
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnsupportedError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
@@ -42,6 +42,7 @@ const features = lazyFeatures;
 
 /** `info()`'s data (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
 const arrayInfo = features((m, a: ZarrArray) => m.arrayInfo(a));
+const storedCounts = features;
 const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
 const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
 
@@ -478,30 +479,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options, lock });
   }
 
-  /**
-   * The metadata a rewrite starts from: the stored document, which another writer may have
-   * changed. A handle whose metadata was assumed (`assumeMetadata`) never touches the stored
-   * document, so it refuses; one opened with `assumeCachedMetadata` refuses when the document
-   * disagrees with what it assumed (other than in shape and attributes, which others may change).
-   * @internal
-   */
-  async metadataToRewrite(store: Store, what: string): Promise<ArrayMetadata> {
-    const assumed = this.options.assumed;
-    if (assumed === "assumed") {
-      throw new UnsupportedError(`${what}: array ${describePath(this.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
-    }
-    const stored = await readNode(store, this.path, this.meta.zarrFormat);
-    if (stored?.nodeType !== "array") {
-      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${nodeLocation(this.store, this.path)} (the handle assumed it)`);
-      return this.meta;
-    }
-    const { nodeType: _n, ...base } = stored;
-    if (assumed === "cached") await checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
-    // A v2 separator given at open for old metadata without one stays in force (as revalidateMetadata keeps it).
-    if (base.v2?.dimensionSeparator === null) base.chunkKeyEncoding = this.meta.chunkKeyEncoding;
-    return base;
-  }
-
   /** @internal drops chunks from the cache, if the handle has one, after this handle changed them. */
   forgetCached(keys: readonly string[]): void {
     const { cache } = this.options;
@@ -532,41 +509,16 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   /** How many chunks of the grid are stored. */
-  async nchunksInitialized(): Promise<number> {
-    const prefix = this.path === "" ? "" : `${this.path}/`;
-    const keys = new Set(await this.store.list(prefix));
-    let n = 0;
-    const grid = this.chunkGrid;
-    const total = product(grid);
-    const idx = new Array<number>(grid.length).fill(0);
-    for (let i = 0; i < total; i++) {
-      if (keys.has(this.chunkKey(idx))) n++;
-      for (let d = grid.length - 1; d >= 0; d--) {
-        if (++idx[d] < grid[d]) break;
-        idx[d] = 0;
-      }
-    }
-    return n;
+  nchunksInitialized(): Promise<number> {
+    return storedCounts((m) => m.nchunksInitialized(this))();
   }
 
   /**
    * Bytes this array takes in its store: its metadata documents and every stored chunk, as
    * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
    */
-  async nbytesStored(): Promise<number> {
-    const prefix = this.path === "" ? "" : `${this.path}/`;
-    const keys = await this.store.list(prefix);
-    const sizeOf = async (key: string): Promise<number> => {
-      const n = this.store.getSize ? await this.store.getSize(key) : (await this.store.get(key))?.length;
-      return n ?? 0;
-    };
-    let total = 0;
-    // A bounded number of stat calls in flight: a large array has many thousands of chunks.
-    for (let i = 0; i < keys.length; i += 64) {
-      const sizes = await Promise.all(keys.slice(i, i + 64).map(sizeOf));
-      for (const n of sizes) total += n;
-    }
-    return total;
+  nbytesStored(): Promise<number> {
+    return storedCounts((m) => m.nbytesStored(this))();
   }
 
   /** `<ZarrArray /a shape=[...] dtype=float32 v3>`. */
