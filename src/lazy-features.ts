@@ -8,7 +8,8 @@
  * that gives one), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
  * hierarchy/chunk-iter.ts, on first use), the read through a chunk cache
  * (parallel/chunk-io/cached-read.ts, with the first; operation.ts hands it the coordinator and
- * the chunk runner), the conditionalWrites option's check and probe
+ * the chunk runner), the write operation (parallel/execution/write-operation.ts, with the first
+ * write; the handle hands it the same), the conditionalWrites option's check and probe
  * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
  * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
@@ -28,6 +29,7 @@ export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarch
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
 export { arrayInfo, nbytesStored, nchunksInitialized } from "./hierarchy/array-info.js";
 export { readThroughCache } from "./parallel/chunk-io/cached-read.js";
+export { runWrite } from "./parallel/execution/write-operation.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";

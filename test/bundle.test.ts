@@ -131,6 +131,10 @@ test("a page reading on workers loads on first use only what a read there does n
   assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/open-options.ts")), [], "openArray brings open-options.ts");
   // Nor the read through a chunk cache (cached-read.ts), loaded with the first read that has one.
   assert.deepEqual(main.filter((m) => m.endsWith("src/parallel/chunk-io/cached-read.ts")), [], "openArray brings cached-read.ts");
+  // Nor the write operation (write-operation.ts, with the value stager): it loads with the first write.
+  for (const writeOnly of ["src/parallel/execution/write-operation.ts", "src/parallel/execution/staged-value.ts"]) {
+    assert.deepEqual(main.filter((m) => m.endsWith(writeOnly)), [], `openArray brings ${writeOnly}`);
+  }
   // Nor the chunk iteration (chunk-iter.ts: chunkCoords, iterChunks), loaded with its first use.
   assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/chunk-iter.ts")), [], "openArray brings chunk-iter.ts");
   // Nor the chunk locks (lock-table.ts): the first write loads them; a pool holds only what frees

@@ -20,9 +20,10 @@ import { fullRankShape, normaliseSelection, plainSelection, selectionShape, type
 import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
-import type { ChunkItem, WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import { taskMeta, type ChunkItem, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
 import type { ChunkLockRef } from "../parallel/sync/lock-table.js";
-import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
+import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.js";
+import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
@@ -474,9 +475,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return features((m) => m.arrayWrites.append(this, value, axis, options))();
   }
 
-  /** @internal the write of chunk items (array-writes.ts), on this handle's store and options. */
+  /**
+   * @internal the write of chunk items (array-writes.ts), on this handle's store and options: the
+   * write (write-operation.ts, loaded with array-writes.ts) is handed the coordinator and the chunk runner.
+   */
   writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions, lock: ChunkLockRef): Promise<void> {
-    return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options, lock });
+    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options, lock };
+    return features((m) => m.runWrite(op, { placeOperation, runOperation, taskMeta }))();
   }
 
   /** @internal drops chunks from the cache, if the handle has one, after this handle changed them. */
