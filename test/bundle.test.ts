@@ -126,12 +126,27 @@ test("a page reading on workers loads on first use only what a read there does n
   // Nor what turns createArray's options into metadata: it loads with the first array made (or
   // opened with assumed metadata).
   assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/create-options.ts")), [], "openArray brings create-options.ts");
+  // Nor openArray's options on metadata (open-options.ts: expect, assumeMetadata and
+  // assumeCachedMetadata), which load with the first open that gives one.
+  assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/open-options.ts")), [], "openArray brings open-options.ts");
+  // Nor the read through a chunk cache (cached-read.ts), loaded with the first read that has one.
+  assert.deepEqual(main.filter((m) => m.endsWith("src/parallel/chunk-io/cached-read.ts")), [], "openArray brings cached-read.ts");
+  // Nor the write operation (write-operation.ts, with the value stager): it loads with the first write.
+  for (const writeOnly of ["src/parallel/execution/write-operation.ts", "src/parallel/execution/staged-value.ts"]) {
+    assert.deepEqual(main.filter((m) => m.endsWith(writeOnly)), [], `openArray brings ${writeOnly}`);
+  }
+  // Nor the chunk iteration (chunk-iter.ts: chunkCoords, iterChunks), loaded with its first use.
+  assert.deepEqual(main.filter((m) => m.endsWith("src/hierarchy/chunk-iter.ts")), [], "openArray brings chunk-iter.ts");
+  // Nor the chunk locks (lock-table.ts): the first write loads them; a pool holds only what frees
+  // a dead worker's slots (lock-owners.ts).
+  assert.deepEqual(main.filter((m) => m.endsWith("src/parallel/sync/lock-table.ts")), [], "openArray brings lock-table.ts");
   // Nor point, mask and block selections (fancy.ts): they load with the first one.
   assert.deepEqual(main.filter((m) => m.endsWith("src/indexing/fancy.ts")), [], "openArray brings fancy.ts");
   // Nor how write tasks write chunks (chunk-writes.ts), with the compare-and-swap loop: they load
   // with a thread's first write task.
   const mainText = loadedFiles(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]).map((out) => readFileSync(join(ROOT, out), "utf8")).join("\n");
-  for (const writeOnly of ["other writers kept winning", "conditional writes were asked for", "does not honour conditional writes"]) assert.ok(!mainText.includes(writeOnly), `the page loads the write path ("${writeOnly}") up front`);
+  // (the stored metadata a rewrite starts from: array-writes.ts).
+  for (const writeOnly of ["other writers kept winning", "conditional writes were asked for", "does not honour conditional writes", "conditionalWrites must be true, false", "so its stored metadata is never read or written"]) assert.ok(!mainText.includes(writeOnly), `the page loads the write path ("${writeOnly}") up front`);
   // Nor the factories of compressors few arrays name (numcodecs.lz4, zarrs.gdeflate: rare-compressors.ts).
   assert.ok(!mainText.includes("too short for the size header"), "the page loads the numcodecs.lz4 factory up front");
 });

@@ -22,7 +22,9 @@ import {
   type NDArray,
   type ZarrArray,
 } from "../src/index.js";
-import { LOCK_SLOTS, lockSlot, processLockTable, releaseThreadLocks, withChunkLock } from "../src/parallel/sync/lock-table.js";
+import { LOCK_SLOTS, lockSlot, processLockTable, withChunkLock } from "../src/parallel/sync/lock-table.js";
+import { releaseLocksOfExitedThread, releaseThreadLocks } from "../src/parallel/sync/lock-owners.js";
+import { resolvedInChild } from "./helpers/resolved-in-child.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";
 import { countLost, raceShape, raceValue, raceRegion, SMALL_RACE, type RaceWorkload } from "./helpers/race-workload.js";
 
@@ -168,9 +170,20 @@ describe("the lock table", () => {
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(got, false, "the worker still holds the lock");
     await wk.terminate();
-    assert.equal(releaseThreadLocks(table, tid), 1);
+    // What a pool calls when its worker died: it finds the process's table on its own.
+    assert.equal(releaseLocksOfExitedThread(tid), 1);
+    assert.equal(releaseThreadLocks(table, tid), 0, "freed once");
     await waiter;
     assert.equal(got, true);
+  });
+
+  it("a worker that dies before any write locked frees nothing, and makes no table", () => {
+    const { stdout } = resolvedInChild(
+      `const { releaseLocksOfExitedThread } = await import("./src/parallel/sync/lock-owners.ts");
+      console.log(releaseLocksOfExitedThread(2 ** 28), globalThis[Symbol.for("parzarr.lockTable.v1")] === undefined);`,
+      /\/(src\/[^?]+)$/,
+    );
+    assert.equal(stdout, "0 true");
   });
 });
 

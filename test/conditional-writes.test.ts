@@ -28,7 +28,7 @@ import {
   type NDArray,
 } from "../src/index.js";
 import type { ConditionalSetResult, WriteCondition } from "../src/stores/types.js";
-import { conditionalWritePolicy } from "../src/parallel/sync/conditional-writes.js";
+import { conditionalWritePolicy } from "../src/parallel/sync/conditional-probe.js";
 import { conflictBackoff } from "../src/parallel/chunk-io/chunk-writes.js";
 import { reviveError, serialiseError } from "../src/parallel/execution/task-outcome.js";
 import { ForwardingStore } from "./helpers/forwarding-store.js";

@@ -1,7 +1,7 @@
 /**
  * src/lazy-features.ts: what a page that only reads never uses (ZarrArray's writes, S3Store's
- * requests, ReferenceStore's reads, createArray's options made metadata, how write tasks write
- * chunks, point, mask and block selections) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
+ * requests, ReferenceStore's reads, createArray's options made metadata, openArray's options on
+ * metadata, how write tasks write chunks, point, mask and block selections) loads on first use. Each case runs in a fresh process, where nothing has loaded it yet.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +12,19 @@ import { createArray, WorkerPool } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
-const LAZY = ["src/lazy-features.ts", "src/hierarchy/array-writes.ts", "src/stores/s3-requests.ts", "src/stores/reference-reads.ts", "src/hierarchy/create-options.ts", "src/parallel/chunk-io/chunk-writes.ts", "src/indexing/fancy.ts"];
+const LAZY = [
+  "src/lazy-features.ts",
+  "src/hierarchy/array-writes.ts",
+  "src/stores/s3-requests.ts",
+  "src/stores/reference-reads.ts",
+  "src/hierarchy/create-options.ts",
+  "src/hierarchy/open-options.ts",
+  "src/hierarchy/chunk-iter.ts",
+  "src/hierarchy/array-info.ts",
+  "src/parallel/chunk-io/cached-read.ts",
+  "src/parallel/chunk-io/chunk-writes.ts",
+  "src/indexing/fancy.ts",
+];
 
 test("opening, reading and naming S3Store load none of it; the first array made and written loads it", async () => {
   // Made here: the child only opens it.
@@ -37,6 +49,33 @@ test("opening, reading and naming S3Store load none of it; the first array made 
   );
   assert.equal(wrote.stdout, "7,7,7,7");
   assert.deepEqual(LAZY.filter((f) => !wrote.resolved.has(f)), []);
+});
+
+test("openArray's options on metadata and conditionalWrites, reads through a cache, info and chunk listing, first in a process, load their module and answer as before", async () => {
+  const dir = scratchDir("parzarr-lazy-");
+  await createArray(dir, { shape: [4], chunks: [2], dtype: "int32" });
+  // Each line in a fresh process, where the module is not loaded yet.
+  const first = (line: string) =>
+    resolvedInChild(
+      `const { openArray, createArray, MemoryStore, ChunkCache } = await import("./src/index.ts");
+      const dir = ${JSON.stringify(dir)};
+      const outcome = await (async () => { ${line} })().then((v) => "ok " + v, (e) => e.name + " " + e.code);
+      console.log(outcome);`,
+      /\/(src\/[^?]+)$/,
+    ).stdout;
+  assert.equal(first(`return (await openArray(dir, { mode: "r", expect: { shape: [4], dtype: "<i4" } })).shape;`), "ok 4");
+  assert.equal(first(`await openArray(dir, { mode: "r", expect: { shape: [5] } });`), "MetadataMismatchError METADATA_MISMATCH");
+  assert.equal(first(`await openArray(dir, { mode: "r", expect: { size: 4 } });`), "InvalidArgumentError INVALID_ARGUMENT");
+  assert.equal(first(`return (await openArray(dir, { mode: "r", assumeCachedMetadata: { shape: [4], chunks: [2], dtype: "int32" } })).shape;`), "ok 4");
+  // The assumed layout checked against the stored one when an operation rewrites the metadata.
+  assert.equal(first(`await (await openArray(dir, { mode: "r+", assumeCachedMetadata: { shape: [4], chunks: [4], dtype: "int32" } })).resize([6]);`), "MetadataMismatchError METADATA_MISMATCH");
+  // A read through a chunk cache, and an array's info and chunk listing, first in a process.
+  const cached = `const a = await openArray(dir, { mode: "r", cache: new ChunkCache({ maxBytes: 1e6 }) }); return [...(await a.get(null, { threads: 0 })).data, ...(await a.get(null, { threads: 0 })).data];`;
+  assert.equal(first(cached), "ok 0,0,0,0,0,0,0,0");
+  assert.equal(first(`const a = await openArray(dir, { mode: "r" }); return [(await a.info()).chunksTotal, (await a.chunkCoords()).length];`), "ok 2,0");
+  assert.equal(first(`await openArray(dir, { conditionalWrites: { maxAttempts: 0 } });`), "InvalidArgumentError INVALID_ARGUMENT");
+  assert.equal(first(`await openArray(dir, { conditionalWrites: true });`), "UnsupportedError UNSUPPORTED");
+  assert.equal(first(`return (await openArray(dir, { mode: "r", conditionalWrites: false })).shape;`), "ok 4");
 });
 
 test("the first setAttrs and updateAttrs write the attributes as they were at the call, not after the module loaded", () => {

@@ -5,7 +5,8 @@ import { write, type CliIO, type Command } from "./command.js";
 import { describeCodec, formatBytes, tuple } from "./format.js";
 import { layoutOf } from "../hierarchy/layout.js";
 import { openNode, walk } from "./nodes.js";
-import { arrayInfo, gridRows, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
+import { gridRows, logicalBytesText, orNull, type ArrayInfo } from "../hierarchy/info.js";
+import { arrayInfo } from "../hierarchy/array-info.js";
 
 // One function gives the library's `arr.info()` and this command's array facts.
 export { arrayInfo, type ArrayInfo };

@@ -16,7 +16,6 @@
  */
 import { AlreadyExistsError, InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
-import { storedChunkCoords } from "../hierarchy/chunk-iter.js";
 import { Group, UnopenableNode } from "../hierarchy/group.js";
 import { createGroup, openGroup } from "../hierarchy/open.js";
 import type { GridOption } from "../hierarchy/create-options.js";
@@ -375,7 +374,7 @@ async function missingSlabs(dst: ZarrArray, job: ArrayJob, slabs: SlabBox[]): Pr
   const same = (a: readonly number[], b: readonly number[]) => a.length === b.length && a.every((x, i) => x === b[i]);
   // Slabs are cut on a regular grid: a rectilinear destination is replaced, not filled in.
   if (dst.metadata.rectilinear || !same(dst.shape, src.shape) || !same(unit, job.unit) || JSON.stringify(dst.dataType) !== JSON.stringify(src.dataType)) return undefined;
-  const stored = new Set((await storedChunkCoords(dst)).map((c) => c.join(",")));
+  const stored = new Set((await dst.chunkCoords()).map((c) => c.join(",")));
   const grid = gridShape(dst.shape, unit);
   if (stored.size === grid.reduce((a, b) => a * b, 1)) return [];
   const itemBytes = src.size === 0 ? 0 : countedItemBytes(src);

@@ -3,7 +3,7 @@
  * rewrite the stored metadata under its lock. Imported on a handle's first write, so that a page
  * that only reads never loads them; once loaded, a write starts in its caller's turn.
  */
-import { InvalidArgumentError, ShapeMismatchError } from "../errors.js";
+import { InvalidArgumentError, NotFoundError, ShapeMismatchError, UnsupportedError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { nodeKey, parseChunkKey } from "../metadata/chunk-key.js";
 import { componentsPerElement, type DataType } from "../metadata/dtype.js";
@@ -18,8 +18,10 @@ import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import type { TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js";
 import type { OperationOptions } from "../parallel/execution/options.js";
-import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
-import { describePath, writeArrayMetadata } from "./node-io.js";
+import { chunkLockRef, lockScopeOf, withChunkLock, type ChunkLockRef } from "../parallel/sync/lock-table.js";
+import type { Store } from "../stores/types.js";
+import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
+import { checkSameLayout } from "./open-options.js";
 import type { ZarrArray } from "./array.js";
 
 /** A write value's elements as one C-order buffer of `shape` (a copy only when it is strided). */
@@ -59,7 +61,7 @@ export async function writePlan(a: ZarrArray, resolved: ResolvedSelection, value
     writeValue = { kind: "array", buffer };
   }
   const items = a.items(chunkPlan);
-  await a.writeItems(items, writeValue, options);
+  await a.writeItems(items, writeValue, options, lockOf(a, a.store));
 }
 
 /** ZarrArray.resize: the metadata first, then the chunks wholly outside the new shape deleted. */
@@ -123,6 +125,32 @@ async function changeShape(a: ZarrArray, what: string, next: (current: number[])
 }
 
 /**
+ * The metadata a rewrite starts from: the stored document, which another writer may have
+ * changed. A handle whose metadata was assumed (`assumeMetadata`) never touches the stored
+ * document, so it refuses; one opened with `assumeCachedMetadata` refuses when the document
+ * disagrees with what it assumed (other than in shape and attributes, which others may change).
+ */
+async function metadataToRewrite(a: ZarrArray, store: Store, what: string): Promise<ArrayMetadata> {
+  const assumed = a.options.assumed;
+  if (assumed === "assumed") {
+    throw new UnsupportedError(`${what}: array ${describePath(a.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
+  }
+  const stored = await readNode(store, a.path, a.meta.zarrFormat);
+  if (stored?.nodeType !== "array") {
+    if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${nodeLocation(a.store, a.path)} (the handle assumed it)`);
+    return a.meta;
+  }
+  const { nodeType: _n, ...base } = stored;
+  if (assumed === "cached") checkSameLayout(base, a.meta, `${what}: array ${describePath(a.path)}`);
+  // A v2 separator given at open for old metadata without one stays in force (as revalidateMetadata keeps it).
+  if (base.v2?.dimensionSeparator === null) base.chunkKeyEncoding = a.meta.chunkKeyEncoding;
+  return base;
+}
+
+/** The array's chunk locks in its store: this process's table, and the synchronizer's when it has one. */
+const lockOf = (a: ZarrArray, store: Store): ChunkLockRef => chunkLockRef(lockScopeOf(store.descriptor()), a.options.synchronizer?.descriptor());
+
+/**
  * Writes the metadata `change` makes of the stored document, under the lock of the metadata key
  * (the synchronizer's too, when the array has one), then runs `then` still under it. It starts
  * from the store, never from this handle's copy: another handle or process may have resized,
@@ -136,9 +164,8 @@ async function rewriteMetadata(
 ): Promise<ArrayMetadata> {
   const store = a.writableStore();
   const metaKey = nodeKey(a.path, a.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
-  const lock = chunkLockRef(lockScopeOf(store.descriptor()), a.options.synchronizer?.descriptor());
-  return withChunkLock(lock, metaKey, async () => {
-    const meta = change(await a.metadataToRewrite(store, what));
+  return withChunkLock(lockOf(a, store), metaKey, async () => {
+    const meta = change(await metadataToRewrite(a, store, what));
     a.metadataWillChange();
     await writeArrayMetadata(store, a.path, meta);
     a.meta = meta;

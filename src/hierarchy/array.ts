@@ -3,9 +3,8 @@
  * chunk items, check the output or value, and hand the operation to the execution layer
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError, UnsupportedError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
-import { checkSameLayout } from "./open-options.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
 import type { DataType, ElementArray, Scalar } from "../metadata/dtype.js";
@@ -21,25 +20,35 @@ import { fullRankShape, normaliseSelection, plainSelection, selectionShape, type
 import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
-import type { ChunkItem, WriteValue } from "../parallel/chunk-io/chunk-task.js";
-import { runRead, runWrite, type ArrayRunOptions } from "../parallel/execution/operation.js";
+import { taskMeta, type ChunkItem, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
+import type { ChunkLockRef } from "../parallel/sync/lock-table.js";
+import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.js";
+import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
-import { isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
-import { cacheId } from "../parallel/chunk-io/cached-read.js";
+import { cacheId, isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
-import { iterChunks, storedChunkCoords, type ChunkEntry, type ChunkIterOptions } from "./chunk-iter.js";
-import { arrayInfo, type ArrayInfo } from "./info.js";
+import type { ChunkEntry, ChunkIterOptions } from "./chunk-iter.js";
+import type { ArrayInfo } from "./info.js";
 
 // The write paths (array-writes.ts) and the selections with integer arrays or masks (fancy.ts),
 // imported on a handle's first write or such selection: a page that only reads slices never
 // loads them, and once loaded a call goes straight through (no extra await).
 const features = lazyFeatures;
+
+/** `info()`'s data (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
+const arrayInfo = features((m, a: ZarrArray) => m.arrayInfo(a));
+const storedCounts = features;
+const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
+const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
+
+/** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
+const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
 
 /** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
 const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>
@@ -264,7 +273,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
     if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
     const { nodeType: _n, ...meta } = stored;
-    if (this.options.assumed === "cached") checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
+    if (this.options.assumed === "cached") await checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
     // A v2 separator given at open for old metadata without one stays in force.
     if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
     if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
@@ -466,33 +475,13 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     return features((m) => m.arrayWrites.append(this, value, axis, options))();
   }
 
-  /** @internal the write of chunk items (array-writes.ts), on this handle's store and options. */
-  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions): Promise<void> {
-    return runWrite({ store: this.store, meta: this.meta, items, value, array: this.options, options });
-  }
-
   /**
-   * The metadata a rewrite starts from: the stored document, which another writer may have
-   * changed. A handle whose metadata was assumed (`assumeMetadata`) never touches the stored
-   * document, so it refuses; one opened with `assumeCachedMetadata` refuses when the document
-   * disagrees with what it assumed (other than in shape and attributes, which others may change).
-   * @internal
+   * @internal the write of chunk items (array-writes.ts), on this handle's store and options: the
+   * write (write-operation.ts, loaded with array-writes.ts) is handed the coordinator and the chunk runner.
    */
-  async metadataToRewrite(store: Store, what: string): Promise<ArrayMetadata> {
-    const assumed = this.options.assumed;
-    if (assumed === "assumed") {
-      throw new UnsupportedError(`${what}: array ${describePath(this.path)} was opened with assumeMetadata, so its stored metadata is never read or written`);
-    }
-    const stored = await readNode(store, this.path, this.meta.zarrFormat);
-    if (stored?.nodeType !== "array") {
-      if (assumed === "cached") throw new NotFoundError(`${what}: no array metadata stored at ${nodeLocation(this.store, this.path)} (the handle assumed it)`);
-      return this.meta;
-    }
-    const { nodeType: _n, ...base } = stored;
-    if (assumed === "cached") checkSameLayout(base, this.meta, `${what}: array ${describePath(this.path)}`);
-    // A v2 separator given at open for old metadata without one stays in force (as revalidateMetadata keeps it).
-    if (base.v2?.dimensionSeparator === null) base.chunkKeyEncoding = this.meta.chunkKeyEncoding;
-    return base;
+  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions, lock: ChunkLockRef): Promise<void> {
+    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options, lock };
+    return features((m) => m.runWrite(op, { placeOperation, runOperation, taskMeta }))();
   }
 
   /** @internal drops chunks from the cache, if the handle has one, after this handle changed them. */
@@ -520,46 +509,21 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * coordinates, its region and its values: `ahead` chunks (default 2) are read ahead, on the
    * pool when `threads`/`pool` ask for it, so memory stays bounded for streaming jobs.
    */
-  iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
-    return iterChunks(this, options);
+  async *iterChunks(options: ChunkIterOptions = {}): AsyncGenerator<ChunkEntry> {
+    yield* await chunkIteration(this, options);
   }
 
   /** How many chunks of the grid are stored. */
-  async nchunksInitialized(): Promise<number> {
-    const prefix = this.path === "" ? "" : `${this.path}/`;
-    const keys = new Set(await this.store.list(prefix));
-    let n = 0;
-    const grid = this.chunkGrid;
-    const total = product(grid);
-    const idx = new Array<number>(grid.length).fill(0);
-    for (let i = 0; i < total; i++) {
-      if (keys.has(this.chunkKey(idx))) n++;
-      for (let d = grid.length - 1; d >= 0; d--) {
-        if (++idx[d] < grid[d]) break;
-        idx[d] = 0;
-      }
-    }
-    return n;
+  nchunksInitialized(): Promise<number> {
+    return storedCounts((m) => m.nchunksInitialized(this))();
   }
 
   /**
    * Bytes this array takes in its store: its metadata documents and every stored chunk, as
    * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
    */
-  async nbytesStored(): Promise<number> {
-    const prefix = this.path === "" ? "" : `${this.path}/`;
-    const keys = await this.store.list(prefix);
-    const sizeOf = async (key: string): Promise<number> => {
-      const n = this.store.getSize ? await this.store.getSize(key) : (await this.store.get(key))?.length;
-      return n ?? 0;
-    };
-    let total = 0;
-    // A bounded number of stat calls in flight: a large array has many thousands of chunks.
-    for (let i = 0; i < keys.length; i += 64) {
-      const sizes = await Promise.all(keys.slice(i, i + 64).map(sizeOf));
-      for (const n of sizes) total += n;
-    }
-    return total;
+  nbytesStored(): Promise<number> {
+    return storedCounts((m) => m.nbytesStored(this))();
   }
 
   /** `<ZarrArray /a shape=[...] dtype=float32 v3>`. */

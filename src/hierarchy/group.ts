@@ -10,8 +10,8 @@ import { parseDataType } from "../metadata/dtype-names.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import { tuple } from "../format.js";
-import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 import { rareTypesReady } from "../metadata/metadata-json.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 // Types only: nodes.ts imports this module, and passes each Group the ChildNodes it makes children with.
 import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
 
@@ -98,13 +98,15 @@ export class Group {
   private async rewriteAttrs(change: (stored: JsonObject) => JsonObject): Promise<void> {
     const store = this.writableStore();
     const key = nodeKey(this.path, this.zarrFormat === 3 ? "zarr.json" : ".zgroup");
-    const lock = chunkLockRef(lockScopeOf(store.descriptor()), this.options.synchronizer?.descriptor());
-    await withChunkLock(lock, key, async () => {
+    const rewrite = async (): Promise<void> => {
       const stored = await readNode(store, this.path, this.zarrFormat);
       const attributes = change(stored?.nodeType === "group" ? stored.attributes : this.attributes);
       await writeGroupMetadata(store, this.path, { zarrFormat: this.zarrFormat, attributes });
       this.attributes = attributes;
-    });
+    };
+    // The locks (lock-table.ts) load with the first write: a page that only reads holds none.
+    const sync = this.options.synchronizer?.descriptor();
+    await lazyFeatures((m) => m.withChunkLock(m.chunkLockRef(m.lockScopeOf(store.descriptor()), sync), key, rewrite))();
   }
 
   /** Creates an array below this group (of this group's Zarr format unless told otherwise). */

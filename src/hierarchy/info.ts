@@ -1,17 +1,13 @@
 /**
- * What zarr-python's `.info` reports for an array or a group, as data (`arrayInfo`, `groupInfo`)
- * and as zarr-python's text (`formatInfo`). `parzarr info` builds on `arrayInfo`.
+ * What zarr-python's `.info` reports for an array or a group, as data (`groupInfo`; an array's,
+ * `arrayInfo`, is array-info.ts, loaded with the first `info()`) and as zarr-python's text
+ * (`formatInfo`). `parzarr info` builds on `arrayInfo`.
  */
 import type { Store } from "../stores/types.js";
 import type { NodeType } from "../metadata/array-metadata.js";
-import { innermostType, isObjectType } from "../metadata/dtype.js";
-import { fillValueToJson } from "../metadata/fill-value.js";
-import { plainJson } from "../metadata/json.js";
-import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { tuple } from "../format.js";
 import type { ChunkShapes } from "../metadata/chunk-grid.js";
 // Types only: the handles import this module to answer `info()`, so it must not import them back.
-import type { ZarrArray } from "./array.js";
 import type { Group } from "./group.js";
 
 /** An array's `info()`: what zarr-python's `.info` reports, as data. */
@@ -87,47 +83,13 @@ export interface GroupInfo {
   attributes: unknown;
 }
 
-function storeType(store: Store): string {
+export function storeType(store: Store): string {
   return store.constructor?.name ?? "Store";
 }
 
 /** Stored counts need a store that can list; over plain HTTP they are unknown, not an error. */
 export async function orNull<T>(store: Store, f: () => Promise<T>): Promise<T | null> {
   return store.descriptor().kind === "fetch" ? null : f();
-}
-
-export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
-  const dt = arr.dataType;
-  // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
-  const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
-  const stored = await orNull(arr.store, () => arr.nbytesStored());
-  const v2 = arr.metadata.v2;
-  return {
-    path: arr.name,
-    nodeType: "array",
-    zarrFormat: arr.zarrFormat,
-    shape: arr.shape,
-    chunks: arr.chunks,
-    shards: arr.shards,
-    chunkShapes: arr.chunkShapes,
-    dtype: dataTypeLabel(dt),
-    numpyDtype: hasNumpyForm(arr.dataType) ? arr.numpyDtype : null,
-    order: v2 ? v2.order : null,
-    readOnly: arr.readOnly,
-    storeType: storeType(arr.store),
-    compressor: v2 ? v2.compressor : null,
-    filters: v2 ? v2.filters : null,
-    codecs: arr.codecs,
-    // As zarr.json holds it (one JSON writer): bytes as base64, a vlen-array's as its numbers, an
-    // optional's present value wrapped once per level.
-    fillValue: plainJson(fillValueToJson(arr.fillValue, dt, arr.zarrFormat)),
-    nbytes,
-    nbytesStored: stored,
-    compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
-    chunksInitialized: await orNull(arr.store, () => arr.nchunksInitialized()),
-    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
-    attributes: arr.attrs,
-  };
 }
 
 /** `members`: the direct members' names and node types, openable or not (as `group.members()` lists them). */

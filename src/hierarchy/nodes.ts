@@ -9,9 +9,15 @@ import type { ChunkCache, Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { buildArrayMetadata } from "./open-options.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { Group } from "./group.js";
 import { deleteNode, describePath, nodeLocation, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
+
+/**
+ * createArray's options, checked, as metadata (create-options.ts), which loads with the first
+ * array made or opened with assumed metadata: a page that only opens arrays never loads it.
+ */
+export const buildArrayMetadata = lazyFeatures((m, options: CreateArrayOptions) => m.buildArrayMetadata(options));
 
 export interface NodeOpenOptions {
   readOnly: boolean;

@@ -9,8 +9,7 @@ import { gridsAgree } from "../metadata/chunk-grid.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/execution/options.js";
-import { lazyFeatures } from "../lazy-features-loader.js";
-import type { CreateArrayOptions } from "./create-options.js";
+import { buildArrayMetadata, type CreateArrayOptions } from "./create-options.js";
 
 /** What an array opened from the store must have: a mismatch is a MetadataMismatchError. */
 export interface ExpectOptions {
@@ -42,14 +41,6 @@ const CREATE_ARRAY_KEYS: Record<keyof CreateArrayOptions, true> = {
   overwrite: true,
 };
 const CREATE_ARRAY_OPTION_NAMES: readonly string[] = Object.keys(CREATE_ARRAY_KEYS);
-
-const creation = lazyFeatures;
-
-/**
- * createArray's options, checked, as metadata (create-options.ts), which loads with the first
- * array made or opened with assumed metadata: a page that only opens arrays never loads it.
- */
-export const buildArrayMetadata = creation((m, options: CreateArrayOptions) => m.buildArrayMetadata(options));
 
 const EXPECT_KEYS: Record<keyof ExpectOptions, true> = { shape: true, dtype: true, chunks: true };
 const EXPECT_NAMES = Object.keys(EXPECT_KEYS);

@@ -4,22 +4,23 @@
  */
 import { InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
+import type { ArrayMetadata } from "../metadata/array-metadata.js";
 import { resolveStore } from "../stores/open.js";
 import type { Store } from "../stores/types.js";
 import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
-import { conditionalWritePolicy, type ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
+import type { ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import { rareTypesReady } from "../metadata/metadata-json.js";
 import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { assumedArrayMetadata, buildArrayMetadata, checkExpected, type ExpectOptions } from "./open-options.js";
+import type { ExpectOptions } from "./open-options.js";
 import { Group } from "./group.js";
 import { readNodeConsolidated } from "./consolidated.js";
 import { describePath, nodeLocation, normalisePath, readNode } from "./node-io.js";
-import { arrayFromMetadata, createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
+import { arrayFromMetadata, buildArrayMetadata, createArrayAt, createGroupAt, nodeFromMetadata } from "./nodes.js";
 
 /**
  * `r` read-only, must exist; `r+` read/write, must exist; `a` read/write, created if missing;
@@ -111,7 +112,7 @@ export interface ArrayOpenOptions {
 
 const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
 
-function setup(input: StoreInput, options: OpenOptions) {
+async function setup(input: StoreInput, options: OpenOptions) {
   const mode = options.mode ?? "a";
   if (!MODES.includes(mode)) throw new InvalidArgumentError(`mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
   const store = resolveStore(input, { readOnly: mode === "r" });
@@ -123,7 +124,9 @@ function setup(input: StoreInput, options: OpenOptions) {
   if (synchronizer !== undefined && typeof (synchronizer as Partial<Synchronizer> | null)?.descriptor !== "function") {
     throw new InvalidArgumentError("synchronizer must be a ProcessSynchronizer or a RedisSynchronizer");
   }
-  const conditionalWrites = conditionalWritePolicy(options.conditionalWrites);
+  // Off (the option left out or false): its check (conditional-probe.ts) is not loaded.
+  const option = options.conditionalWrites;
+  const conditionalWrites = option === undefined || option === false ? undefined : await conditionalPolicy(option);
   if (conditionalWrites && synchronizer !== undefined) {
     throw new InvalidArgumentError("conditionalWrites and synchronizer are two ways to make partial-chunk writes safe: give one, not both");
   }
@@ -142,9 +145,16 @@ function setup(input: StoreInput, options: OpenOptions) {
 /** The conditional-writes probe (conditional-probe.ts), loaded with the first node opened to write with them. */
 const conditionalProbe = lazyFeatures;
 
+/** openArray's options on metadata (open-options.ts), loaded with the first open that gives one. */
+const assumedArrayMetadata = lazyFeatures((m, options: unknown, name: "assumeMetadata" | "assumeCachedMetadata") => m.assumedArrayMetadata(options, name));
+const checkExpected = lazyFeatures((m, meta: ArrayMetadata, expect: unknown, where: string) => m.checkExpected(meta, expect, where));
+
+/** The conditionalWrites option checked (conditional-probe.ts), loaded with the first open that gives it. */
+const conditionalPolicy = lazyFeatures((m, option: unknown) => m.conditionalWritePolicy(option));
+
 /** With conditionalWrites, a writable node's store must honour them: probed (once per store). */
-async function checkConditional(setupResult: ReturnType<typeof setup>): Promise<ReturnType<typeof setup>> {
-  const { store, path, handle } = setupResult;
+async function checkConditional(setupResult: ReturnType<typeof setup>): ReturnType<typeof setup> {
+  const { store, path, handle } = await setupResult;
   if (handle.conditionalWrites && !handle.readOnly) await conditionalProbe((m) => m.requireConditionalWrites(store, path))();
   return setupResult;
 }
@@ -174,18 +184,18 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
     if (mode === "w" || mode === "w-") throw new InvalidArgumentError(`${assumed.name} cannot be combined with mode "${mode}", which writes metadata`);
     // Nothing is read: the handle's metadata is the caller's word.
     const meta = await assumedArrayMetadata(assumed.value, assumed.name);
-    checkExpected(meta, options.expect, where);
+    if (options.expect !== undefined) await checkExpected(meta, options.expect, where);
     const how = assumed.name === "assumeMetadata" ? "assumed" : "cached";
     return arrayFromMetadata(store, path, { ...meta, nodeType: "array" }, { ...handle, assumed: how });
   }
   if (mode === "w" || mode === "w-") {
-    if (options.expect !== undefined) checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
+    if (options.expect !== undefined) await checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
     return createArrayAt(store, path, { ...(options as CreateArrayOptions), overwrite: mode === "w" }, handle);
   }
   const meta = await readNode(store, path, options.zarrFormat);
   if (!meta) {
     if (mode === "a" && options.shape !== undefined && options.dtype !== undefined) {
-      if (options.expect !== undefined) checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
+      if (options.expect !== undefined) await checkExpected(await buildArrayMetadata(options as CreateArrayOptions), options.expect, where);
       return createArrayAt(store, path, options as CreateArrayOptions, handle);
     }
     throw new NotFoundError(`no array at ${nodeLocation(store, path)}`);
@@ -194,7 +204,7 @@ async function openUntyped(input: StoreInput, options: OpenOptions & ArrayOpenOp
   if (options.dimensionSeparator && meta.v2 && meta.v2.dimensionSeparator === null) {
     meta.chunkKeyEncoding = { name: "v2", separator: options.dimensionSeparator };
   }
-  checkExpected(meta, options.expect, where);
+  if (options.expect !== undefined) await checkExpected(meta, options.expect, where);
   return arrayFromMetadata(store, path, meta, handle);
 }
 

@@ -13,12 +13,24 @@ import { copyElements, fillComponents, fillElements, regionAt } from "../../code
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import type { ChunkPlan } from "../../indexing/projection.js";
 import { readVersioned, type Store } from "../../stores/types.js";
-import { asCorruptChunk, pipelineFor } from "./chunk-codec.js";
-import { chunkShapeOf, placeFromChunk, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer } from "./chunk-task.js";
-import { isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
+import { asCorruptChunk, chunkShapeOf, pipelineFor } from "./chunk-codec.js";
+import type { ChunkItem, ChunkTask, ReadTask, TaskBuffer, placeFromChunk, taskMeta } from "./chunk-task.js";
+import { cacheId, isFresh, type CachedChunk, type ChunkCache, type Recheck } from "./chunk-cache.js";
 import { CONCURRENCY } from "../execution/concurrency.js";
-import { placeOperation, runOperation } from "../execution/coordinator.js";
+import type { placeOperation, runOperation } from "../execution/coordinator.js";
 import type { OperationOptions } from "../execution/options.js";
+
+/**
+ * What this read takes from the chunk runner and the coordinator, handed over by operation.ts:
+ * importing them would close a circle through lazy-features.ts, which loads this module with the
+ * first read through a cache (a page that sets no cache never loads it).
+ */
+export interface CacheReadRunner {
+  placeOperation: typeof placeOperation;
+  runOperation: typeof runOperation;
+  placeFromChunk: typeof placeFromChunk;
+  taskMeta: typeof taskMeta;
+}
 
 export interface CachedReadContext {
   cache: ChunkCache;
@@ -28,14 +40,7 @@ export interface CachedReadContext {
   store: Store;
   meta: ArrayMetadata;
   missing: "error" | undefined;
-}
-
-/**
- * The cache's name for a chunk: the store, the layout its decoded values depend on, and the key.
- * Two handles on one array share entries; a handle that sees another layout never does.
- */
-export function cacheId(store: Store, meta: ArrayMetadata, key: string): string {
-  return JSON.stringify([store.descriptor(), meta.dtype, meta.chunks, meta.rectilinear ?? null, meta.codecs, meta.fillValue, key]);
+  run: CacheReadRunner;
 }
 
 /**
@@ -82,10 +87,10 @@ export async function readThroughCache(ctx: CachedReadContext, plan: ChunkPlan<C
     for (const item of items) {
       if (entry.state === "missing") {
         if (ctx.missing === "error") throw new MissingChunkError(`chunk "${key}" is not stored (the array was opened with fillMissingDataReads: false)`, key);
-        if (item.scatter) placeFromChunk(meta, item, whole(filledChunk(meta, shape)), out);
+        if (item.scatter) ctx.run.placeFromChunk(meta, item, whole(filledChunk(meta, shape)), out);
         else fillElements(out.data, regionAt(item.outStart, item.outStep ?? null, out.strides), item.chunkSel.map((r) => r.count), fill_);
       } else {
-        placeFromChunk(meta, item, whole(entry.data), out);
+        ctx.run.placeFromChunk(meta, item, whole(entry.data), out);
       }
     }
   }
@@ -162,11 +167,11 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
   const chunkBytes = chunkElems * meta.dtype.itemSize;
   const probe = allocElements(meta.dtype, 0);
   const { decodeCost } = pipelineFor(meta);
-  const placement = placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe }, options);
+  const placement = ctx.run.placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe }, options);
   const shared = placement.where === "pool" && placement.shared;
   const descriptor = store.descriptor();
   const first = meta.chunks[0] ?? 1;
-  const sent = taskMeta(meta);
+  const sent = ctx.run.taskMeta(meta);
   const makeTask = (batch: ChunkItem[]): ReadTask => {
     const stackedShape = meta.chunks.length === 0 ? [] : [first * batch.length, ...meta.chunks.slice(1)];
     const out: TaskBuffer = { data: allocElements(meta.dtype, chunkElems * batch.length, shared), strides: contiguousStrides(stackedShape) };
@@ -187,5 +192,5 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
     }
   };
   const plan: ChunkPlan<ChunkItem> = { count: misses.length, [Symbol.iterator]: () => misses[Symbol.iterator]() };
-  await runOperation(placement, plan, chunkBytes, makeTask, store, options, onVersions);
+  await ctx.run.runOperation(placement, plan, chunkBytes, makeTask, store, options, onVersions);
 }

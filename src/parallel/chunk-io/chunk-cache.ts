@@ -10,6 +10,8 @@
  */
 import { InvalidArgumentError } from "../../errors.js";
 import type { TypedArray } from "../../metadata/dtype.js";
+import type { ArrayMetadata } from "../../metadata/array-metadata.js";
+import type { Store } from "../../stores/types.js";
 
 /** A chunk as cached: its decoded values (C order, the whole chunk), or the fact it is missing. */
 export type CachedChunk =
@@ -128,4 +130,12 @@ export function isFresh(recheck: Recheck, checkedAt: number, openedAt: number, n
   if (recheck === false) return true;
   if (recheck === "open") return checkedAt >= openedAt;
   return now - checkedAt <= recheck * 1000;
+}
+
+/**
+ * The cache's name for a chunk: the store, the layout its decoded values depend on, and the key.
+ * Two handles on one array share entries; a handle that sees another layout never does.
+ */
+export function cacheId(store: Store, meta: ArrayMetadata, key: string): string {
+  return JSON.stringify([store.descriptor(), meta.dtype, meta.chunks, meta.rectilinear ?? null, meta.codecs, meta.fillValue, key]);
 }

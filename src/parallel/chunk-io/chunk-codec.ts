@@ -4,6 +4,9 @@
  */
 import { asAbort } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
+import { componentsPerElement, isObjectType } from "../../metadata/dtype.js";
+import { memoryBytesPerComponent } from "../../metadata/elements.js";
+import { product } from "../../indexing/strided.js";
 import { CodecPipeline } from "../../codecs/pipeline.js";
 import { codecsReady } from "../../codecs/registry.js";
 import type { ChunkSpec } from "../../codecs/types.js";
@@ -84,4 +87,13 @@ export function coversChunk(meta: ArrayMetadata, item: ChunkItem, inBounds: bool
     const extent = inBounds ? Math.min(shape[d], meta.shape[d] - item.origin[d]) : shape[d];
     return r.start === 0 && (r.step === 1 || r.count === 1) && r.count === extent;
   });
+}
+
+/** Bytes of one decoded chunk in memory. */
+export function chunkBytesOf(meta: ArrayMetadata): number {
+  const dt = meta.dtype;
+  // Strings and byte strings are JS values of no fixed size (and always run inline): the
+  // coordinator only needs an estimate, so count a reference each.
+  if (isObjectType(dt)) return product(meta.chunks) * 8;
+  return product(meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
 }

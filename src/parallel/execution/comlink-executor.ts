@@ -7,7 +7,7 @@ import { transfer, type Remote } from "comlink";
 import { fetchedTransferables } from "./fetched-chunks.js";
 import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
 import type { Executor } from "./executor.js";
-import { releaseLocksOfExitedThread } from "../sync/lock-table.js";
+import { releaseLocksOfExitedThread } from "../sync/lock-owners.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 
 export interface ComlinkWorker {

@@ -7,7 +7,7 @@ import { wrap, type Endpoint } from "comlink";
 import { InvalidArgumentError } from "../../errors.js";
 import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
 import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
-import { ownerIdForWorker } from "../sync/lock-table.js";
+import { ownerIdForWorker } from "../sync/lock-owners.js";
 import { startDefaultWorker } from "../../../browser/default-worker.js";
 
 /** What parzarr needs of a Web Worker: a message endpoint it can end. */

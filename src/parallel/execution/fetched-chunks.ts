@@ -10,7 +10,8 @@ import type { Store, WritableStore } from "../../stores/types.js";
 import { OverlayStore } from "../../stores/overlay.js";
 import { InternalFault } from "../../codecs/view.js";
 import { coversChunk, prefetchedStore, type ChunkItem, type ChunkTask, type ReadTask, type WriteTask } from "../chunk-io/chunk-task.js";
-import { withChunkLock } from "../sync/lock-table.js";
+import type { ChunkLockRef } from "../sync/lock-table.js";
+import { lazyFeatures } from "../../lazy-features-loader.js";
 import type { TaskOutcome } from "./task-outcome.js";
 
 /** Per item of the task: its chunk's stored bytes, null when the chunk is not stored, undefined: not sent. */
@@ -92,6 +93,9 @@ export class ReturningStore extends OverlayStore implements WritableStore {
  * chunk lock held here while its old bytes are fetched, the worker merges and encodes, and the
  * result is stored here. Workers take no lock of their own (the sent tasks have none).
  */
+/** The chunk locks (lock-table.ts), loaded by the write's plan (array-writes.ts) before its tasks come here. */
+const withChunkLock = lazyFeatures((m, ref: ChunkLockRef | undefined, key: string, fn: () => Promise<TaskOutcome>) => m.withChunkLock(ref, key, fn));
+
 export async function writeOnCaller(
   store: WritableStore,
   task: WriteTask,

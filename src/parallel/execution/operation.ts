@@ -1,29 +1,28 @@
 /**
  * One read or write of an array, run: the handle (hierarchy/array.ts) resolves the selection,
- * plans the chunk items and checks the caller's output or value; here the operation is placed
- * (inline or on a pool), its output or value staged for workers, read through the chunk cache
- * when the handle has one, and run by the coordinator.
+ * plans the chunk items and checks the caller's output or value; here a read is placed (inline
+ * or on a pool), its output staged for workers, read through the chunk cache when the handle has
+ * one, and run by the coordinator. Writes run in write-operation.ts, loaded with the first.
  */
 import { InvalidArgumentError } from "../../errors.js";
 import type { ArrayMetadata } from "../../metadata/array-metadata.js";
-import { componentsPerElement, isObjectType, type ElementArray, type TypedArray } from "../../metadata/dtype.js";
-import { allocElements, isTypedArray, memoryBytesPerComponent } from "../../metadata/elements.js";
+import { isObjectType, type ElementArray, type TypedArray } from "../../metadata/dtype.js";
+import { allocElements, isTypedArray } from "../../metadata/elements.js";
 import type { ChunkPlan } from "../../indexing/projection.js";
 import { contiguousStrides, product } from "../../indexing/strided.js";
 import { allocateOrTooLarge } from "../../limits.js";
-import { CallerStore } from "../../stores/caller.js";
 import type { Store } from "../../stores/types.js";
-import { pipelineFor, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteTask, type WriteValue } from "../chunk-io/chunk-task.js";
+import { pipelineFor, placeFromChunk, taskMeta, type ChunkItem, type ChunkTask, type ReadTask, type TaskBuffer, type WriteValue } from "../chunk-io/chunk-task.js";
+import { chunkBytesOf } from "../chunk-io/chunk-codec.js";
 import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
-import { cacheId, readThroughCache } from "../chunk-io/cached-read.js";
-import { chunkLockRef, lockScopeOf } from "../sync/lock-table.js";
+import { lazyFeatures } from "../../lazy-features-loader.js";
+import type { ChunkLockRef } from "../sync/lock-table.js";
 import type { Synchronizer } from "../sync/synchronizer.js";
 import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
 import { placeOperation, runOperation } from "./coordinator.js";
 import type { OperationOptions } from "./options.js";
 import { isShared } from "./shared.js";
 import { OutputStager } from "./staged-output.js";
-import { ValueStager } from "./staged-value.js";
 
 /** What an array's handle was opened with that its reads and writes run by. */
 export interface ArrayRunOptions {
@@ -65,15 +64,12 @@ export interface ReadOperation extends Operation {
 
 export interface WriteOperation extends Operation {
   value: WriteValue;
-}
-
-/** Bytes of one decoded chunk in memory. */
-function chunkBytesOf(meta: ArrayMetadata): number {
-  const dt = meta.dtype;
-  // Strings and byte strings are JS values of no fixed size (and always run inline): the
-  // coordinator only needs an estimate, so count a reference each.
-  if (isObjectType(dt)) return product(meta.chunks) * 8;
-  return product(meta.chunks) * componentsPerElement(dt) * memoryBytesPerComponent(dt);
+  /**
+   * The array's chunk locks (lock-table.ts): the process-wide table travels in every task (a
+   * SharedArrayBuffer, shared with workers). Made by the write's plan (array-writes.ts), which
+   * loads the lock code, so that a page that only reads holds none of it.
+   */
+  lock: ChunkLockRef;
 }
 
 /** Runs a read; returns the elements read (those of `into`, or of an output allocated here). */
@@ -107,8 +103,10 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const descriptor = store.descriptor();
   const missing = array.fillMissingDataReads === false ? ({ missing: "error" } as const) : {};
   if (cache && !isObjectType(meta.dtype)) {
-    const context = { cache, recheck: array.recheckCachedData ?? true, openedAt: op.openedAt, store, meta, missing: missing.missing };
-    await readThroughCache(context, items, out, placeOptions);
+    const run = { placeOperation, runOperation, placeFromChunk, taskMeta };
+    const context = { cache, recheck: array.recheckCachedData ?? true, openedAt: op.openedAt, store, meta, missing: missing.missing, run };
+    // Loaded with the first read through a cache (cached-read.ts, in lazy-features.ts).
+    await lazyFeatures((m) => m.readThroughCache(context, items, out, placeOptions))();
     return data;
   }
   const sent = taskMeta(meta);
@@ -119,54 +117,4 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const placed = placeOptions === options ? placement : place(placeOptions);
   await runOperation(placed, items, chunkBytes, makeTask, store, placeOptions, undefined, after);
   return data;
-}
-
-/** Runs a write of a value already converted and checked against the selection. */
-export async function runWrite(op: WriteOperation): Promise<void> {
-  const { store, meta, items, value, options, array } = op;
-  const chunkBytes = chunkBytesOf(meta);
-  const data = value.kind === "array" ? value.buffer.data : null;
-  const { decodeCost } = pipelineFor(meta);
-  const placement = placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "write", data }, options);
-  // Workers read the value from shared memory: a shared value as it is, any other gathered task
-  // by task into reused shared buffers (staged-value.ts) rather than copied whole into fresh ones.
-  const stager =
-    placement.where === "pool" && value.kind === "array" && isTypedArray(value.buffer.data) && !isShared(value.buffer.data)
-      ? new ValueStager(meta.dtype, { ...value.buffer, data: value.buffer.data })
-      : null;
-  const descriptor = store.descriptor();
-  // A user's store without delete keeps chunks that become all fill value: stored, not stale.
-  const writeEmptyChunks = array.writeEmptyChunks ?? (store instanceof CallerStore && !store.canDelete);
-  // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
-  const lock = chunkLockRef(lockScopeOf(descriptor), array.synchronizer?.descriptor());
-  // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.
-  const conditional = array.conditionalWrites;
-  const { cache } = array;
-  const forget = (keys: readonly string[]) => {
-    if (cache) for (const key of keys) cache.drop(cacheId(store, meta, key));
-  };
-  const written: string[] = [];
-  const sent = taskMeta(meta);
-  const taskOf = (batch: ChunkItem[], value: WriteValue): WriteTask => ({
-    kind: "write",
-    store: descriptor,
-    meta: sent,
-    items: batch,
-    value,
-    writeEmptyChunks,
-    lock,
-    ...(conditional ? { conditional } : {}),
-  });
-  const makeTask = (batch: ChunkItem[]): WriteTask => {
-    // Dropped before the chunks change and again after: a read racing this write may have
-    // cached a chunk's old value in between. The cache never serves what this process overwrote.
-    if (cache) for (const item of batch) written.push(item.key);
-    forget(batch.map((item) => item.key));
-    return stager ? stager.stage(batch, (items, buffer) => taskOf(items, { kind: "array", buffer })) : taskOf(batch, value);
-  };
-  try {
-    await runOperation(placement, items, chunkBytes, makeTask, store, options, undefined, stager ? (task) => stager.release(task as WriteTask) : undefined);
-  } finally {
-    forget(written);
-  }
 }

@@ -5,7 +5,7 @@
 import { Piscina } from "piscina";
 import { CONCURRENCY } from "./concurrency.js";
 import type { Executor } from "./executor.js";
-import { releaseLocksOfExitedThread } from "../sync/lock-table.js";
+import { releaseLocksOfExitedThread } from "../sync/lock-owners.js";
 import type { TaskMessage, TaskOutcome } from "./task-outcome.js";
 import { workerUrl } from "./worker-files.js";
 

@@ -1,10 +1,36 @@
 /**
- * Whether a store's server honours conditional writes (conditional-writes.ts), asked once per
- * store when a node is opened for writing with `conditionalWrites`. Loaded then (lazy-features.ts).
+ * The `conditionalWrites` option checked, and whether a store's server honours conditional writes
+ * (conditional-writes.ts), asked once per store when a node is opened for writing with them.
+ * Loaded with the first node opened with the option (lazy-features.ts).
  */
-import { UnsupportedError } from "../../errors.js";
+import { InvalidArgumentError, UnsupportedError } from "../../errors.js";
+import { checkOptionNames } from "../execution/options.js";
+import { DEFAULT_CONDITIONAL_WRITES, type ConditionalWritePolicy } from "./conditional-writes.js";
 import { nodeKey } from "../../metadata/chunk-key.js";
 import { isWritable, type Store, type WritableStore } from "../../stores/types.js";
+
+const POLICY_KEYS: Record<keyof ConditionalWritePolicy, true> = { maxAttempts: true, backoffMs: true, maxBackoffMs: true };
+
+/** The option checked and completed; undefined when conditional writes are off. */
+export function conditionalWritePolicy(option: unknown): ConditionalWritePolicy | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return { ...DEFAULT_CONDITIONAL_WRITES };
+  if (typeof option !== "object" || option === null || Array.isArray(option)) {
+    throw new InvalidArgumentError(`conditionalWrites must be true, false or { maxAttempts, backoffMs, maxBackoffMs }, got ${JSON.stringify(option)}`);
+  }
+  checkOptionNames(option, Object.keys(POLICY_KEYS), "conditionalWrites");
+  const policy = { ...DEFAULT_CONDITIONAL_WRITES, ...(option as Partial<ConditionalWritePolicy>) };
+  if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
+    throw new InvalidArgumentError(`conditionalWrites.maxAttempts must be an integer of at least 1, got ${String(policy.maxAttempts)}`);
+  }
+  for (const name of ["backoffMs", "maxBackoffMs"] as const) {
+    const v = policy[name];
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
+      throw new InvalidArgumentError(`conditionalWrites.${name} must be a number of milliseconds, 0 or more, got ${String(v)}`);
+    }
+  }
+  return policy;
+}
 
 /** Probes already made, by store (the same server and bucket answer the same). */
 const probes = new Map<string, Promise<void>>();

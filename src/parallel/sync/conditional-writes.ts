@@ -14,12 +14,11 @@
  * Whether a server honours the conditions cannot be told from its type: s3rver, for one, takes the
  * headers and writes anyway. So opening with `conditionalWrites` probes it once per store
  * (`requireConditionalWrites`, conditional-probe.ts), under the node's own path, and refuses one
- * that does not. Here: the option and its policy. The probe loads with the first node opened to
- * write with `conditionalWrites`, the compare-and-swap loop (chunk-io/chunk-writes.ts) with a
- * thread's first write task (both through lazy-features.ts).
+ * that does not. Here: the option's types and default policy. The option's check and the probe
+ * load with the first node opened with `conditionalWrites` (conditional-probe.ts), the
+ * compare-and-swap loop (chunk-io/chunk-writes.ts) with a thread's first write task (both through
+ * lazy-features.ts).
  */
-import { InvalidArgumentError } from "../../errors.js";
-import { checkOptionNames } from "../execution/options.js";
 
 /** `conditionalWrites` as openArray/createArray/openGroup take it: true, or the retry policy. */
 export type ConditionalWritesOption = boolean | Partial<ConditionalWritePolicy>;
@@ -36,26 +35,3 @@ export interface ConditionalWritePolicy {
 
 /** The policy `conditionalWrites: true` means. */
 export const DEFAULT_CONDITIONAL_WRITES: Readonly<ConditionalWritePolicy> = { maxAttempts: 20, backoffMs: 10, maxBackoffMs: 2000 };
-
-const POLICY_KEYS: Record<keyof ConditionalWritePolicy, true> = { maxAttempts: true, backoffMs: true, maxBackoffMs: true };
-
-/** The option checked and completed; undefined when conditional writes are off. */
-export function conditionalWritePolicy(option: unknown): ConditionalWritePolicy | undefined {
-  if (option === undefined || option === false) return undefined;
-  if (option === true) return { ...DEFAULT_CONDITIONAL_WRITES };
-  if (typeof option !== "object" || option === null || Array.isArray(option)) {
-    throw new InvalidArgumentError(`conditionalWrites must be true, false or { maxAttempts, backoffMs, maxBackoffMs }, got ${JSON.stringify(option)}`);
-  }
-  checkOptionNames(option, Object.keys(POLICY_KEYS), "conditionalWrites");
-  const policy = { ...DEFAULT_CONDITIONAL_WRITES, ...(option as Partial<ConditionalWritePolicy>) };
-  if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
-    throw new InvalidArgumentError(`conditionalWrites.maxAttempts must be an integer of at least 1, got ${String(policy.maxAttempts)}`);
-  }
-  for (const name of ["backoffMs", "maxBackoffMs"] as const) {
-    const v = policy[name];
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 0) {
-      throw new InvalidArgumentError(`conditionalWrites.${name} must be a number of milliseconds, 0 or more, got ${String(v)}`);
-    }
-  }
-  return policy;
-}

@@ -28,14 +28,16 @@
  *   main thread or another worker, keeps running.
  *
  * A slot holds 0 when free, otherwise `owner << 1 | waiters`: the owner is the holder's thread id
- * plus one, so that `releaseThreadLocks` can free the slots of a worker that was terminated in the
- * middle of a task (the pool calls it when it ends a worker by force). The waiters bit asks the
- * releaser to notify; it is set conservatively, so a release may wake nobody, never too few.
+ * plus one, so that `releaseThreadLocks` (lock-owners.ts) can free the slots of a worker that was
+ * terminated in the middle of a task (the pool calls it when it ends a worker by force). The
+ * waiters bit asks the releaser to notify; it is set conservatively, so a release may wake nobody,
+ * never too few.
  */
 import { UnsupportedError } from "../../errors.js";
 import { platform } from "../../platform/current.js";
 import type { SyncDescriptor } from "./synchronizer.js";
 import type { StoreDescriptor } from "../../stores/types.js";
+import { LOCK_TABLE_KEY, WAITERS } from "./lock-owners.js";
 
 /** What runs `fn` under a cross-process lock file: process-sync.ts, which registers itself (Node only). */
 type FileLocker = (d: SyncDescriptor, scope: string, key: string, fn: () => Promise<unknown>) => Promise<unknown>;
@@ -71,9 +73,7 @@ export const LOCK_SLOTS = 4096;
 /** How long one asynchronous wait lasts before the slot is looked at again (a safety net). */
 const WAIT_SLICE_MS = 1000;
 
-const GLOBAL_KEY = Symbol.for("parzarr.lockTable.v1");
-
-type GlobalWithTable = typeof globalThis & { [GLOBAL_KEY]?: SharedArrayBuffer | ArrayBuffer };
+type GlobalWithTable = typeof globalThis & { [LOCK_TABLE_KEY]?: SharedArrayBuffer | ArrayBuffer };
 
 /**
  * This process's table. Made once, on the main thread, and kept on `globalThis` so that two copies
@@ -84,8 +84,8 @@ export function processLockTable(): SharedArrayBuffer | ArrayBuffer {
   const g = globalThis as GlobalWithTable;
   // Made on first need, not on load: an unisolated page has no SharedArrayBuffer to make.
   const bytes = LOCK_SLOTS * Int32Array.BYTES_PER_ELEMENT;
-  g[GLOBAL_KEY] ??= platform().sharedMemory() ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
-  return g[GLOBAL_KEY];
+  g[LOCK_TABLE_KEY] ??= platform().sharedMemory() ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes);
+  return g[LOCK_TABLE_KEY];
 }
 
 let lockingEnabled = true;
@@ -143,8 +143,6 @@ export function lockSlot(scope: string, key: string): number {
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return (h >>> 0) % LOCK_SLOTS;
 }
-
-const WAITERS = 1;
 
 /** This thread's owner mark, asked of the platform on first lock (worker entries install theirs first). */
 let ownerMark = 0;
@@ -253,46 +251,6 @@ function releaseSlot(slots: Int32Array, slot: number): void {
   heldHere--;
   const was = Atomics.exchange(slots, slot, 0);
   if (was & WAITERS && isSharedTable(slots)) Atomics.notify(slots, slot);
-}
-
-/**
- * Frees every slot held by a thread that can no longer release it (a worker terminated mid-task).
- * Returns how many were freed. Only the owner of a pool calls this, after the worker has exited.
- */
-export function releaseThreadLocks(table: SharedArrayBuffer | ArrayBuffer, deadThreadId: number): number {
-  const slots = viewOf(table);
-  const owner = (deadThreadId + 1) << 1;
-  let freed = 0;
-  for (let i = 0; i < slots.length; i++) {
-    const v = Atomics.load(slots, i);
-    if (v !== 0 && (v & ~WAITERS) === owner && Atomics.compareExchange(slots, i, v, 0) === v) {
-      Atomics.notify(slots, i);
-      freed++;
-    }
-  }
-  return freed;
-}
-
-/**
- * Lock owner ids the pools of this thread give the workers they start (workers take them with
- * `adoptThreadId`), so that a pool knows whose slots to free when a worker dies. From [2^28,
- * 2^29): above any Node thread id and the random ids browser workers have until told theirs,
- * within the table's 30 bits. A random start keeps two copies of this module apart.
- */
-let nextOwnerId = 2 ** 28 + Math.floor(Math.random() * 2 ** 27);
-export function ownerIdForWorker(): number {
-  const id = nextOwnerId;
-  nextOwnerId = nextOwnerId + 1 >= 2 ** 29 ? 2 ** 28 : nextOwnerId + 1;
-  return id;
-}
-
-/**
- * What an executor calls when one of its worker threads has exited: frees the slots that thread
- * held in this process's table (the table every write task planned here carries).
- */
-export function releaseLocksOfExitedThread(deadThreadId: number): number {
-  if (deadThreadId < 0) return 0;
-  return releaseThreadLocks(processLockTable(), deadThreadId);
 }
 
 /**

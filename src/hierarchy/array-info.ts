@@ -1,0 +1,85 @@
+/**
+ * An array's `info()` as data (info.ts has the types, a group's and zarr-python's text), with the
+ * counts of what its store holds. Loaded with the first (lazy-features.ts): a page that only
+ * reads never builds one.
+ */
+import { innermostType, isObjectType } from "../metadata/dtype.js";
+import { fillValueToJson } from "../metadata/fill-value.js";
+import { plainJson } from "../metadata/json.js";
+import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
+import { product } from "../indexing/strided.js";
+// Types only: the handle imports this module (on first use) to answer `info()`.
+import type { ZarrArray } from "./array.js";
+import { orNull, storeType, type ArrayInfo } from "./info.js";
+
+export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
+  const dt = arr.dataType;
+  // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
+  const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
+  const stored = await orNull(arr.store, () => nbytesStored(arr));
+  const v2 = arr.metadata.v2;
+  return {
+    path: arr.name,
+    nodeType: "array",
+    zarrFormat: arr.zarrFormat,
+    shape: arr.shape,
+    chunks: arr.chunks,
+    shards: arr.shards,
+    chunkShapes: arr.chunkShapes,
+    dtype: dataTypeLabel(dt),
+    numpyDtype: hasNumpyForm(arr.dataType) ? arr.numpyDtype : null,
+    order: v2 ? v2.order : null,
+    readOnly: arr.readOnly,
+    storeType: storeType(arr.store),
+    compressor: v2 ? v2.compressor : null,
+    filters: v2 ? v2.filters : null,
+    codecs: arr.codecs,
+    // As zarr.json holds it (one JSON writer): bytes as base64, a vlen-array's as its numbers, an
+    // optional's present value wrapped once per level.
+    fillValue: plainJson(fillValueToJson(arr.fillValue, dt, arr.zarrFormat)),
+    nbytes,
+    nbytesStored: stored,
+    compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
+    chunksInitialized: await orNull(arr.store, () => nchunksInitialized(arr)),
+    chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
+    attributes: arr.attrs,
+  };
+}
+
+/** How many chunks of the grid are stored. */
+export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
+  const prefix = arr.path === "" ? "" : `${arr.path}/`;
+  const keys = new Set(await arr.store.list(prefix));
+  let n = 0;
+  const grid = arr.chunkGrid;
+  const total = product(grid);
+  const idx = new Array<number>(grid.length).fill(0);
+  for (let i = 0; i < total; i++) {
+    if (keys.has(arr.chunkKey(idx))) n++;
+    for (let d = grid.length - 1; d >= 0; d--) {
+      if (++idx[d] < grid[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return n;
+}
+
+/**
+ * Bytes this array takes in its store: its metadata documents and every stored chunk, as
+ * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
+ */
+export async function nbytesStored(arr: ZarrArray): Promise<number> {
+  const prefix = arr.path === "" ? "" : `${arr.path}/`;
+  const keys = await arr.store.list(prefix);
+  const sizeOf = async (key: string): Promise<number> => {
+    const n = arr.store.getSize ? await arr.store.getSize(key) : (await arr.store.get(key))?.length;
+    return n ?? 0;
+  };
+  let total = 0;
+  // A bounded number of stat calls in flight: a large array has many thousands of chunks.
+  for (let i = 0; i < keys.length; i += 64) {
+    const sizes = await Promise.all(keys.slice(i, i + 64).map(sizeOf));
+    for (const n of sizes) total += n;
+  }
+  return total;
+}
