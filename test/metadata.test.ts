@@ -48,6 +48,10 @@ test("data types parse from v3 names and numpy type strings", () => {
   assert.throws(() => parseDataType(42), InvalidMetadataError);
 });
 
+test("a data type named as an Object property (constructor, toString) is unknown, never a numeric type of no size", () => {
+  for (const name of ["constructor", "toString", "hasOwnProperty", "__proto__"]) assert.throws(() => parseDataType(name), InvalidMetadataError, name);
+});
+
 test("fill values in every JSON form", () => {
   const f32 = parseDataType("float32");
   const f64 = parseDataType("float64");

@@ -86,13 +86,28 @@ test("a rare type in a numcodecs filter's astype loads them too: refused as the 
   assert.equal(stdout, "INVALID_METADATA");
 });
 
+/** A v3 bfloat16 array's model (its zarr.json), as code for inChild. */
+const BF16_ARRAY = `{ zarr_format: 3, node_type: "array", shape: [2], data_type: "bfloat16", chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
+  chunk_key_encoding: { name: "default", configuration: { separator: "/" } }, fill_value: 1.5, codecs: [{ name: "bytes", configuration: { endian: "little" } }], attributes: {} }`;
+
 test("toZarr loads them for a model naming one before it checks the model's documents", () => {
   const { stdout } = inChild(
     `    const { toZarr } = await import("./src/browser.ts");
-    const model = { zarr_format: 3, node_type: "array", shape: [2], data_type: "bfloat16", chunk_grid: { name: "regular", configuration: { chunk_shape: [2] } },
-      chunk_key_encoding: { name: "default", configuration: { separator: "/" } }, fill_value: 1.5, codecs: [{ name: "bytes", configuration: { endian: "little" } }], attributes: {} };
+    const model = ${BF16_ARRAY};
     const a = await toZarr(model, store, { path: "z" });
     console.log(a.dtype, await values("z"));`,
   );
   assert.equal(stdout, 'bfloat16 bfloat16 ["1.5","1.5"]');
+});
+
+test("a node named \"attributes\" (in consolidated metadata, in a model's members) is looked into: only a node's own attributes are left out", () => {
+  const { stdout } = inChild(
+    `    const { toZarr } = await import("./src/browser.ts");
+    const array = ${BF16_ARRAY};
+    await store.set("c/zarr.json", enc({ zarr_format: 3, node_type: "group", attributes: {}, consolidated_metadata: { kind: "inline", must_understand: false, metadata: { attributes: array } } }));
+    const member = await (await openGroup(store, { path: "c", mode: "r" })).get("attributes").then((a) => a.dtype, (e) => e.code);
+    const made = await toZarr({ zarr_format: 3, node_type: "group", attributes: {}, members: { attributes: array } }, store, { path: "z" }).then(() => "written", (e) => e.code);
+    console.log(member, made);`,
+  );
+  assert.equal(stdout, "bfloat16 written");
 });

@@ -62,7 +62,7 @@ export const NUMPY_TYPESTR = /^([<>|=]?)([a-zA-Z])(\d*)(?:\[(\d*)([a-zA-Zμ]+)\]
 /** The types parsed without rare-types.ts: numeric names and type strings, strings, bytes, `|O`; else null. */
 export function commonDataType(input: unknown): DataType | null {
   if (typeof input !== "string") return null;
-  if (input in NUMERIC_TYPES) return numericType(input as NumericTypeName, "little");
+  if (Object.hasOwn(NUMERIC_TYPES, input)) return numericType(input as NumericTypeName, "little");
   switch (input) {
     case "string":
     case "str":

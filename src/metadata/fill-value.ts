@@ -33,7 +33,7 @@ export function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16
     view.setBigUint64(0, n);
     return view.getFloat64(0);
   }
-  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+  throw invalidFill(v, dt, where);
 }
 
 function componentBits(dt: NumericDataType): 16 | 32 | 64 {
@@ -59,7 +59,7 @@ export function jsonBytesValue(v: unknown, where: string, dt: DataType): Uint8Ar
     return Uint8Array.from(v as number[]);
   }
   if (typeof v === "number" || typeof v === "boolean") return new TextEncoder().encode(String(v));
-  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+  throw invalidFill(v, dt, where);
 }
 
 /**
@@ -119,7 +119,7 @@ function parseNumericFill(v: unknown, dt: NumericDataType, where: string): Scala
       break;
     }
   }
-  throw new InvalidMetadataError(`${where}: invalid fill value ${JSON.stringify(v)} for ${dt.name}`);
+  throw invalidFill(v, dt, where);
 }
 
 export function zeroOf(dt: DataType): Scalar {

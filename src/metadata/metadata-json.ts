@@ -39,7 +39,8 @@ function namesRareType(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(namesRareType);
   if (!isJsonObject(v)) return false;
   for (const [key, value] of Object.entries(v)) {
-    if (key === "attributes" || key.endsWith(".zattrs")) continue;
+    // A node's attributes; but a node named so (consolidated metadata, a model's members) is a node document.
+    if ((key === "attributes" || key.endsWith(".zattrs")) && !(isJsonObject(value) && typeof value.zarr_format === "number")) continue;
     if (TYPE_KEYS.has(key) && commonDataType(value) === null) return true;
     if (namesRareType(value)) return true;
   }
