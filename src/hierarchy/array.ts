@@ -21,7 +21,6 @@ import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
 import { taskMeta, type ChunkItem, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
-import type { ChunkLockRef } from "../parallel/sync/lock-table.js";
 import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.js";
 import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
@@ -479,8 +478,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * @internal the write of chunk items (array-writes.ts), on this handle's store and options: the
    * write (write-operation.ts, loaded with array-writes.ts) is handed the coordinator and the chunk runner.
    */
-  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions, lock: ChunkLockRef): Promise<void> {
-    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options, lock };
+  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions): Promise<void> {
+    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options };
     return features((m) => m.runWrite(op, { placeOperation, runOperation, taskMeta }))();
   }
 
