@@ -40,9 +40,10 @@ import type { ArrayInfo } from "./info.js";
 // loads them, and once loaded a call goes straight through (no extra await).
 const features = lazyFeatures;
 
-/** `info()`'s data (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
+/** `info()`'s data and the stored counts (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
 const arrayInfo = features((m, a: ZarrArray) => m.arrayInfo(a));
-const storedCounts = features;
+const storedChunkCount = features((m, a: ZarrArray) => m.nchunksInitialized(a));
+const storedBytes = features((m, a: ZarrArray) => m.nbytesStored(a));
 const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
 const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
 
@@ -514,7 +515,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** How many chunks of the grid are stored. */
   nchunksInitialized(): Promise<number> {
-    return storedCounts((m) => m.nchunksInitialized(this))();
+    return storedChunkCount(this);
   }
 
   /**
@@ -522,7 +523,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
    */
   nbytesStored(): Promise<number> {
-    return storedCounts((m) => m.nbytesStored(this))();
+    return storedBytes(this);
   }
 
   /** `<ZarrArray /a shape=[...] dtype=float32 v3>`. */
