@@ -134,7 +134,7 @@ describe("the packed package", { timeout: 600_000 }, () => {
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "ts-app", type: "module" }));
     writeFileSync(
       join(app, "main.ts"),
-      `import { createArray, MemoryStore, runChunkTask, type ChunkTask, type ZarrArray } from "parzarr";
+      `import { createArray, FileSystemStore, MemoryStore, runChunkTask, type ChunkTask, type ZarrArray } from "parzarr";
 import type {} from "parzarr/browser";
 import type {} from "parzarr/zom";
 import type {} from "parzarr/zarrita";
@@ -144,6 +144,8 @@ const a: ZarrArray = await createArray(new MemoryStore(), { shape: [3], dtype: "
 a.writeItems;
 // @ts-expect-error an @internal member
 a.meta;
+// @ts-expect-error an @internal member: blocking reads are for parzarr's own pool workers
+new FileSystemStore("/tmp").dedicateThread;
 export const kept: [typeof runChunkTask, ChunkTask | undefined, ZarrArray] = [runChunkTask, undefined, a];
 `,
     );

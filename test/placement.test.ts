@@ -92,12 +92,12 @@ test("copyThreads: a raw read of files stays inline on 2 cores and takes the poo
 test("placeOperation: raw reads of files go to the pool on a machine of many cores, other raw operations stay inline", () => {
   const store = (kind: string) => ({ descriptor: () => ({ kind, root: "/x", readOnly: false }) }) as unknown as Store;
   const pool = { threads: 16, tasksPerWorker: 2, closed: false, sharedMemory: true, fetchesOnCaller: false } as unknown as WorkerPool;
-  const where = (kind: string, op: "read" | "write", cores: number) => {
+  const where = (kind: string, op: "read" | "write", cores: number, on = pool) => {
     const p = platform();
     const saved = p.availableParallelism;
     p.availableParallelism = () => cores;
     try {
-      const placed = placeOperation({ store: store(kind), chunkCount: 64, chunkBytes: 4 * MiB, decodeCost: 0, op, data: new Float32Array(0) }, { pool });
+      const placed = placeOperation({ store: store(kind), chunkCount: 64, chunkBytes: 4 * MiB, decodeCost: 0, op, data: new Float32Array(0) }, { pool: on });
       return placed.where === "pool" ? placed.lanes : placed.where;
     } finally {
       p.availableParallelism = saved;
@@ -107,4 +107,6 @@ test("placeOperation: raw reads of files go to the pool on a machine of many cor
   assert.equal(where("filesystem", "read", 16), 16 * 3, "16 cores: the whole pool");
   assert.equal(where("fetch", "read", 16), "inline", "a raw read over HTTP is not a copy from the page cache");
   assert.equal(where("filesystem", "write", 16), "inline", "raw writes are not measured: inline as before");
+  // A pool that fetches on the caller reads the files here, as inline does, and then copies them again on workers.
+  assert.equal(where("filesystem", "read", 16, { ...pool, fetchesOnCaller: true } as WorkerPool), "inline", "fetchOnCaller: the workers copy no file");
 });

@@ -18,7 +18,7 @@ import { copyElements } from "../codecs/view.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import type { TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js";
 import type { OperationOptions } from "../parallel/execution/options.js";
-import { chunkLockRef, lockScopeOf, withChunkLock, type ChunkLockRef } from "../parallel/sync/lock-table.js";
+import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 import type { Store } from "../stores/types.js";
 import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
 import { checkSameLayout } from "./open-options.js";
@@ -61,7 +61,7 @@ export async function writePlan(a: ZarrArray, resolved: ResolvedSelection, value
     writeValue = { kind: "array", buffer };
   }
   const items = a.items(chunkPlan);
-  await a.writeItems(items, writeValue, options, lockOf(a, a.store));
+  await a.writeItems(items, writeValue, options);
 }
 
 /** ZarrArray.resize: the metadata first, then the chunks wholly outside the new shape deleted. */
@@ -147,9 +147,6 @@ async function metadataToRewrite(a: ZarrArray, store: Store, what: string): Prom
   return base;
 }
 
-/** The array's chunk locks in its store: this process's table, and the synchronizer's when it has one. */
-const lockOf = (a: ZarrArray, store: Store): ChunkLockRef => chunkLockRef(lockScopeOf(store.descriptor()), a.options.synchronizer?.descriptor());
-
 /**
  * Writes the metadata `change` makes of the stored document, under the lock of the metadata key
  * (the synchronizer's too, when the array has one), then runs `then` still under it. It starts
@@ -164,7 +161,8 @@ async function rewriteMetadata(
 ): Promise<ArrayMetadata> {
   const store = a.writableStore();
   const metaKey = nodeKey(a.path, a.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
-  return withChunkLock(lockOf(a, store), metaKey, async () => {
+  const lock = chunkLockRef(lockScopeOf(store.descriptor()), a.options.synchronizer?.descriptor());
+  return withChunkLock(lock, metaKey, async () => {
     const meta = change(await metadataToRewrite(a, store, what));
     a.metadataWillChange();
     await writeArrayMetadata(store, a.path, meta);

@@ -21,7 +21,6 @@ import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
 import { pipelineReady } from "../parallel/chunk-io/chunk-codec.js";
 import { taskMeta, type ChunkItem, type WriteValue } from "../parallel/chunk-io/chunk-task.js";
-import type { ChunkLockRef } from "../parallel/sync/lock-table.js";
 import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.js";
 import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
@@ -41,9 +40,10 @@ import type { ArrayInfo } from "./info.js";
 // loads them, and once loaded a call goes straight through (no extra await).
 const features = lazyFeatures;
 
-/** `info()`'s data (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
+/** `info()`'s data and the stored counts (array-info.ts), and listing and iterating chunks (chunk-iter.ts), loaded with their first use. */
 const arrayInfo = features((m, a: ZarrArray) => m.arrayInfo(a));
-const storedCounts = features;
+const storedChunkCount = features((m, a: ZarrArray) => m.nchunksInitialized(a));
+const storedBytes = features((m, a: ZarrArray) => m.nbytesStored(a));
 const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
 const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
 
@@ -479,8 +479,8 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * @internal the write of chunk items (array-writes.ts), on this handle's store and options: the
    * write (write-operation.ts, loaded with array-writes.ts) is handed the coordinator and the chunk runner.
    */
-  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions, lock: ChunkLockRef): Promise<void> {
-    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options, lock };
+  writeItems(items: ChunkPlan<ChunkItem>, value: WriteValue, options: OperationOptions): Promise<void> {
+    const op = { store: this.store, meta: this.meta, items, value, array: this.options, options };
     return features((m) => m.runWrite(op, { placeOperation, runOperation, taskMeta }))();
   }
 
@@ -515,7 +515,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** How many chunks of the grid are stored. */
   nchunksInitialized(): Promise<number> {
-    return storedCounts((m) => m.nchunksInitialized(this))();
+    return storedChunkCount(this);
   }
 
   /**
@@ -523,7 +523,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
    */
   nbytesStored(): Promise<number> {
-    return storedCounts((m) => m.nbytesStored(this))();
+    return storedBytes(this);
   }
 
   /** `<ZarrArray /a shape=[...] dtype=float32 v3>`. */

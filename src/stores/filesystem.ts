@@ -199,6 +199,8 @@ export class FileSystemStore implements WritableStore {
    * system call on this thread, where asynchronously it was a third runnable thread per process
    * on a 2-core machine, a wakeup and a promise. Opens stay non-blocking (READ), so a named pipe
    * planted as a chunk cannot hang the thread; cancellation is looked at between chunks.
+   * @internal the worker task calls it (parallel/execution/worker-task.ts); on a user's thread it
+   * would stall the event loop.
    */
   dedicateThread(): void {
     this.io = BLOCKING_CALLS;

@@ -113,8 +113,9 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // The pool's size is known without making the default pool, which a read that stays inline never needs.
   const size = pool?.threads ?? defaultPoolThreads();
   const cost = req.op === "write" ? req.decodeCost * ENCODE_OVER_DECODE : req.decodeCost;
-  // Raw chunks of files cost only their copy into place, which more threads than copy inline can share.
-  const copies = cost === 0 && req.op === "read" && req.store.descriptor().kind === "filesystem";
+  // Raw chunks of files cost only their copy into place, which more threads than copy inline can
+  // share; not on a pool that fetches on the caller, which reads the files here as inline does.
+  const copies = cost === 0 && req.op === "read" && req.store.descriptor().kind === "filesystem" && !pool?.fetchesOnCaller;
   const byCost =
     threads ??
     (copies

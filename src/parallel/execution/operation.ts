@@ -16,7 +16,6 @@ import { pipelineFor, placeFromChunk, taskMeta, type ChunkItem, type ChunkTask, 
 import { chunkBytesOf } from "../chunk-io/chunk-codec.js";
 import type { ChunkCache, Recheck } from "../chunk-io/chunk-cache.js";
 import { lazyFeatures } from "../../lazy-features-loader.js";
-import type { ChunkLockRef } from "../sync/lock-table.js";
 import type { Synchronizer } from "../sync/synchronizer.js";
 import type { ConditionalWritePolicy } from "../sync/conditional-writes.js";
 import { placeOperation, runOperation } from "./coordinator.js";
@@ -64,12 +63,6 @@ export interface ReadOperation extends Operation {
 
 export interface WriteOperation extends Operation {
   value: WriteValue;
-  /**
-   * The array's chunk locks (lock-table.ts): the process-wide table travels in every task (a
-   * SharedArrayBuffer, shared with workers). Made by the write's plan (array-writes.ts), which
-   * loads the lock code, so that a page that only reads holds none of it.
-   */
-  lock: ChunkLockRef;
 }
 
 /** Runs a read; returns the elements read (those of `into`, or of an output allocated here). */

@@ -12,6 +12,7 @@ import { CallerStore } from "../../stores/caller.js";
 import type { placeOperation, runOperation } from "./coordinator.js";
 import type { WriteOperation } from "./operation.js";
 import { isShared } from "./shared.js";
+import { chunkLockRef, lockScopeOf } from "../sync/lock-table.js";
 import { ValueStager } from "./staged-value.js";
 
 /** What the write takes from the coordinator and the chunk runner. */
@@ -23,7 +24,7 @@ export interface WriteRunner {
 
 /** Runs a write of a value already converted and checked against the selection. */
 export async function runWrite(op: WriteOperation, run: WriteRunner): Promise<void> {
-  const { store, meta, items, value, options, array, lock } = op;
+  const { store, meta, items, value, options, array } = op;
   const chunkBytes = chunkBytesOf(meta);
   const data = value.kind === "array" ? value.buffer.data : null;
   const { decodeCost } = pipelineFor(meta);
@@ -37,6 +38,8 @@ export async function runWrite(op: WriteOperation, run: WriteRunner): Promise<vo
   const descriptor = store.descriptor();
   // A user's store without delete keeps chunks that become all fill value: stored, not stale.
   const writeEmptyChunks = array.writeEmptyChunks ?? (store instanceof CallerStore && !store.canDelete);
+  // The process-wide lock table travels in every task (a SharedArrayBuffer, shared with workers).
+  const lock = chunkLockRef(lockScopeOf(descriptor), array.synchronizer?.descriptor());
   // Compare-and-swap instead of locks, when the array was opened with conditionalWrites.
   const conditional = array.conditionalWrites;
   const { cache } = array;
