@@ -34,7 +34,8 @@ export { resolveStore } from "./stores/open.js";
 export { workerCanOpen, registerStoreKind, type OpenStore } from "./stores/kinds.js";
 export type { UserStore } from "./stores/caller.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
-export { parseDataType, toNumpyTypestr } from "./metadata/dtype-names.js";
+export { toNumpyTypestr } from "./metadata/dtype-names.js";
+export { parseDataTypeName as parseDataType, loadDataTypes } from "./metadata/metadata-json.js";
 export { hasFloat16Array } from "./metadata/elements.js";
 export { NAT } from "./metadata/dtype.js";
 export type {

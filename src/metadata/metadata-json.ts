@@ -7,7 +7,9 @@
  * never loads it and one that opens a rare type waits for it there, once.
  */
 import { onFirstUse } from "../first-use.js";
-import { commonDataType, rareTypesLoaded } from "./dtype-names.js";
+import { UnsupportedError } from "../errors.js";
+import type { DataType } from "./dtype.js";
+import { commonDataType, parseDataType, rareTypesLoaded } from "./dtype-names.js";
 import { isJsonObject, parseJsonBytes } from "./json.js";
 
 const loadRareTypes = onFirstUse(() => import("./rare-types.js"))(() => undefined);
@@ -25,6 +27,30 @@ export function metadataJson(bytes: Uint8Array, key: string): unknown {
  */
 export function rareTypesReady(given: unknown): Promise<void> | undefined {
   return rareTypesLoaded() || !namesRareType(given) ? undefined : Promise.resolve(loadRareTypes());
+}
+
+/**
+ * Loads the code of every data type (in Node it is loaded at start). On a page the rarer types —
+ * narrow floats, datetimes, fixed-length strings and bytes, raw bits, records, optional — load with
+ * the first array whose metadata names one; a page that parses such a name itself, before any array
+ * named one, awaits this first.
+ */
+export async function loadDataTypes(): Promise<void> {
+  if (!rareTypesLoaded()) await loadRareTypes();
+}
+
+/**
+ * Parses a dtype option or metadata value: a v3 name (`"int32"`, `"string"`, `"r16"`), a v3
+ * object (`{ name: "numpy.datetime64", configuration: { unit: "ms", scale_factor: 10 } }`), a
+ * numpy type string (`"<i4"`, `"|S7"`, `"<U5"`, `"<M8[10ms]"`, `"|O"`) or a numpy structured
+ * description (`[["a", "<i4"], ["b", "<f8", [2]]]`). On a page, a rare type's name before its code
+ * is loaded is UNSUPPORTED, saying to await {@link loadDataTypes} first.
+ */
+export function parseDataTypeName(input: unknown): DataType {
+  if (!rareTypesLoaded() && commonDataType(input) === null) {
+    throw new UnsupportedError(`${typeof input === "string" ? JSON.stringify(input) : "this data type"} is not a numeric, string or bytes type, whose code a page loads with the first array naming one: await loadDataTypes() first`);
+  }
+  return parseDataType(input);
 }
 
 /** The keys whose values are data types: v3's and v2's, and the numcodecs filters' own. */
