@@ -6,8 +6,6 @@
  */
 import { expose } from "comlink";
 import "../src/platform/browser-install.js";
-// Tasks carry parsed metadata of any data type: the worker has the rare ones' code from the start.
-import "../src/metadata/rare-types.js";
 import { addStoreKind } from "../src/stores/kinds.js";
 import { OPFS_KIND } from "../src/stores/opfs.js";
 import { REFERENCE_KIND } from "../src/stores/reference.js";

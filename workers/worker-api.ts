@@ -5,6 +5,9 @@
  */
 import { transfer } from "comlink";
 import { platform } from "../src/platform/current.js";
+// Tasks carry parsed metadata of any data type: every comlink worker (parzarr's Web Worker, a
+// caller's worker entry, bench/browser's tracing one) has the rare ones' code from the start.
+import "../src/metadata/rare-types.js";
 import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
 import { outcomeTransferables, type TaskMessage, type TaskOutcome } from "../src/parallel/execution/task-outcome.js";
 

@@ -96,6 +96,7 @@ export const nodePlatform: Platform = {
     const spawn = options.createWorker ? webWorkers(options) : nodeComlinkWorkers;
     return new ComlinkExecutor(threads, spawn, CONCURRENCY.nodeComlinkTasksPerWorker);
   },
+  fileReadThreads: () => Number(process.env.UV_THREADPOOL_SIZE) || 4,
   localStore,
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
 };

@@ -11,15 +11,18 @@ export interface ConcurrencyPolicy {
   readonly inlineInFlight: number;
   /**
    * Chunks of one read task a worker runs at once, so that one chunk's store I/O overlaps another's
-   * decoding (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
+   * decoding where the worker awaits its store (HTTP, S3; a worker reads local files blocking, see
+   * FileSystemStore.dedicateThread) (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
    * once stayed at about 12 and the times did not change (docs/benchmarks.md).
    */
   readonly workerReadInFlight: number;
   /**
-   * Tasks one piscina worker runs at once: a task's chunk reads await the store, so with one task a
-   * worker sat idle for every file read of a one-chunk task (a 4 MiB chunk read from the page cache
-   * takes about as long as a tenth of its decode); with two, one task's read is open while the
-   * other decodes (reads into a shared `out` on 2 threads went from 1.5x to 1.7-2x inline).
+   * Tasks one piscina worker runs at once: with one, a worker sat idle between tasks for the
+   * message round trip, and (when workers read files asynchronously) for every file read of a
+   * one-chunk task; with two, one task's message or store read is under way while the other
+   * decodes (reads into a shared `out` on 2 threads went from 1.5x to 1.7-2x inline, measured
+   * with asynchronous reads; workers now read local files blocking, where the second task hides
+   * the round trip and an object store's latency).
    */
   readonly piscinaTasksPerWorker: number;
   /**
@@ -66,11 +69,6 @@ export const CONCURRENCY: ConcurrencyPolicy = Object.freeze({
  */
 export function poolLanes(pool: { threads: number; tasksPerWorker: number }, threads: number | undefined): number {
   return threads === undefined || threads >= pool.threads ? pool.threads * (pool.tasksPerWorker + 1) : threads;
-}
-
-/** Threads of libuv's pool, which copy the file reads of a Node thread's event loop (its default 4). */
-export function fileReadThreads(): number {
-  return Number((globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env.UV_THREADPOOL_SIZE) || 4;
 }
 
 /**
