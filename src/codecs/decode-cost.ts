@@ -12,12 +12,16 @@ import { canonicalCodecName } from "./registry.js";
 /** Stored as they are in memory (little-endian host): read straight into place, nothing to decode. */
 const RAW = 0;
 /**
- * What a raw chunk costs instead: its copy from the page cache into place, per byte and thread.
- * Inline, libuv's 4 threads copy the calling thread's reads (a 256 MiB raw read took 29 ms on the
- * 16-core device machine, 4 x 29 ms / 256 MiB = 0.43 ns/B; 43-45 ms on 2 cores, 2 copying: 0.33).
- * Placement weighs it only for raw reads of files (parallel/execution/concurrency.ts copyThreads).
+ * What a raw chunk costs instead: its copy from the page cache into place, per byte, as an inline
+ * read does it. An inline read is driven by one thread (the caller's event loop takes every
+ * file's open, stat, read and close through libuv's pool and back), and copies at about one
+ * thread's speed whatever libuv's size: 256 MiB in 47-51 ms on the 2-core machine (Node 24, load
+ * 0.7, four rounds: 0.19 ns/B; libuv's 4 threads each busy a quarter of the read), 29 ms on the
+ * 16-core one (0.11). Placement weighs it only for raw reads of files (concurrency.ts copyThreads).
  */
-export const FILE_COPY_NS_PER_BYTE = 0.4;
+export const FILE_COPY_NS_PER_BYTE = 0.19;
+/** Threads an inline read of files copies on at once, in effect (FILE_COPY_NS_PER_BYTE). */
+export const INLINE_FILE_COPIERS = 1;
 /** Codecs not measured here (filters, bz2, lzma, users' codecs): priced as a middling compressor. */
 const UNMEASURED = 1;
 

@@ -96,7 +96,6 @@ export const nodePlatform: Platform = {
     const spawn = options.createWorker ? webWorkers(options) : nodeComlinkWorkers;
     return new ComlinkExecutor(threads, spawn, CONCURRENCY.nodeComlinkTasksPerWorker);
   },
-  fileReadThreads: () => Number(process.env.UV_THREADPOOL_SIZE) || 4,
   localStore,
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
 };

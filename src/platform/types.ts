@@ -32,11 +32,6 @@ export interface Platform {
   sharedMemory(): boolean;
   /** The executor a WorkerPool runs its workers on. */
   createExecutor(threads: number, options: WorkerPoolOptions): Executor;
-  /**
-   * Threads of libuv's pool, which copy a Node thread's asynchronous file reads (its default 4,
-   * or UV_THREADPOOL_SIZE); absent where there are no files (browsers).
-   */
-  fileReadThreads?(): number;
   /** The store for a local path or file: URL; absent where there is no file system (browsers). */
   localStore?(pathOrFileUrl: string, options: { readOnly?: boolean }): Store;
   /**

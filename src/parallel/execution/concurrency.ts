@@ -73,12 +73,11 @@ export function poolLanes(pool: { threads: number; tasksPerWorker: number }, thr
 
 /**
  * Threads for a read that only copies files into place (raw chunks: nothing to decode), or 0 for
- * inline. Inline it is not one thread's work: libuv's pool copies the calling thread's reads,
- * `inlineCopiers` at once (at most one per core); on the pool each of n threads copies its own
- * chunks and pays the pool's cost as well. So n threads take (copy + pool) / n per byte against
- * copy / inlineCopiers inline, and win when n > inlineCopiers x (1 + pool / copy): never on 2
- * cores, from 6 threads on where libuv has 4 (16-core device machine, 256 MiB: inline 29 ms,
- * 4 threads 31, 8 threads 20, 16 threads 18). Each thread gets at least `minWorkNs` of copying.
+ * inline. Inline, `inlineCopiers` threads copy in effect (decode-cost.ts INLINE_FILE_COPIERS); on
+ * the pool each of n threads reads its own chunks blocking and pays the pool's cost as well. So n
+ * threads take (copy + pool) / n per byte against copy / inlineCopiers inline, and win when n >
+ * inlineCopiers x (1 + pool / copy): from 2 threads on (2-core machine, 256 MiB: inline 47-51 ms,
+ * 2 threads 42-45). Each thread gets at least `minWork` of copying.
  */
 export function copyThreads(
   bytes: number,

@@ -13,7 +13,7 @@ import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";
 import { placeReturnedChunks, withoutOutput } from "./returned-chunks.js";
 import { CONCURRENCY, copyThreads, poolLanes } from "./concurrency.js";
-import { FILE_COPY_NS_PER_BYTE } from "../../codecs/decode-cost.js";
+import { FILE_COPY_NS_PER_BYTE, INLINE_FILE_COPIERS } from "../../codecs/decode-cost.js";
 import { platform } from "../../platform/current.js";
 import { defaultPool, defaultPoolThreads } from "./default-pool.js";
 import { runTasksInline } from "./inline-executor.js";
@@ -119,7 +119,7 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   const byCost =
     threads ??
     (copies
-      ? copyThreads(req.chunkCount * req.chunkBytes, req.chunkCount, { pool: size, cores: platform().availableParallelism(), inlineCopiers: platform().fileReadThreads?.() ?? 1 }, FILE_COPY)
+      ? copyThreads(req.chunkCount * req.chunkBytes, req.chunkCount, { pool: size, cores: platform().availableParallelism(), inlineCopiers: INLINE_FILE_COPIERS }, FILE_COPY)
       : threadsByCost(cost, req.chunkCount, req.chunkBytes, size));
   if (byCost === 0) return { where: "inline" };
   const p = pool ?? defaultPool();
