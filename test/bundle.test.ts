@@ -112,6 +112,9 @@ test("a page reading on workers loads on first use only what a read there does n
   for (const lazy of ["node_modules/aws4fetch/", "node_modules/pako/"]) {
     assert.deepEqual(worker.filter((m) => m.includes(lazy)), [], `the worker loads ${lazy} up front`);
   }
+  // Tasks carry parsed metadata of any data type, so the worker has the rare types' code from the
+  // start (workers/worker-api.ts imports it); without it a datetime chunk there is INTERNAL.
+  assert.ok(worker.some((m) => m.endsWith("src/metadata/rare-types.ts")), "the worker holds the rare data types up front");
   // A page that opens arrays holds no group code and no ZEP 6 issue formatter (tree-shaken, not
   // loaded later). esbuild's splitting loads up front any module the entry reaches that a chunk
   // loaded on first use imports too: the lazy ZEP 6 model must not re-export the formatter.
