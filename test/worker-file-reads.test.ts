@@ -156,7 +156,7 @@ test("on a worker, a chunk that is a folder reads as missing, a link out of the 
   const blocked = join(dir, "0.1");
   rmSync(blocked, { force: true });
   const socket = process.getuid?.() === 0 ? createServer() : undefined;
-  if (socket) await new Promise<void>((resolve) => socket.listen(blocked, resolve));
+  if (socket) await new Promise<void>((resolve, reject) => socket.once("error", reject).listen(blocked, resolve));
   else writeFileSync(blocked, "x", { mode: 0 });
   try {
     const codes: string[] = [];
