@@ -4,6 +4,7 @@
  * abort and corrupt chunks stop the call cleanly; progress, close, and the default pool's exit.
  */
 import { after, test } from "node:test";
+import { platform } from "../src/platform/current.js";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -344,7 +345,10 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   // Placement by cost is test/placement.test.ts's; here, the cases around it.
   assert.equal(place(2), "inline", "2 MiB of decoding is too little to share");
   assert.equal(place(100), "pool");
-  assert.equal(place(100000, { decodeCost: 0 }), "inline", "raw reads are file reads and copies: the pool only adds work");
+  const http = { descriptor: () => ({ kind: "fetch", url: "http://127.0.0.1/" }) } as unknown as Store;
+  assert.equal(place(100000, { decodeCost: 0, store: http }), "inline", "raw chunks from elsewhere than files have nothing to decode");
+  // Raw reads of files: workers copy faster than the one thread driving an inline read (on 2 cores or more).
+  assert.equal(place(100000, { decodeCost: 0 }), platform().availableParallelism() >= 2 ? "pool" : "inline");
   assert.equal(place(1, { decodeCost: 0 }, { threads: 2 }), "pool");
   assert.equal(place(100000, { decodeCost: 0, op: "write" }), "inline", "raw writes have nothing to share out");
   assert.equal(place(1, { decodeCost: 0, op: "write" }, { threads: 1 }), "pool");
