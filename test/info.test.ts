@@ -102,3 +102,19 @@ test("info shows a fill value held as bytes, or an optional's, as zarr.json writ
     assert.match(formatInfo(info), new RegExp(`\nFill value +: ${JSON.stringify(json).replace(/[[\]]/g, "\\$&")}\n`), JSON.stringify(dtype));
   }
 });
+
+test("info lists the array's keys once for its stored bytes and its chunks initialized (a listing is one request per page on S3)", async () => {
+  const store = new MemoryStore();
+  const a = await createArray(store, { shape: [6], chunks: [2], dtype: "uint8" });
+  await a.set("0:4", 7);
+  let lists = 0;
+  const list = store.list.bind(store);
+  store.list = (prefix: string) => {
+    lists++;
+    return list(prefix);
+  };
+  const info = await a.info();
+  assert.equal(info.chunksInitialized, 2);
+  assert.ok(info.nbytesStored! > 0);
+  assert.equal(lists, 1, "one listing");
+});

@@ -16,7 +16,9 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const dt = arr.dataType;
   // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
   const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
-  const stored = await orNull(arr.store, () => nbytesStored(arr));
+  // One listing serves both counts (on S3 it is a request per page of keys).
+  const keys = await orNull(arr.store, () => storedKeys(arr));
+  const stored = keys && (await bytesOf(arr, keys));
   const v2 = arr.metadata.v2;
   return {
     path: arr.name,
@@ -40,16 +42,25 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
-    chunksInitialized: await orNull(arr.store, () => nchunksInitialized(arr)),
+    chunksInitialized: keys && chunksAmong(arr, keys),
     chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
     attributes: arr.attrs,
   };
 }
 
+/** The keys stored under the array's path. */
+function storedKeys(arr: ZarrArray): Promise<string[]> {
+  return arr.store.list(arr.path === "" ? "" : `${arr.path}/`);
+}
+
 /** How many chunks of the grid are stored. */
 export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
-  const prefix = arr.path === "" ? "" : `${arr.path}/`;
-  const keys = new Set(await arr.store.list(prefix));
+  return chunksAmong(arr, await storedKeys(arr));
+}
+
+/** How many chunks of the grid are among `listed`. */
+function chunksAmong(arr: ZarrArray, listed: readonly string[]): number {
+  const keys = new Set(listed);
   let n = 0;
   const grid = arr.chunkGrid;
   const total = product(grid);
@@ -69,8 +80,11 @@ export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
  * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
  */
 export async function nbytesStored(arr: ZarrArray): Promise<number> {
-  const prefix = arr.path === "" ? "" : `${arr.path}/`;
-  const keys = await arr.store.list(prefix);
+  return bytesOf(arr, await storedKeys(arr));
+}
+
+/** The stored sizes of `keys`, summed. */
+async function bytesOf(arr: ZarrArray, keys: readonly string[]): Promise<number> {
   const sizeOf = async (key: string): Promise<number> => {
     const n = arr.store.getSize ? await arr.store.getSize(key) : (await arr.store.get(key))?.length;
     return n ?? 0;
