@@ -118,3 +118,18 @@ test("info lists the array's keys once for its stored bytes and its chunks initi
   assert.ok(info.nbytesStored! > 0);
   assert.equal(lists, 1, "one listing");
 });
+
+test("chunksInitialized counts the stored keys, not every cell of the grid (a sparse array's grid can be of billions)", async () => {
+  const a = await createArray(new MemoryStore(), { shape: [100000], chunks: [1], dtype: "uint8" });
+  await a.set("5:7", 1);
+  // A stray key that parses to a chunk of the grid but is not its key is not a chunk.
+  await (a.store as MemoryStore).set("c/05", new Uint8Array(1));
+  let keysMade = 0;
+  const chunkKey = a.chunkKey.bind(a);
+  a.chunkKey = (coords: readonly number[]) => {
+    keysMade++;
+    return chunkKey(coords);
+  };
+  assert.equal(await a.nchunksInitialized(), 2);
+  assert.ok(keysMade <= 10, `${keysMade} chunk keys made for 4 stored keys`);
+});

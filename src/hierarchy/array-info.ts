@@ -7,7 +7,7 @@ import { innermostType, isObjectType } from "../metadata/dtype.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
 import { plainJson } from "../metadata/json.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
-import { product } from "../indexing/strided.js";
+import { parseChunkKey } from "../metadata/chunk-key.js";
 // Types only: the handle imports this module (on first use) to answer `info()`.
 import type { ZarrArray } from "./array.js";
 import { orNull, storeType, type ArrayInfo } from "./info.js";
@@ -58,19 +58,19 @@ export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
   return chunksAmong(arr, await storedKeys(arr));
 }
 
-/** How many chunks of the grid are among `listed`. */
+/**
+ * How many chunks of the grid are among `listed`: the keys that are a chunk's own key (not one
+ * beyond the grid, nor a stray spelling such as "c/05"), in O(keys), where a walk of the grid
+ * would make a key for every cell of a sparse array's.
+ */
 function chunksAmong(arr: ZarrArray, listed: readonly string[]): number {
-  const keys = new Set(listed);
-  let n = 0;
+  const meta = arr.metadata;
   const grid = arr.chunkGrid;
-  const total = product(grid);
-  const idx = new Array<number>(grid.length).fill(0);
-  for (let i = 0; i < total; i++) {
-    if (keys.has(arr.chunkKey(idx))) n++;
-    for (let d = grid.length - 1; d >= 0; d--) {
-      if (++idx[d] < grid[d]) break;
-      idx[d] = 0;
-    }
+  const prefix = arr.path === "" ? "" : `${arr.path}/`;
+  let n = 0;
+  for (const key of new Set(listed)) {
+    const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), grid.length);
+    if (coords && coords.every((c, d) => c < grid[d]) && arr.chunkKey(coords) === key) n++;
   }
   return n;
 }
