@@ -102,3 +102,34 @@ test("info shows a fill value held as bytes, or an optional's, as zarr.json writ
     assert.match(formatInfo(info), new RegExp(`\nFill value +: ${JSON.stringify(json).replace(/[[\]]/g, "\\$&")}\n`), JSON.stringify(dtype));
   }
 });
+
+test("info lists the array's keys once for its stored bytes and its chunks initialized (a listing is one request per page on S3)", async () => {
+  const store = new MemoryStore();
+  const a = await createArray(store, { shape: [6], chunks: [2], dtype: "uint8" });
+  await a.set("0:4", 7);
+  let lists = 0;
+  const list = store.list.bind(store);
+  store.list = (prefix: string) => {
+    lists++;
+    return list(prefix);
+  };
+  const info = await a.info();
+  assert.equal(info.chunksInitialized, 2);
+  assert.ok(info.nbytesStored! > 0);
+  assert.equal(lists, 1, "one listing");
+});
+
+test("chunksInitialized counts the stored keys, not every cell of the grid (a sparse array's grid can be of billions)", async () => {
+  const a = await createArray(new MemoryStore(), { shape: [100000], chunks: [1], dtype: "uint8" });
+  await a.set("5:7", 1);
+  // A stray key that parses to a chunk of the grid but is not its key is not a chunk.
+  await (a.store as MemoryStore).set("c/05", new Uint8Array(1));
+  let keysMade = 0;
+  const chunkKey = a.chunkKey.bind(a);
+  a.chunkKey = (coords: readonly number[]) => {
+    keysMade++;
+    return chunkKey(coords);
+  };
+  assert.equal(await a.nchunksInitialized(), 2);
+  assert.ok(keysMade <= 10, `${keysMade} chunk keys made for 4 stored keys`);
+});

@@ -62,7 +62,7 @@ export function formatScalar(v: Scalar, dtype = ""): string {
 }
 
 /** A scalar as JSON can hold it: big integers beyond 2^53 and non-finite floats as strings. */
-export function scalarJson(v: Scalar | null): unknown {
+function scalarJson(v: Scalar | null): unknown {
   if (v === null) return null;
   if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   if (Array.isArray(v)) return v.map((x) => scalarJson(x));

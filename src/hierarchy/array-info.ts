@@ -7,7 +7,7 @@ import { innermostType, isObjectType } from "../metadata/dtype.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
 import { plainJson } from "../metadata/json.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
-import { product } from "../indexing/strided.js";
+import { parseChunkKey } from "../metadata/chunk-key.js";
 // Types only: the handle imports this module (on first use) to answer `info()`.
 import type { ZarrArray } from "./array.js";
 import { orNull, storeType, type ArrayInfo } from "./info.js";
@@ -16,7 +16,9 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
   const dt = arr.dataType;
   // An optional counts its values only, as zarrs' nbytes: the mask components in memory are not data.
   const nbytes = isObjectType(dt) ? null : arr.size * innermostType(dt).itemSize;
-  const stored = await orNull(arr.store, () => nbytesStored(arr));
+  // One listing serves both counts (on S3 it is a request per page of keys).
+  const keys = await orNull(arr.store, () => storedKeys(arr));
+  const stored = keys && (await bytesOf(arr, keys));
   const v2 = arr.metadata.v2;
   return {
     path: arr.name,
@@ -40,26 +42,35 @@ export async function arrayInfo(arr: ZarrArray): Promise<ArrayInfo> {
     nbytes,
     nbytesStored: stored,
     compressionRatio: stored && nbytes !== null ? nbytes / stored : null,
-    chunksInitialized: await orNull(arr.store, () => nchunksInitialized(arr)),
+    chunksInitialized: keys && chunksAmong(arr, keys),
     chunksTotal: arr.chunkGrid.reduce((a, b) => a * b, 1),
     attributes: arr.attrs,
   };
 }
 
+/** The keys stored under the array's path. */
+function storedKeys(arr: ZarrArray): Promise<string[]> {
+  return arr.store.list(arr.path === "" ? "" : `${arr.path}/`);
+}
+
 /** How many chunks of the grid are stored. */
 export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
-  const prefix = arr.path === "" ? "" : `${arr.path}/`;
-  const keys = new Set(await arr.store.list(prefix));
-  let n = 0;
+  return chunksAmong(arr, await storedKeys(arr));
+}
+
+/**
+ * How many chunks of the grid are among `listed`: the keys that are a chunk's own key (not one
+ * beyond the grid, nor a stray spelling such as "c/05"), in O(keys), where a walk of the grid
+ * would make a key for every cell of a sparse array's.
+ */
+function chunksAmong(arr: ZarrArray, listed: readonly string[]): number {
+  const meta = arr.metadata;
   const grid = arr.chunkGrid;
-  const total = product(grid);
-  const idx = new Array<number>(grid.length).fill(0);
-  for (let i = 0; i < total; i++) {
-    if (keys.has(arr.chunkKey(idx))) n++;
-    for (let d = grid.length - 1; d >= 0; d--) {
-      if (++idx[d] < grid[d]) break;
-      idx[d] = 0;
-    }
+  const prefix = arr.path === "" ? "" : `${arr.path}/`;
+  let n = 0;
+  for (const key of new Set(listed)) {
+    const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), grid.length);
+    if (coords && coords.every((c, d) => c < grid[d]) && arr.chunkKey(coords) === key) n++;
   }
   return n;
 }
@@ -69,8 +80,11 @@ export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
  * zarr-python's `nbytes_stored` counts them. Uses the store's `getSize` where it has one.
  */
 export async function nbytesStored(arr: ZarrArray): Promise<number> {
-  const prefix = arr.path === "" ? "" : `${arr.path}/`;
-  const keys = await arr.store.list(prefix);
+  return bytesOf(arr, await storedKeys(arr));
+}
+
+/** The stored sizes of `keys`, summed. */
+async function bytesOf(arr: ZarrArray, keys: readonly string[]): Promise<number> {
   const sizeOf = async (key: string): Promise<number> => {
     const n = arr.store.getSize ? await arr.store.getSize(key) : (await arr.store.get(key))?.length;
     return n ?? 0;
