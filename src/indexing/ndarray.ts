@@ -158,8 +158,8 @@ function convert(
   // Integer types refuse what a typed array would wrap (300 into uint8) or zero (NaN): see cast.ts.
   const range = integerRange(dtype);
   const bool = typeFamily(dtype) === "bool";
-  const narrow = dtype.kind === "narrow_float" ? dtype.component : null;
-  const round = narrow ? rareTypes().roundToComponent : null;
+  // A complex narrow float's parts, rounded to its component type.
+  const round = dtype.kind === "narrow_float" ? rareTypes().roundToComponent.bind(null, dtype.component) : null;
   for (let i = 0; i < n; i++) {
     let off = 0;
     for (let d = 0; d < shape.length; d++) off += idx[d] * strides[d];
@@ -169,9 +169,9 @@ function convert(
       // numpy's bool(x): NaN is true, as every non-zero number.
       const x = src[off];
       o[i] = (typeof x === "number" ? x !== 0 : typeof x === "bigint" ? x !== 0n : x) ? 1 : 0;
-    } else if (c === 2 && narrow && round) {
-      o[2 * i] = round(narrow, Number(src[2 * off]));
-      o[2 * i + 1] = round(narrow, Number(src[2 * off + 1]));
+    } else if (c === 2 && round) {
+      o[2 * i] = round(Number(src[2 * off]));
+      o[2 * i + 1] = round(Number(src[2 * off + 1]));
     } else if (c === 2) {
       o[2 * i] = Number(src[2 * off]);
       o[2 * i + 1] = Number(src[2 * off + 1]);
