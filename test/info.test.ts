@@ -132,4 +132,6 @@ test("chunksInitialized counts the stored keys, not every cell of the grid (a sp
   };
   assert.equal(await a.nchunksInitialized(), 2);
   assert.ok(keysMade <= 10, `${keysMade} chunk keys made for 4 stored keys`);
+  // The chunk listing counts by the same rule.
+  assert.deepEqual(await a.chunkCoords(), [[5], [6]]);
 });

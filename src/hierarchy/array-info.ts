@@ -7,7 +7,7 @@ import { innermostType, isObjectType } from "../metadata/dtype.js";
 import { fillValueToJson } from "../metadata/fill-value.js";
 import { plainJson } from "../metadata/json.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
-import { parseChunkKey } from "../metadata/chunk-key.js";
+import { chunkCoordsAmong } from "./chunk-iter.js";
 // Types only: the handle imports this module (on first use) to answer `info()`.
 import type { ZarrArray } from "./array.js";
 import { orNull, storeType, type ArrayInfo } from "./info.js";
@@ -58,21 +58,9 @@ export async function nchunksInitialized(arr: ZarrArray): Promise<number> {
   return chunksAmong(arr, await storedKeys(arr));
 }
 
-/**
- * How many chunks of the grid are among `listed`: the keys that are a chunk's own key (not one
- * beyond the grid, nor a stray spelling such as "c/05"), in O(keys), where a walk of the grid
- * would make a key for every cell of a sparse array's.
- */
+/** How many chunks of the grid are among `listed` (chunk-iter.ts's rule). */
 function chunksAmong(arr: ZarrArray, listed: readonly string[]): number {
-  const meta = arr.metadata;
-  const grid = arr.chunkGrid;
-  const prefix = arr.path === "" ? "" : `${arr.path}/`;
-  let n = 0;
-  for (const key of new Set(listed)) {
-    const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), grid.length);
-    if (coords && coords.every((c, d) => c < grid[d]) && arr.chunkKey(coords) === key) n++;
-  }
-  return n;
+  return chunkCoordsAmong(arr, listed).length;
 }
 
 /**

@@ -32,19 +32,27 @@ export interface ChunkEntry {
 
 /** The grid coordinates of the stored chunks, in C order. */
 export async function storedChunkCoords(arr: ZarrArray): Promise<number[][]> {
+  return chunkCoordsAmong(arr, await arr.store.list(arr.path === "" ? "" : `${arr.path}/`)).sort((a, b) => {
+    for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return a[d] - b[d];
+    return 0;
+  });
+}
+
+/**
+ * The chunks of the grid among `listed` keys: those that are a chunk's own key, not one beyond the
+ * grid (left by a writer that resized without deleting) nor a stray spelling such as "c/05"; in
+ * O(keys), where a walk of the grid would make a key for every cell of a sparse array's.
+ */
+export function chunkCoordsAmong(arr: ZarrArray, listed: readonly string[]): number[][] {
   const meta = arr.metadata;
   const grid = gridShape(meta.shape, gridAxes(meta));
   const prefix = arr.path === "" ? "" : `${arr.path}/`;
   const out: number[][] = [];
-  for (const key of await arr.store.list(prefix)) {
-    const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), meta.shape.length);
-    // Chunks beyond the grid (left by a writer that resized without deleting) are not chunks.
-    if (coords && coords.every((c, d) => c < grid[d])) out.push(coords);
+  for (const key of new Set(listed)) {
+    const coords = parseChunkKey(meta.chunkKeyEncoding, key.slice(prefix.length), grid.length);
+    if (coords && coords.every((c, d) => c < grid[d]) && arr.chunkKey(coords) === key) out.push(coords);
   }
-  return out.sort((a, b) => {
-    for (let d = 0; d < a.length; d++) if (a[d] !== b[d]) return a[d] - b[d];
-    return 0;
-  });
+  return out;
 }
 
 function* gridCoords(grid: readonly number[]): Generator<number[]> {
