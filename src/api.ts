@@ -1,6 +1,10 @@
 /**
  * Everything parzarr offers on every platform. Not an entry point itself: src/index.ts (Node) and
- * src/browser.ts (browsers) install their platform first and then re-export this.
+ * src/browser.ts (browsers) install their platform first and then re-export this. The S3 and
+ * kerchunk-reference stores (and `resolveStore`, which holds them) are not here: Node's entry adds
+ * them, and browsers import them from `parzarr/stores` (stores/browser.ts), so that a page that
+ * does not name them loads them only when a string given to openArray and the rest names one
+ * (stores/routes.ts).
  */
 export { openArray, createArray, openGroup, createGroup, open } from "./hierarchy/open.js";
 export type { Mode, OpenOptions, ArrayOpenOptions, GroupOptions, StoreInput } from "./hierarchy/open.js";
@@ -30,7 +34,6 @@ export { runChunkTask } from "./parallel/chunk-io/chunk-task.js";
 export type { ChunkTask, ReadTask, WriteTask, ChunkItem } from "./parallel/chunk-io/chunk-task.js";
 export { MemoryStore } from "./stores/memory.js";
 export { FetchStore } from "./stores/fetch.js";
-export { resolveStore } from "./stores/open.js";
 export { workerCanOpen, registerStoreKind, type OpenStore } from "./stores/kinds.js";
 export type { UserStore } from "./stores/caller.js";
 export type { Store, ReadableStore, WritableStore, StoreDescriptor, RangeRequest, WriteCondition, ConditionalSetResult } from "./stores/types.js";
@@ -95,10 +98,6 @@ export type {
   NamedConfigJson,
 } from "./metadata/zom-types.js";
 export { setMaxChunkBytes, getMaxChunkBytes, DEFAULT_MAX_CHUNK_BYTES, MAX_SELECTION_POINTS } from "./limits.js";
-export { S3Store } from "./stores/s3.js";
-export type { S3StoreOptions, S3Credentials, S3StoreDescriptor } from "./stores/s3.js";
-export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS } from "./stores/reference.js";
-export type { ReferenceStoreOptions, ReferenceStoreDescriptor, ReferenceSource } from "./stores/reference.js";
 export type { HttpOptions } from "./stores/http.js";
 export type { Synchronizer, SyncDescriptor } from "./parallel/sync/synchronizer.js";
 export { DEFAULT_CONDITIONAL_WRITES } from "./parallel/sync/conditional-writes.js";

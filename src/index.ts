@@ -9,6 +9,10 @@
 import "./platform/node.js";
 
 export * from "./api.js";
+// Kept off the browser entry, whose pages import them from `parzarr/stores` (see api.ts).
+export { resolveStore } from "./stores/open.js";
+export { S3Store, type S3StoreOptions, type S3Credentials, type S3StoreDescriptor } from "./stores/s3.js";
+export { ReferenceStore, MAX_TRAVELLING_DOCUMENT_CHARS, type ReferenceStoreOptions, type ReferenceStoreDescriptor, type ReferenceSource } from "./stores/reference.js";
 export { ProcessSynchronizer } from "./parallel/sync/process-sync.js";
 export type { ProcessSynchronizerOptions, ProcessSyncDescriptor } from "./parallel/sync/process-sync.js";
 export { FileSystemStore } from "./stores/filesystem.js";

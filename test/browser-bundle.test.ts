@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { builtinModules } from "node:module";
 import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Metafile } from "esbuild";
 import { buildBrowser } from "../tools/build-browser.js";
 import { scratchDir } from "./helpers/paths.js";
@@ -47,9 +48,13 @@ test("the browser entry and worker bundle for the browser with no Node module in
       assert.deepEqual(others, [], `${name}: ${out} imports nothing else`);
     }
   }
-  // The one-file library finds its worker beside itself.
-  const lib = readFileSync(built.library, "utf8");
-  assert.match(lib, /new URL\("\.\/parzarr-worker\.js", import\.meta\.url\)/);
+  // The library finds its worker beside itself: parzarr.js or a chunk it imports up front (all lie
+  // in one folder; parzarr-stores.js shares them) names the worker's file relative to itself.
+  const lib = built.metafiles.library.outputs;
+  const upFront = (out: string): string[] => [out, ...lib[out]!.imports.filter((i) => i.kind === "import-statement").flatMap((i) => upFront(i.path))];
+  const entry = Object.keys(lib).find((out) => lib[out]!.entryPoint === "src/browser.ts")!;
+  const text = [...new Set(upFront(entry))].map((out) => readFileSync(join(dirname(built.library), basename(out)), "utf8")).join("\n");
+  assert.match(text, /new URL\("\.\/parzarr-worker\.js", import\.meta\.url\)/);
 });
 
 test("dist/browser holds one copy of numcodecs' zstd encoder, and parzarr.js leaves zod to the page", async () => {

@@ -97,7 +97,7 @@ test("a page reading on workers loads on first use only what a read there does n
   const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, format: "esm", platform: "browser", metafile: true, logLevel: "silent" });
   const main = loadedModules(page.metafile, Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!);
   const worker = loadedModules(built.metafiles.worker, Object.keys(built.metafiles.worker.outputs).find((o) => o.endsWith("/parzarr-worker.js"))!);
-  assert.ok(main.some((m) => m.endsWith("src/stores/s3.ts")) && main.some((m) => m.endsWith("src/codecs/compressors.ts")), "the graph was read");
+  assert.ok(main.some((m) => m.endsWith("src/stores/fetch.ts")) && main.some((m) => m.endsWith("src/codecs/compressors.ts")), "the graph was read");
   // On the main thread workers decode: the codecs' implementations (and the kernels' 45 KB of
   // base64) stay behind import(). Neither thread loads aws4fetch (signs S3 requests with
   // credentials) or pako (encodes zlib/gzip; WebAssembly decodes) up front.

@@ -6,7 +6,8 @@
  * COOP/COEP on 127.0.0.1 beside two small arrays, and headless Chromium reads them inline and on
  * 2-thread pools made as the README says (and on the default worker URL). Every read must equal
  * Node's, and the pool reads must have run on Web Workers whose scripts the bundler emitted. That
- * page writes too (createArray, OPFSStore); the budgets of test/helpers/bundle-budgets.ts hold a
+ * page writes too (createArray, OPFSStore from `parzarr/stores`) and reads one array again through
+ * a kerchunk document (openArray("….json") imports ReferenceStore on first use); the budgets of test/helpers/bundle-budgets.ts hold a
  * second app per bundler, the page issue 30 is about: it names only openArray and WorkerPool and
  * reads both arrays on workers, and what it loaded must be within them.
  */
@@ -15,7 +16,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "puppeteer-core";
 import { createArray, openArray, slice, type NDArray, type TypedArray } from "../src/index.js";
@@ -28,6 +29,8 @@ import { scratchDir } from "./helpers/paths.js";
 const skip = chromiumSkip();
 const ROOT = new URL("../", import.meta.url).pathname;
 const ARRAYS = ["v2-blosc", "v3-zstd"];
+/** A kerchunk document beside the arrays whose references are v3-zstd's files (writeArrays). */
+const REFERENCES = "v3-zstd.json";
 
 /** The package as a user installs it: package.json, dist/src from tsc, dist/browser from esbuild. */
 async function buildPackage(pkg: string): Promise<void> {
@@ -54,6 +57,15 @@ async function writeArrays(dir: string): Promise<void> {
   });
   // Rows 0..29 only: the chunks below them are missing and read as the fill value.
   await v3.set([slice(0, 30), null], { data: Int32Array.from({ length: 30 * 60 }, (_, i) => (i * 7919) % 100003), shape: [30, 60] }, { threads: 0 });
+  // Its metadata inline, each chunk a whole file relative to the document's folder.
+  const files = readdirSync(join(dir, "v3-zstd"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  const refs = Object.fromEntries(
+    files.map((e) => {
+      const key = relative(join(dir, "v3-zstd"), join(e.parentPath, e.name));
+      return [key, key === "zarr.json" ? readFileSync(join(dir, "v3-zstd", key), "utf8") : [`v3-zstd/${key}`]];
+    }),
+  );
+  writeFileSync(join(dir, REFERENCES), JSON.stringify({ version: 1, refs }));
 }
 
 /**
@@ -113,7 +125,7 @@ globalThis.parzarrWrite = async () => {
 type Page = "reads and writes" | "only reads";
 
 const imports = (page: Page): string =>
-  page === "only reads" ? `import { openArray, WorkerPool } from "parzarr";` : `import { createArray, openArray, OPFSStore, WorkerPool } from "parzarr";`;
+  page === "only reads" ? `import { openArray, WorkerPool } from "parzarr";` : `import { createArray, openArray, WorkerPool } from "parzarr";\nimport { OPFSStore } from "parzarr/stores";`;
 const body = (page: Page): string => (page === "only reads" ? READS : READS + WRITES);
 
 /**
@@ -205,6 +217,7 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
       const r = (await (await openArray(join(dataDir, name), { mode: "r" })).get(null, { threads: 0 })) as NDArray<TypedArray>;
       expected.set(name, { shape: r.shape, values: Array.from(r.data as ArrayLike<number>) });
     }
+    expected.set(REFERENCES, expected.get("v3-zstd")!);
     await buildPackage(join(tmp, "node_modules", "parzarr"));
     browser = await launchChromium();
   });
@@ -234,7 +247,7 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
       await tab.waitForFunction("typeof globalThis.parzarrRead === 'function'", { timeout: 10_000 }).catch((e: Error) => {
         throw new Error(`the app did not start (${e.message}): ${errors.join("; ")}`);
       });
-      const urls = ARRAYS.map((n) => `${server.origin}/data/${n}`);
+      const urls = [...ARRAYS, ...(page === "only reads" ? [] : [REFERENCES])].map((n) => `${server.origin}/data/${n}`);
       // First the reads on workers alone: what they load is what the budgets hold. The window's
       // resource timing lists what it fetched: its own scripts, and the module workers' scripts
       // (the worker entries and the chunks they import statically, all named parzarr-worker*);
@@ -260,8 +273,8 @@ describe("the README's bundler recipes in headless Chromium", { skip, timeout: 1
   function check(out: string, got: PageRead, writes: PageWrite, workerScripts: string[], page: Page = "reads and writes"): void {
     assert.equal(got.isolated, true);
     assert.deepEqual(got.shared, [true, true], "the pools share memory with the page");
-    // Each array on both pools, and inline where the page writes too.
-    assert.equal(got.results.length, ARRAYS.length * (page === "only reads" ? 2 : 3));
+    // Each array on both pools, and inline and through the kerchunk document where the page writes too.
+    assert.equal(got.results.length, page === "only reads" ? ARRAYS.length * 2 : (ARRAYS.length + 1) * 3);
     for (const r of got.results) {
       const name = r.url.slice(r.url.lastIndexOf("/") + 1);
       const want = expected.get(name)!;

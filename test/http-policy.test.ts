@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { AbortError, AccessDeniedError, StoreError, ZarrError } from "../src/errors.js";
-import { FetchStore, storeFromDescriptor } from "../src/stores/index.js";
+import { FetchStore } from "../src/stores/index.js";
+import { storeFromDescriptor } from "../src/stores/kinds.js";
 import { openArray, WorkerPool } from "../src/index.js";
 import { backoffDelay, httpPolicy, retryAfterMs, retryableStatus } from "../src/stores/http.js";
 import { startFaultServer, type FaultServer } from "./helpers/fault-server.js";

@@ -6,7 +6,7 @@
  * - `npm install` of it in an empty folder, from the registry as a user's, stays within the install
  *   budget (packages and bytes);
  * - installed, `require("parzarr")` from CommonJS works (it failed with
- *   ERR_PACKAGE_PATH_NOT_EXPORTED), no source map ships (nor any JS that names one), LICENSE
+ *   ERR_PACKAGE_PATH_NOT_EXPORTED), as does `parzarr/stores` (the same classes as the entry's), no source map ships (nor any JS that names one), LICENSE
  *   ships, `parzarr bench`'s comparison (bench/compare/) is built and loads, and `parzarr --help`
  *   starts without loading the library (the CLI loads each command on first use).
  */
@@ -139,6 +139,10 @@ import type {} from "parzarr/browser";
 import type {} from "parzarr/zom";
 import type {} from "parzarr/zarrita";
 import type {} from "parzarr/worker";
+import { ReferenceStore, resolveStore, S3Store } from "parzarr/stores";
+// @ts-expect-error the browser entry leaves the S3 store to parzarr/stores
+import type { S3Store as NotInBrowser } from "parzarr/browser";
+export const stores: [typeof ReferenceStore, typeof resolveStore, typeof S3Store] = [ReferenceStore, resolveStore, S3Store];
 const a: ZarrArray = await createArray(new MemoryStore(), { shape: [3], dtype: "int16" });
 // @ts-expect-error an @internal member
 a.writeItems;
@@ -202,9 +206,11 @@ export const kept: [typeof runChunkTask, ChunkTask | undefined, ZarrArray] = [ru
     console.log(ok ? "workers ok" : "workers WRONG");
   }
   await pool.close();
+  const stores = require("parzarr/stores");
+  console.log(stores.resolveStore("s3://bucket/a.zarr") instanceof require("parzarr").S3Store, typeof stores.FileSystemStore);
 })();`,
     );
-    assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok");
+    assert.equal(run(process.execPath, ["main.js"], app).trim(), "1,2,3\nworkers ok\nworkers ok\ntrue function");
     // `parzarr bench` loads the comparison from bench/compare/, outside src/: it is built and
     // shipped, and its imports of the library resolve in the installed layout.
     const loadBench = `import(${JSON.stringify(join(pkg, "dist/bench/compare/compare.js"))}).then((m) => console.log(typeof m.runCompare))`;

@@ -13,7 +13,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { AccessDeniedError, FetchStore, ReferenceStore } from "../src/index.js";
-import { storeFromDescriptor } from "../src/stores/index.js";
+import { storeFromDescriptor } from "../src/stores/kinds.js";
 import { locate } from "../src/stores/reference-targets.js";
 import { scratchDir } from "./helpers/paths.js";
 import { rejection } from "./helpers/rejection.js";

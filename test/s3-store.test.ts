@@ -19,7 +19,9 @@ import {
   ZarrError,
   type NDArray,
 } from "../src/index.js";
-import { parseS3Url, resolveS3Config, storeFromDescriptor } from "../src/stores/index.js";
+import { parseS3Url } from "../src/stores/index.js";
+import { resolveS3Config } from "../src/stores/s3-config.js";
+import { storeFromDescriptor } from "../src/stores/kinds.js";
 import { parseListPage, xmlText } from "../src/stores/s3-xml.js";
 import { main as cliMain } from "../src/cli/main.js";
 import { loadManifest } from "./helpers/manifest.js";

@@ -11,19 +11,10 @@ import { join, relative, resolve, sep } from "node:path";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { AccessDeniedError, ZarrError } from "../src/errors.js";
-import {
-  DEFAULT_HTTP_POLICY,
-  FetchStore,
-  FileSystemStore,
-  MemoryStore,
-  getMemoryStore,
-  joinKey,
-  resolveStore,
-  storeFromDescriptor,
-  validateKey,
-  validatePrefix,
-  type WritableStore,
-} from "../src/stores/index.js";
+import { FetchStore, FileSystemStore, MemoryStore, joinKey, resolveStore, validateKey, validatePrefix, type WritableStore } from "../src/stores/index.js";
+import { DEFAULT_HTTP_POLICY } from "../src/stores/http.js";
+import { getMemoryStore } from "../src/stores/memory.js";
+import { storeFromDescriptor } from "../src/stores/kinds.js";
 
 const scratchRoot = mkdtempSync(join(tmpdir(), "parzarr-stores-"));
 after(() => rmSync(scratchRoot, { recursive: true, force: true }));

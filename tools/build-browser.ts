@@ -4,10 +4,14 @@
  *   so that any static server can serve it beside the data or the page; what it loads on first use
  *   only (numcodecs' zstd encoder) is in parzarr-worker-<hash>.js files beside it, which a read
  *   never fetches (test/bundle.test.ts holds the worker a read loads to its gzip budget);
- * - parzarr.js: the whole browser entry in one ES module, for pages without a bundler (the browser
- *   tests, hand-written pages). Its default worker (browser/default-worker.ts) is the file beside it;
- *   what it imports on first use lies beside it too: the ZEP 6 model (parzarr-<hash>.js, which
- *   imports zod from the page) and numcodecs' zstd encoder, the worker's own chunk of it;
+ * - parzarr.js: the whole browser entry as an ES module (with the parzarr-<hash>.js files it
+ *   imports), for pages without a bundler (the browser tests, hand-written pages). Its default
+ *   worker (browser/default-worker.ts) is the file beside it; what it imports on first use lies
+ *   beside it too: the ZEP 6 model (parzarr-<hash>.js, which imports zod from the page), the S3
+ *   and reference stores, and numcodecs' zstd encoder, the worker's own chunk of it;
+ * - parzarr-stores.js: `parzarr/stores` (stores/browser.ts) for the same pages, built with
+ *   parzarr.js so that the two share their modules (one store registry, one set of classes) in
+ *   parzarr-<hash>.js files beside them;
  * - viewer.html and viewer.js: the viewer page (`parzarr view`), also hostable beside any data;
  *   viewer.js imports the library from parzarr.js beside it rather than holding a third copy.
  * Run as a script: `tsx tools/build-browser.ts [outdir]` (the package build writes dist/browser,
@@ -102,7 +106,7 @@ export async function buildBrowser(outdir: string, options: { minify?: boolean; 
   const [lib] = await Promise.all([
     build({
       ...common,
-      entryPoints: { parzarr: join(ROOT, "src/browser.ts") },
+      entryPoints: { parzarr: join(ROOT, "src/browser.ts"), "parzarr-stores": join(ROOT, "src/stores/browser.ts") },
       outdir,
       // Split too, so that what the library imports on first use stays out of parzarr.js.
       splitting: true,

@@ -26,7 +26,7 @@ import {
 } from "../metadata/consolidated.js";
 import { type JsonObject, isJsonObject, parseJsonBytes, parseJsonText } from "../metadata/json.js";
 import { metadataJson } from "../metadata/metadata-json.js";
-import { resolveStore } from "../stores/open.js";
+import { resolveStoreOnDemand } from "../stores/routes.js";
 import type { ReadableStore, Store } from "../stores/types.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
 import { requireWritable } from "./nodes.js";
@@ -208,7 +208,7 @@ export interface ConsolidateOptions {
  * consolidated document. Call it again after changing metadata: readers trust what it wrote.
  */
 export async function consolidateMetadata(input: string | URL | Store, options: ConsolidateOptions = {}): Promise<void> {
-  const store = resolveStore(input);
+  const store = await resolveStoreOnDemand(input);
   const path = normalisePath(options.path);
   const writable = requireWritable(store, path);
   const root = await readNode(store, path);

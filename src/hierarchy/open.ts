@@ -5,7 +5,7 @@
 import { InvalidArgumentError, NodeTypeError, NotFoundError, ReadOnlyError } from "../errors.js";
 import type { JsonObject, JsonValue } from "../metadata/json.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { resolveStore } from "../stores/open.js";
+import { resolveStoreOnDemand } from "../stores/routes.js";
 import type { Store } from "../stores/types.js";
 import type { UserStore } from "../stores/caller.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
@@ -115,7 +115,7 @@ const MODES: readonly Mode[] = ["r", "r+", "a", "w", "w-"];
 async function setup(input: StoreInput, options: OpenOptions) {
   const mode = options.mode ?? "a";
   if (!MODES.includes(mode)) throw new InvalidArgumentError(`mode must be one of ${MODES.join(", ")}, got ${JSON.stringify(mode)}`);
-  const store = resolveStore(input, { readOnly: mode === "r" });
+  const store = await resolveStoreOnDemand(input, { readOnly: mode === "r" });
   const path = normalisePath(options.path);
   // "a" on a store that cannot be written (HTTP) quietly means "r", as for zarr-python's fsspec.
   const readOnly = mode === "r" || (mode === "a" && store.readOnly);

@@ -22,7 +22,7 @@ import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";
 import { type ZomIssue, formatZomIssue, zomIssues } from "../metadata/zom-issues.js";
 import type { AnyGroupSpecV2, AnyGroupSpecV3, ArraySpecV2, ArraySpecV3, NodeSpec } from "../metadata/zom-types.js";
 import { walkSpec } from "../metadata/zom-types.js";
-import { resolveStore } from "../stores/open.js";
+import { resolveStoreOnDemand } from "../stores/routes.js";
 import type { ReadableStore } from "../stores/types.js";
 import { ZarrArray } from "./array.js";
 import { consolidateMetadata } from "./consolidated.js";
@@ -121,7 +121,7 @@ export async function fromZarr(input: ZarrArray, options?: FromZarrOptions): Pro
 export async function fromZarr(input: StoreInput | Group | ZarrArray, options?: FromZarrOptions): Promise<NodeSpec>;
 export async function fromZarr(input: StoreInput | Group | ZarrArray, options: FromZarrOptions = {}): Promise<NodeSpec> {
   const handle = input instanceof Group || input instanceof ZarrArray;
-  const store = handle ? input.store : resolveStore(input, { readOnly: true });
+  const store = handle ? input.store : await resolveStoreOnDemand(input, { readOnly: true });
   const path = handle ? input.path : normalisePath(options.path);
   const zarrFormat = handle ? input.zarrFormat : options.zarrFormat;
   const found = await findRoot(store, path, zarrFormat, options.consolidated ?? true);
@@ -206,7 +206,7 @@ export async function toZarr(spec: NodeSpec, input: StoreInput, options: ToZarrO
   await checkModel(spec, zarrFormat, "the model");
   await rareTypesReady(spec);
   checkDocuments(spec);
-  const store = resolveStore(input);
+  const store = await resolveStoreOnDemand(input);
   const path = normalisePath(options.path);
   const writable = requireWritable(store, path);
   await prepareNode(writable, path, zarrFormat, options.overwrite ?? false);

@@ -105,12 +105,16 @@ export async function opfsRoundTrip({ lib, workerUrl, root, plan }) {
 
 /**
  * The round trip on S3 (`url` with `options`: endpoint, credentials), then an array Node wrote
- * there (`nodeUrl`) read whole, inline and on Web Workers, which open the store themselves.
+ * there (`nodeUrl`) read whole, inline and on Web Workers, which open the store themselves. The
+ * page takes S3Store from parzarr-stores.js (`parzarr/stores`) beside the library, as a page
+ * without a bundler does: the browser entry leaves it out.
  */
 export async function s3RoundTrip({ lib, workerUrl, url, nodeUrl, options, plan }) {
   const pz = await import(lib);
-  const written = await storeRoundTrip(pz, { workerUrl, plan }, () => new pz.S3Store(url, options));
-  const a = await pz.openArray(new pz.S3Store(nodeUrl, options), { mode: "r" });
+  const { S3Store } = await import(lib.replace(/parzarr\.js$/, "parzarr-stores.js"));
+  if (pz.S3Store !== undefined) throw new Error("the browser entry exports S3Store");
+  const written = await storeRoundTrip(pz, { workerUrl, plan }, () => new S3Store(url, options));
+  const a = await pz.openArray(new S3Store(nodeUrl, options), { mode: "r" });
   const pool = new pz.WorkerPool({ threads: 2, workerUrl });
   let peak = 0;
   const inline = await a.get(null, { threads: 0 });
