@@ -20,7 +20,8 @@ import type { TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js"
 import type { OperationOptions } from "../parallel/execution/options.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 import type { Store } from "../stores/types.js";
-import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
+import { describePath, nodeLocation, readNode } from "./node-io.js";
+import { writeArrayMetadata } from "./node-writes.js";
 import { checkSameLayout } from "./open-options.js";
 import type { ZarrArray } from "./array.js";
 

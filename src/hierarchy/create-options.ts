@@ -8,9 +8,9 @@ import {
   type ChunkKeyEncoding,
   type CodecConfig,
   type V2ArrayFields,
-  defaultArrayToBytes,
   v2Codecs,
 } from "../metadata/array-metadata.js";
+import { defaultArrayToBytes } from "../metadata/default-codecs.js";
 import { componentsPerElement, isObjectType, type DataType } from "../metadata/dtype.js";
 import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";

@@ -1,6 +1,6 @@
 /** Creating nodes (with their ancestor groups) and making handles from metadata. */
 import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
-import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
+import type { ArrayMetadata, GroupMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
@@ -11,13 +11,17 @@ import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import { Group } from "./group.js";
-import { deleteNode, describePath, nodeLocation, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, nodeLocation, parentPaths, readNode } from "./node-io.js";
 
 /**
  * createArray's options, checked, as metadata (create-options.ts), which loads with the first
  * array made or opened with assumed metadata: a page that only opens arrays never loads it.
  */
 export const buildArrayMetadata = lazyFeatures((m, options: CreateArrayOptions) => m.buildArrayMetadata(options));
+
+/** Writing node documents (node-writes.ts, with the JSON serialiser), loaded with the first node created. */
+const writeArrayMetadata = lazyFeatures((m, store: WritableStore, path: string, meta: ArrayMetadata) => m.writeArrayMetadata(store, path, meta));
+const writeGroupMetadata = lazyFeatures((m, store: WritableStore, path: string, meta: GroupMetadata) => m.writeGroupMetadata(store, path, meta));
 
 export interface NodeOpenOptions {
   readOnly: boolean;

@@ -1,15 +1,16 @@
 /**
  * Array and group metadata of both Zarr versions, parsed into one model. A v2 array's `order`,
  * `filters`, byte order and `compressor` become the same codec chain a v3 array spells out, so
- * everything below this layer sees one pipeline.
+ * everything below this layer sees one pipeline. Writing the documents back (documents.ts) and
+ * the codecs a new array gets (default-codecs.ts) are apart, so a page that only reads holds none.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { componentsPerElement, isObjectType, type DataType, type Scalar } from "./dtype.js";
+import { isObjectType, type DataType, type Scalar } from "./dtype.js";
 import { vlenArrayType } from "./vlen-array.js";
-import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
-import { fillValueToJson, parseFillValue } from "./fill-value.js";
-import { type AxisEdges, parseRectilinear, rectilinearJson } from "./chunk-grid.js";
-import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
+import { jsonType, parseDataType, vlenBytesType, vlenStringType } from "./dtype-names.js";
+import { parseFillValue } from "./fill-value.js";
+import { type AxisEdges, parseRectilinear } from "./chunk-grid.js";
+import { type JsonObject, type JsonValue, fillValueOf, isJsonObject } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
 export interface CodecConfig {
@@ -424,77 +425,4 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
     attributes: attributesOf(doc.attributes, file),
     v2: null,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writing, in the layout zarr-python uses (v2: sorted keys, indent 4, ASCII; v3: indent 2).
-
-const V2_JSON = { indent: 4, sortKeys: true, asciiOnly: true } as const;
-const V3_JSON = { indent: 2, sortKeys: false, asciiOnly: false } as const;
-
-export function v2ArrayDocument(meta: ArrayMetadata): Uint8Array {
-  const v2 = meta.v2;
-  if (!v2) throw new InvalidMetadataError("a v3 array has no .zarray");
-  const doc: Record<string, Serialisable> = {
-    chunks: meta.chunks,
-    compressor: v2.compressor as Serialisable,
-    dtype: v2DtypeJson(meta.dtype),
-    fill_value: v2.objectFillJson !== undefined ? (v2.objectFillJson as Serialisable) : fillValueToJson(meta.fillValue, meta.dtype, 2),
-    filters: v2.filters as Serialisable,
-    order: v2.order,
-    shape: meta.shape,
-    zarr_format: 2,
-  };
-  if (v2.dimensionSeparator !== null) doc.dimension_separator = v2.dimensionSeparator;
-  return jsonBytes(doc, V2_JSON);
-}
-
-export function v2GroupDocument(): Uint8Array {
-  return jsonBytes({ zarr_format: 2 }, V2_JSON);
-}
-
-export function v2AttributesDocument(attrs: JsonObject): Uint8Array {
-  return jsonBytes(attrs, V2_JSON);
-}
-
-export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
-  const doc: Record<string, Serialisable | undefined> = {
-    shape: meta.shape,
-    data_type: v3DataTypeJson(meta.dtype),
-    chunk_grid: meta.rectilinear ? rectilinearJson(meta.rectilinear) : { name: "regular", configuration: { chunk_shape: meta.chunks } },
-    chunk_key_encoding: { name: meta.chunkKeyEncoding.name, configuration: { separator: meta.chunkKeyEncoding.separator } },
-    fill_value: fillValueToJson(meta.fillValue, meta.dtype, 3),
-    codecs: meta.codecs.map((c) => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name })),
-    attributes: meta.attributes,
-    zarr_format: 3,
-    node_type: "array",
-    storage_transformers: [],
-    dimension_names: meta.dimensionNames ?? undefined,
-  };
-  return jsonBytes(doc, V3_JSON);
-}
-
-export function v3GroupDocument(attributes: JsonObject): Uint8Array {
-  return jsonBytes({ attributes, zarr_format: 3, consolidated_metadata: null, node_type: "group" }, V3_JSON);
-}
-
-/**
- * The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and
- * optional types. A multi-byte type (or one a filter before it may widen: `widened`) gets the
- * platform's usual little-endian.
- */
-export function defaultArrayToBytes(dtype: DataType, widened = false): CodecConfig {
-  switch (dtype.kind) {
-    case "string":
-      return { name: "vlen-utf8", configuration: {} };
-    case "bytes":
-      return { name: "vlen-bytes", configuration: {} };
-    case "optional": {
-      const mask_codecs = [{ name: "packbits", configuration: {} }];
-      const data = defaultArrayToBytes(dtype.inner);
-      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
-    }
-    default:
-      return { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
-  }
 }

@@ -5,7 +5,8 @@
  * binary searches over the runs.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import type { JsonValue, Serialisable } from "./json.js";
+import type { JsonValue } from "./json.js";
+import type { Serialisable } from "./json-write.js";
 
 /** `count` chunks of `edge` elements each. */
 export type EdgeRun = [edge: number, count: number];

@@ -7,7 +7,8 @@
  * installs it there.
  */
 import { InternalFault, InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { type Serialisable, isJsonObject } from "./json.js";
+import { isJsonObject } from "./json.js";
+import type { Serialisable } from "./json-write.js";
 import { componentCodec, roundToComponent, type NarrowFloatComponent } from "./narrow-float.js";
 import { isMiniFloatName } from "./minifloat.js";
 import {
@@ -16,7 +17,8 @@ import {
   type RawBitsDataType, type Scalar, type StructuredDataType, type StructuredField, type Utf32DataType, type ElementArray, type TypedArray,
 } from "./dtype.js";
 import { NUMPY_TYPESTR, byteOrder, installRareTypes, parseDataType, toNumpyTypestr, v3DataTypeJson } from "./dtype-names.js";
-import { bigintJson, floatJson, fillValueToJson, invalidFill, jsonBytesValue, parseFillValue, parseFloatJson, parseInteger } from "./fill-value.js";
+import { invalidFill, jsonBytesValue, parseFillValue, parseFloatJson, parseInteger } from "./fill-value.js";
+import { bigintJson, floatJson, fillValueToJson } from "./fill-value-json.js";
 import { allocTypedArray, typedArrayOver } from "./elements.js";
 import { codePointsToString, padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
 import { bytesToBase64 } from "./base64.js";
