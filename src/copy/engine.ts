@@ -8,7 +8,8 @@
 import { AlreadyExistsError, InvalidArgumentError, ReadOnlyError, TooLargeError, ZarrError } from "../errors.js";
 import { ZarrArray } from "../hierarchy/array.js";
 import type { CreateArrayOptions, GridOption } from "../hierarchy/create-options.js";
-import { checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
+import { checkShardEdges } from "../metadata/chunk-grid.js";
+import { edgesFromOption } from "../metadata/grid-edits.js";
 import type { Group } from "../hierarchy/group.js";
 import { layoutOf } from "../hierarchy/layout.js";
 import { createArray, createGroup, openArray } from "../hierarchy/open.js";

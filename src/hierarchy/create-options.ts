@@ -20,7 +20,8 @@ import { CodecPipeline } from "../codecs/pipeline.js";
 import { codecsReady } from "../codecs/registry.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-codec.js";
 import { checkChunkSize } from "../limits.js";
-import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
+import { type AxisEdges, checkShardEdges } from "../metadata/chunk-grid.js";
+import { edgesFromOption } from "../metadata/grid-edits.js";
 import { rareTypesReady } from "../metadata/metadata-json.js";
 
 /**

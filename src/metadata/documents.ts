@@ -7,7 +7,7 @@ import { InvalidMetadataError } from "../errors.js";
 import type { ArrayMetadata } from "./array-metadata.js";
 import { v2DtypeJson, v3DataTypeJson } from "./dtype-names.js";
 import { fillValueToJson } from "./fill-value-json.js";
-import { rectilinearJson } from "./chunk-grid.js";
+import { rectilinearJson } from "./grid-edits.js";
 import type { JsonObject } from "./json.js";
 import { type Serialisable, jsonBytes } from "./json-write.js";
 
