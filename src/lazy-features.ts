@@ -11,9 +11,9 @@
  * the chunk runner), the write operation (parallel/execution/write-operation.ts, with the first
  * write; the handle hands it the same), the conditionalWrites option's check and probe
  * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
- * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), writing
- * node documents (hierarchy/node-writes.ts, with the serialiser and the documents' writers: when a
- * node is first created or a group's attributes or layout first written), point,
+ * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), creating
+ * nodes and writing their documents (hierarchy/node-writes.ts, with the JSON serialiser and the
+ * documents' writers: when a node is first created or a group's attributes first written), point,
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
@@ -26,7 +26,7 @@
 export { S3Requests } from "./stores/s3-requests.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
-export { writeArrayMetadata, writeGroupMetadata } from "./hierarchy/node-writes.js";
+export { createArrayNode, createGroupNode, prepareNode, writeGroupMetadata } from "./hierarchy/node-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
