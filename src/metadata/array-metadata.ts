@@ -6,8 +6,7 @@
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { isObjectType, type DataType, type Scalar } from "./dtype.js";
-import { vlenArrayType } from "./vlen-array.js";
-import { jsonType, parseDataType, vlenBytesType, vlenStringType } from "./dtype-names.js";
+import { jsonType, parseDataType, rareTypes, vlenBytesType, vlenStringType } from "./dtype-names.js";
 import { parseFillValue } from "./fill-value.js";
 import { type AxisEdges, parseRectilinear } from "./chunk-grid.js";
 import { type JsonObject, type JsonValue, fillValueOf, isJsonObject } from "./json.js";
@@ -240,7 +239,7 @@ function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: s
   const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
   if (ids.includes("vlen-bytes")) return vlenBytesType();
   const array = Array.isArray(filters) ? (filters.find((f) => isJsonObject(f) && f.id === "vlen-array") as JsonObject | undefined) : undefined;
-  if (array) return vlenArrayType(parseDataType(array.dtype, `${file}: vlen-array "dtype"`), file);
+  if (array) return rareTypes().vlenArrayType(parseDataType(array.dtype, `${file}: vlen-array "dtype"`), file);
   if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
   if (ids.includes("json2")) return jsonType();
   const other = ids.find((id) => typeof id === "string" && ["json", "msgpack", "msgpack2", "pickle"].includes(id));

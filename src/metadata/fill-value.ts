@@ -10,7 +10,6 @@ import type { NumericDataType, Scalar } from "./dtype.js";
 import { EMPTY_BYTES } from "./elements.js";
 import { BASE64, base64ToBytes } from "./base64.js";
 import { rareTypes } from "./dtype-names.js";
-import { numbersToBytes } from "./vlen-array.js";
 
 export function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
   if (typeof v === "number") return v;
@@ -80,7 +79,7 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
       return v as Scalar;
     case "vlen_array":
       // zarr-python 2's 0 is numpy's 0-d array, which vlen-array stores as one value.
-      return numbersToBytes(typeof v === "object" ? v : [v], dt);
+      return rareTypes().numbersToBytes(typeof v === "object" ? v : [v], dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
   }
