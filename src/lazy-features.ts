@@ -14,7 +14,8 @@
  * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), creating
  * nodes and writing their documents (hierarchy/node-writes.ts, with the JSON serialiser and the
  * documents' writers: when a node is first created or a group's attributes first written), point,
- * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
+ * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), reading into
+ * the caller's buffer (indexing/read-into.ts, with the first `get` given `out`), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
@@ -37,3 +38,4 @@ export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
 export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";
+export { selectionOutput } from "./indexing/read-into.js";

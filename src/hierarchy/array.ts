@@ -25,7 +25,7 @@ import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.j
 import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
-import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
+import type { ReadOutput } from "../indexing/read-into.js";
 import { cacheId, isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
@@ -46,6 +46,12 @@ const storedChunkCount = features((m, a: ZarrArray) => m.nchunksInitialized(a));
 const storedBytes = features((m, a: ZarrArray) => m.nbytesStored(a));
 const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
 const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
+
+/** `get`'s `out` checked against a selection (indexing/read-into.ts), loaded with the first get that gives one. */
+const readOutput = features(
+  (m, resolved: ResolvedSelection, options: GetOptions, dtype: DataType, full: number[], dropped: boolean[], shape: number[]) =>
+    m.selectionOutput(resolved, options, dtype, full, dropped, shape),
+);
 
 /** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
 const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
@@ -415,7 +421,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const layout = this.layout(resolved);
     const { full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
-    const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
+    // `out` checked (read-into.ts, loaded with the first get that gives one) before anything is read.
+    const prepared = options.out === undefined ? null : readOutput(resolved, options, this.meta.dtype, full, dropped, shape);
+    // Awaited only while its module loads: once loaded, the read still starts in the caller's turn.
+    const into = prepared instanceof Promise ? await prepared : prepared;
     const what = `reading array ${describePath(this.path)}`;
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, what);
     const { store, meta, options: array, openedAt } = this;
@@ -430,19 +439,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     if (scalar) return storedToScalar(data, 0, this.meta.dtype);
     return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
-  }
-
-  /** Checks `options.out` against the selection (see prepareReadOutput); nothing is read yet. */
-  private readOutput(resolved: ResolvedSelection, options: GetOptions, full: number[], dropped: boolean[], shape: number[]) {
-    if (options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
-    if (resolved.kind !== "points") return prepareReadOutput(options.out, this.meta.dtype, full, dropped, shape);
-    // Points address their output by element index (full is [count]): out must be C-contiguous.
-    const into = prepareReadOutput(options.out, this.meta.dtype, shape, shape.map(() => false), shape);
-    const c = contiguousStrides(shape);
-    if (!shape.every((n, d) => n <= 1 || into.strides[d] === c[d])) {
-      throw new InvalidArgumentError("get: a point selection (vindex) reads only into a C-contiguous out");
-    }
-    return { ...into, strides: [1] };
   }
 
   /**
