@@ -6,7 +6,7 @@
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { isObjectType, type DataType, type Scalar } from "./dtype.js";
-import { jsonType, parseDataType, rareTypes, vlenBytesType, vlenStringType } from "./dtype-names.js";
+import { parseDataType, rareTypes } from "./dtype-names.js";
 import { parseFillValue } from "./fill-value.js";
 import { type AxisEdges, parseRectilinear } from "./chunk-grid.js";
 import { type JsonObject, type JsonValue, fillValueOf, isJsonObject } from "./json.js";
@@ -230,42 +230,20 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
 }
 
 /**
- * A v2 `|O` array's elements are whatever its object codec makes: strings for vlen-utf8 (and
- * categorize, whose labels are strings), byte strings for vlen-bytes, arrays of numbers for
- * vlen-array, JSON values for json2. Others are refused by name.
+ * A v2 `|O` array's elements are whatever its object codec in `filters` makes (v2-filters.ts,
+ * loaded with the rare types: metadataJson and rareTypesReady load them for any filters).
  */
 function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: string): DataType {
   if (raw !== "|O" && raw !== "O") return dt;
-  const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
-  if (ids.includes("vlen-bytes")) return vlenBytesType();
-  const array = Array.isArray(filters) ? (filters.find((f) => isJsonObject(f) && f.id === "vlen-array") as JsonObject | undefined) : undefined;
-  if (array) return rareTypes().vlenArrayType(parseDataType(array.dtype, `${file}: vlen-array "dtype"`), file);
-  if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
-  if (ids.includes("json2")) return jsonType();
-  const other = ids.find((id) => typeof id === "string" && ["json", "msgpack", "msgpack2", "pickle"].includes(id));
-  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, vlen-array, json2, categorize)`);
-  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes, vlen-array or json2)`);
-}
-
-/** numcodecs filters that work on arrays and may change the element type (`astype`). */
-const V2_ARRAY_FILTERS = new Set(["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"]);
-/** numcodecs filters that turn an array into bytes: they take the place of `bytes`. */
-const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "vlen-array", "packbits", "json2"]);
-
-/** The type a v2 array filter hands on: its `astype` / `encode_dtype`, or the input type. */
-function filterOutputType(f: JsonObject, dtype: DataType, file: string, field: string): DataType {
-  const out = f.id === "astype" ? f.encode_dtype : f.astype;
-  if (typeof out !== "string" || (f.id !== "astype" && f.id !== "delta" && f.id !== "fixedscaleoffset" && f.id !== "quantize" && f.id !== "categorize")) {
-    return dtype;
-  }
-  return parseDataType(out, `${file}: field "${field}"`);
+  const type = Array.isArray(filters) && filters.length > 0 ? rareTypes().v2ObjectType(filters, file) : undefined;
+  if (type === undefined) throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes, vlen-array or json2)`);
+  return type;
 }
 
 /**
- * The codec chain equivalent to a v2 array's order, filters, byte order and compressor. numcodecs
- * filters run in order on the chunk: array filters first, then the one that makes bytes (vlen,
- * packbits, or the plain `bytes` in the byte order of the last array type), then byte filters
- * (shuffle, checksums) and the compressor.
+ * The codec chain equivalent to a v2 array's order, filters, byte order and compressor: the
+ * filters' part by v2-filters.ts (loaded with the rare types, as a document or options with
+ * filters load them), then the plain `bytes` unless a filter made bytes, then the compressor.
  */
 export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file: string): CodecConfig[] {
   const chain: CodecConfig[] = [];
@@ -273,32 +251,16 @@ export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file:
     // An F-ordered chunk is the C-ordered bytes of the chunk with its axes reversed.
     chain.push({ name: "transpose", configuration: { order: [...Array(ndim).keys()].reverse() } });
   }
-  let current = dtype;
-  let bytesDone = false;
-  v2.filters?.forEach((f, i) => {
-    const field = `filters[${i}]`;
-    const id = f.id as string;
-    if (!bytesDone && V2_ARRAY_FILTERS.has(id)) {
-      chain.push(v2CodecToV3(f, current, file, field));
-      current = filterOutputType(f, current, file, field);
-      return;
-    }
-    if (!bytesDone && V2_ARRAY_TO_BYTES.has(id)) {
-      chain.push(v2CodecToV3(f, current, file, field));
-      bytesDone = true;
-      // What follows sees plain bytes (blosc's typesize is then 1, as numcodecs makes it).
-      current = parseDataType("|u1");
-      return;
-    }
-    if (!bytesDone) {
-      chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
-      bytesDone = true;
-    }
-    chain.push(v2CodecToV3(f, current, file, field));
-  });
-  if (!bytesDone) chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
-  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, current, file, "compressor"));
+  const to = { codec: (f: JsonObject, dt: DataType, field: string) => v2CodecToV3(f, dt, file, field), bytes: v2BytesCodec };
+  const filtered = v2.filters?.length ? rareTypes().v2FilterCodecs(v2.filters, dtype, chain, file, to) : { current: dtype, bytesDone: false };
+  if (!filtered.bytesDone) chain.push(v2BytesCodec(filtered.current));
+  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, filtered.current, file, "compressor"));
   return chain;
+}
+
+/** The plain `bytes` codec in the byte order of a v2 array's (last array) type. */
+function v2BytesCodec(dtype: DataType): CodecConfig {
+  return { name: "bytes", configuration: dtype.endian ? { endian: dtype.endian } : {} };
 }
 
 export function parseV2Group(doc: unknown, attrs: JsonObject, file = ".zgroup"): GroupMetadata {
