@@ -8,7 +8,7 @@ import { InvalidMetadataError, UnsupportedError } from "../errors.js";
 import { isObjectType, type DataType, type Scalar } from "./dtype.js";
 import { parseDataType, rareTypes } from "./dtype-names.js";
 import { parseFillValue } from "./fill-value.js";
-import { type AxisEdges, parseRectilinear } from "./chunk-grid.js";
+import type { AxisEdges } from "./chunk-grid.js";
 import { type JsonObject, type JsonValue, fillValueOf, isJsonObject } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
@@ -341,7 +341,7 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
   }
   let chunks: number[];
   let rectilinear: AxisEdges[] | undefined;
-  if (grid.name === "rectilinear") ({ edges: rectilinear, chunks } = parseRectilinear(grid.configuration, shape, file));
+  if (grid.name === "rectilinear") ({ edges: rectilinear, chunks } = rareTypes().parseRectilinear(grid.configuration, shape, file));
   else {
     const gridConf = isJsonObject(grid.configuration) ? grid.configuration : {};
     chunks = intList(gridConf.chunk_shape, file, "chunk_grid.configuration.chunk_shape", 1);

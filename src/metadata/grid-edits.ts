@@ -6,7 +6,8 @@
  */
 import type { JsonValue } from "./json.js";
 import type { Serialisable } from "./json-write.js";
-import { type AxisEdges, type ChunkShapes, type EdgeRun, type GridAxis, type GridSource, chunkAt, chunkLen, chunkShapesJson, chunkStart, gridAxes, parseRectilinear, pushRun, runAt } from "./chunk-grid.js";
+import { type AxisEdges, type ChunkShapes, type EdgeRun, type GridAxis, type GridSource, chunkAt, chunkLen, chunkShapesJson, chunkStart, gridAxes, runAt } from "./chunk-grid.js";
+import { parseRectilinear, pushRun } from "./rectilinear.js";
 
 /** The element after the run that holds element `i` (a uniform axis, and the last run, go on). */
 function runEnd(axis: GridAxis, i: number): number {

@@ -4,7 +4,8 @@
  * numpy type strings parsed and written back, their fill values' JSON forms, their scalars, and
  * the narrow floats' code tables (narrow-float.ts, minifloat.ts), and numcodecs' vlen-array
  * element type (vlen-array.ts), and a v2 array's filters: the element type of a `|O` array and
- * the codecs the filters become (v2-filters.ts). dtype-names.ts,
+ * the codecs the filters become (v2-filters.ts), and rectilinear chunk grids (rectilinear.ts).
+ * dtype-names.ts,
  * fill-value.ts, scalars.ts, stored-form.ts, array-metadata.ts and indexing/values.ts hand these
  * kinds here (rareTypes()); loading this module installs it there.
  */
@@ -26,6 +27,7 @@ import { codePointsToString, padBytes, scalarToComponents, storedToScalar, strip
 import { bytesToBase64 } from "./base64.js";
 import { bytesToNumbers, numbersToBytes, vlenArrayType } from "./vlen-array.js";
 import { v2FilterCodecs, v2ObjectType } from "./v2-filters.js";
+import { parseRectilinear } from "./rectilinear.js";
 
 function dateTimeType(kind: "M" | "m", unit: string, scale: number, endian: Endian, where: string): DateTimeDataType {
   const u = unit === "μs" ? "us" : unit;
@@ -498,6 +500,6 @@ function rareStoredScalar(data: ElementArray, i: number, dt: DataType): Scalar {
 /** What dtype-names.ts, fill-value.ts, scalars.ts, stored-form.ts, array-metadata.ts, indexing/ndarray.ts and indexing/values.ts call through rareTypes(). */
 export const RARE_TYPES = {
   parseRareDataType, rareNumpyTypestr, structuredV2Json, rareV3Json, parseRareFill, rareFillToJson, rareComponents, rareStoredScalar, componentCodec, roundToComponent,
-  vlenArrayType, bytesToNumbers, numbersToBytes, v2ObjectType, v2FilterCodecs,
+  vlenArrayType, bytesToNumbers, numbersToBytes, v2ObjectType, v2FilterCodecs, parseRectilinear,
 };
 installRareTypes(RARE_TYPES);
