@@ -5,7 +5,8 @@
  * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
  * array is first created or opened with assumed metadata), openArray's options on metadata
  * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
- * that gives one), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
+ * that gives one), the recheck of a handle's metadata under recheckCachedMetadata
+ * (hierarchy/revalidate.ts, with the first recheck), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
  * hierarchy/chunk-iter.ts, on first use), the read through a chunk cache
  * (parallel/chunk-io/cached-read.ts, with the first; operation.ts hands it the coordinator and
  * the chunk runner), the write operation (parallel/execution/write-operation.ts, with the first
@@ -32,6 +33,7 @@ export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
 export { arrayInfo, nbytesStored, nchunksInitialized } from "./hierarchy/array-info.js";
+export { revalidatedMetadata } from "./hierarchy/revalidate.js";
 export { readThroughCache } from "./parallel/chunk-io/cached-read.js";
 export { runWrite } from "./parallel/execution/write-operation.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";

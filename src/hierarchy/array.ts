@@ -3,7 +3,7 @@
  * chunk items, check the output or value, and hand the operation to the execution layer
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, ReadOnlyError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
@@ -27,9 +27,8 @@ import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
 import type { ReadOutput } from "../indexing/read-into.js";
 import { cacheId, isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
-import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, nodeLocation, readNode } from "./node-io.js";
+import { describePath, nodeLocation } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import type { ChunkEntry, ChunkIterOptions } from "./chunk-iter.js";
@@ -53,8 +52,8 @@ const readOutput = features(
     m.selectionOutput(resolved, options, dtype, full, dropped, shape),
 );
 
-/** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
-const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
+/** The stored metadata read again under recheckCachedMetadata (revalidate.ts), loaded with the first recheck. */
+const revalidated = features((m, a: ZarrArray, version: string | undefined) => m.revalidatedMetadata({ store: a.store, path: a.path, meta: a.meta, assumed: a.options.assumed }, version));
 
 /** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
 const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>
@@ -269,23 +268,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * assumeCachedMetadata's when the handle assumed it. Assumed metadata is never revalidated.
    */
   private async revalidateMetadata(): Promise<void> {
-    const key = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
     const now = Date.now();
-    const read = await readVersioned(this.store, key, { ifChanged: this.metaVersion });
-    if (read.kind === "unchanged") {
-      this.metaCheckedAt = now;
-      return;
+    const changed = await revalidated(this, this.metaVersion);
+    if (changed) {
+      if (changed.version !== "") this.metaVersion = changed.version;
+      this.checkLayout(changed.meta);
+      this.meta = changed.meta;
     }
-    const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
-    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
-    const { nodeType: _n, ...meta } = stored;
-    if (this.options.assumed === "cached") await checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
-    // A v2 separator given at open for old metadata without one stays in force.
-    if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
-    if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
-    this.checkLayout(meta);
     this.metaCheckedAt = now;
-    this.meta = meta;
   }
 
   /**
