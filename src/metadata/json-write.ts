@@ -101,4 +101,3 @@ const encoder = new TextEncoder();
 export function jsonBytes(value: Serialisable, options: SerialiseOptions): Uint8Array {
   return encoder.encode(serialiseJson(value, options));
 }
-
