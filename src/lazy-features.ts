@@ -5,32 +5,40 @@
  * first write task), createArray's options made metadata (hierarchy/create-options.ts, when an
  * array is first created or opened with assumed metadata), openArray's options on metadata
  * (hierarchy/open-options.ts: expect, assumeMetadata, assumeCachedMetadata, with the first open
- * that gives one), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
+ * that gives one), the recheck of a handle's metadata under recheckCachedMetadata
+ * (hierarchy/revalidate.ts, with the first recheck), an array's info() data and chunk listing and iteration (hierarchy/array-info.ts,
  * hierarchy/chunk-iter.ts, on first use), the read through a chunk cache
  * (parallel/chunk-io/cached-read.ts, with the first; operation.ts hands it the coordinator and
  * the chunk runner), the write operation (parallel/execution/write-operation.ts, with the first
  * write; the handle hands it the same), the conditionalWrites option's check and probe
  * (parallel/sync/conditional-probe.ts, when a node is first opened with the option), the chunk
- * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), point,
- * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), S3Store's requests
+ * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), creating
+ * nodes and writing their documents (hierarchy/node-writes.ts, with the JSON serialiser and the
+ * documents' writers: when a node is first created or a group's attributes first written), point,
+ * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), reading into
+ * the caller's buffer (indexing/read-into.ts, with the first `get` given `out`), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
  * (stores/reference-reads.ts, when a store is made). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
  * more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the first of these
- * uses loads them all (15.7 KB gzip with esbuild). Nothing here may import a module that imports
+ * uses loads them all (20.4 KB gzip with esbuild; 16.0 before creating nodes, the document writers,
+ * `out` and the metadata recheck joined). Nothing here may import a module that imports
  * this one back (the chunk runner, chunk-task.ts; the stores; hierarchy/array.ts): the writes are
  * handed what they need by ZarrArray, and the rest import chunk-codec.ts, not the chunk runner.
  */
 export { S3Requests } from "./stores/s3-requests.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
+export { createArrayNode, createGroupNode, prepareNode, writeGroupMetadata } from "./hierarchy/node-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";
 export { assumedArrayMetadata, checkExpected, checkSameLayout } from "./hierarchy/open-options.js";
 export { iterChunks, storedChunkCoords } from "./hierarchy/chunk-iter.js";
 export { arrayInfo, nbytesStored, nchunksInitialized } from "./hierarchy/array-info.js";
+export { revalidatedMetadata } from "./hierarchy/revalidate.js";
 export { readThroughCache } from "./parallel/chunk-io/cached-read.js";
 export { runWrite } from "./parallel/execution/write-operation.js";
 export { writeItems } from "./parallel/chunk-io/chunk-writes.js";
 export { chunkLockRef, lockScopeOf, withChunkLock } from "./parallel/sync/lock-table.js";
 export { conditionalWritePolicy, requireConditionalWrites } from "./parallel/sync/conditional-probe.js";
 export { resolveBlocks, resolvePoints, resolveSelection } from "./indexing/fancy.js";
+export { selectionOutput } from "./indexing/read-into.js";

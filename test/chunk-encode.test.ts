@@ -17,7 +17,7 @@ import type { CodecConfig } from "../src/metadata/array-metadata.js";
 import { parseDataType } from "../src/metadata/dtype-names.js";
 
 // Chains built directly: the modules of the codecs that load on first use are loaded first.
-await codecsReady(["sharding_indexed", "bitround", "numcodecs.astype", "numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize"].map((name) => ({ name })));
+await codecsReady(["sharding_indexed", "transpose", "bitround", "numcodecs.astype", "numcodecs.delta", "numcodecs.fixedscaleoffset", "numcodecs.quantize"].map((name) => ({ name })));
 
 const BYTES = { name: "bytes", configuration: { endian: "little" } };
 const run = (start: number, count: number, step = 1): ChunkRun => ({ start, step, count });

@@ -24,6 +24,9 @@ const LAZY = [
   "src/parallel/chunk-io/cached-read.ts",
   "src/parallel/chunk-io/chunk-writes.ts",
   "src/indexing/fancy.ts",
+  "src/indexing/read-into.ts",
+  "src/hierarchy/node-writes.ts",
+  "src/hierarchy/revalidate.ts",
 ];
 
 test("opening, reading and naming S3Store load none of it; the first array made and written loads it", async () => {

@@ -6,17 +6,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import {
-  parseV2Array,
-  parseV3,
-  v2ArrayDocument,
-  v3ArrayDocument,
-} from "../src/metadata/array-metadata.js";
+import { parseV2Array, parseV3 } from "../src/metadata/array-metadata.js";
+import { v2ArrayDocument, v3ArrayDocument } from "../src/metadata/documents.js";
 // Every data type, as Node has from the start (src/platform/node.ts; a page loads the rare ones on first use).
 import "../src/metadata/rare-types.js";
 import { parseDataType, toNumpyTypestr } from "../src/metadata/dtype-names.js";
-import { fillValueToJson, parseFillValue } from "../src/metadata/fill-value.js";
-import { parseJsonBytes, pythonFloat, serialiseJson } from "../src/metadata/json.js";
+import { parseFillValue } from "../src/metadata/fill-value.js";
+import { fillValueToJson } from "../src/metadata/fill-value-json.js";
+import { parseJsonBytes } from "../src/metadata/json.js";
+import { pythonFloat, serialiseJson } from "../src/metadata/json-write.js";
 import { InvalidMetadataError, UnsupportedError } from "../src/errors.js";
 import { FIXTURES } from "./helpers/paths.js";
 

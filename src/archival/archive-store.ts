@@ -9,7 +9,8 @@
 import { statSync } from "node:fs";
 import { vlenFrame } from "../codecs/vlen.js";
 import { copyStrided, contiguousStrides } from "../indexing/strided.js";
-import { jsonBytes, type JsonObject } from "../metadata/json.js";
+import type { JsonObject } from "../metadata/json.js";
+import { jsonBytes } from "../metadata/json-write.js";
 import { childrenOf, sliceRange } from "../stores/keys.js";
 import type { RangeRequest, ReadableStore, StoreDescriptor } from "../stores/types.js";
 import type { ArchiveModel, ArchiveVariable } from "./model.js";

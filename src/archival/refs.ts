@@ -14,7 +14,8 @@
  *   records `recordSize` apart (as kerchunk's netCDF3 support does), big-endian.
  */
 import { ZarrError, UnsupportedError } from "../errors.js";
-import { jsonBytes, type JsonObject, type JsonValue } from "../metadata/json.js";
+import type { JsonObject, JsonValue } from "../metadata/json.js";
+import { jsonBytes } from "../metadata/json-write.js";
 import { ArchiveStore, chunkKeysOf, zarrayOf } from "./archive-store.js";
 import { Hdf5Layout } from "./hdf5-layout.js";
 import type { ArchiveModel, ArchiveVariable } from "./model.js";

@@ -4,8 +4,8 @@
  */
 import type { CodecConfig, NDArray, Scalar } from "../index.js";
 import { unwrapPresent, wrapPresent, type DataType } from "../metadata/dtype.js";
-import { fillValueToJson } from "../metadata/fill-value.js";
-import { plainJson } from "../metadata/json.js";
+import { fillValueToJson } from "../metadata/fill-value-json.js";
+import { plainJson } from "../metadata/json-write.js";
 
 export { formatBytes, tuple } from "../format.js";
 

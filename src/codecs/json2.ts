@@ -8,7 +8,8 @@
  */
 import { CorruptChunkError, InvalidArgumentError, UnsupportedError } from "../errors.js";
 import type { JsonValue } from "../metadata/json.js";
-import { parseJsonText, serialiseJson } from "../metadata/json.js";
+import { parseJsonText } from "../metadata/json.js";
+import { serialiseJson } from "../metadata/json-write.js";
 import { product } from "../indexing/strided.js";
 import { boolOption } from "./config.js";
 import type { ArrayToBytesCodec, ChunkSpec, ChunkView, CodecFactory } from "./types.js";

@@ -1,6 +1,6 @@
 /**
- * The codec factories that are neither the core ones (bytes, the common compressors, crc32c, transpose)
- * nor sharding (its own module), in one module that the registry imports when a thread first meets an array naming one of them
+ * The codec factories that are neither the core ones (bytes, the common compressors) nor sharding
+ * with crc32c, nor transpose (each its own module), in one module that the registry imports when a thread first meets an array naming one of them
  * (registry.ts, codecsReady). One module rather than one per codec: esbuild's splitting cuts the
  * code a page shares with each module it imports on first use into more chunk files, and fifteen
  * made a page's main thread 2 KB gzip larger than one.

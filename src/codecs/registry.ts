@@ -4,13 +4,11 @@ import { onFirstUse } from "../first-use.js";
 import type { CodecConfig } from "../metadata/array-metadata.js";
 import { bytesCodec } from "./bytes.js";
 import { bloscCodec, gzipCodec, zlibCodec, zstdCodec } from "./compressors.js";
-import { transposeCodec } from "./transpose.js";
 import type { CodecFactory } from "./types.js";
 
-/** The codecs every thread holds: the bytes layout, the common compressors (their kernels load on first use), transpose. */
+/** The codecs every thread holds: the bytes layout, the common compressors (their kernels load on first use). */
 const registry = new Map<string, CodecFactory>([
   ["bytes", bytesCodec],
-  ["transpose", transposeCodec],
   ["blosc", bloscCodec],
   ["gzip", gzipCodec],
   ["zstd", zstdCodec],
@@ -32,6 +30,8 @@ const sharding = onFirstUse(() =>
   }),
 );
 const others = onFirstUse(() => import("./lazy-codecs.js"));
+// Transpose alone: v2 arrays in F order name it (v2Codecs), and its factory is all its module holds.
+const transpose = onFirstUse(() => import("./transpose.js"));
 
 /**
  * The other codecs, whose module a thread imports when it first opens, creates or runs an array
@@ -39,6 +39,7 @@ const others = onFirstUse(() => import("./lazy-codecs.js"));
  * filters or the variable-length codecs, nor does a worker that decodes them.
  */
 const ON_FIRST_USE = new Map<string, () => CodecFactory | Promise<CodecFactory>>([
+  ["transpose", transpose((m) => m.transposeCodec)],
   ["sharding_indexed", sharding((m) => m.shardingCodec)],
   ["crc32c", sharding((m) => m.crc32cCodec)],
   ["numcodecs.crc32c", sharding((m) => m.numcodecsCrc32cCodec)],

@@ -4,8 +4,8 @@
  * reads never builds one.
  */
 import { innermostType, isObjectType } from "../metadata/dtype.js";
-import { fillValueToJson } from "../metadata/fill-value.js";
-import { plainJson } from "../metadata/json.js";
+import { fillValueToJson } from "../metadata/fill-value-json.js";
+import { plainJson } from "../metadata/json-write.js";
 import { dataTypeLabel, hasNumpyForm } from "../metadata/dtype-names.js";
 import { chunkCoordsAmong } from "./chunk-iter.js";
 // Types only: the handle imports this module (on first use) to answer `info()`.

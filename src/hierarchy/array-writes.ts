@@ -11,7 +11,8 @@ import { allocElements, isTypedArray } from "../metadata/elements.js";
 import { castScalar } from "../indexing/cast.js";
 import type { JsonObject } from "../metadata/json.js";
 import { isScalarInput, prepareWriteValue, type WriteInput } from "../indexing/ndarray.js";
-import { gridAxes, gridShape, resizedGrid } from "../metadata/chunk-grid.js";
+import { gridAxes, gridShape } from "../metadata/chunk-grid.js";
+import { resizedGrid } from "../metadata/grid-edits.js";
 import { slice } from "../indexing/selection.js";
 import type { ResolvedSelection } from "../indexing/fancy.js";
 import { copyElements } from "../codecs/view.js";
@@ -20,7 +21,8 @@ import type { TaskBuffer, WriteValue } from "../parallel/chunk-io/chunk-task.js"
 import type { OperationOptions } from "../parallel/execution/options.js";
 import { chunkLockRef, lockScopeOf, withChunkLock } from "../parallel/sync/lock-table.js";
 import type { Store } from "../stores/types.js";
-import { describePath, nodeLocation, readNode, writeArrayMetadata } from "./node-io.js";
+import { describePath, nodeLocation, readNode } from "./node-io.js";
+import { writeArrayMetadata } from "./node-writes.js";
 import { checkSameLayout } from "./open-options.js";
 import type { ZarrArray } from "./array.js";
 

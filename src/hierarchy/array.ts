@@ -3,7 +3,7 @@
  * chunk items, check the output or value, and hand the operation to the execution layer
  * (parallel/execution/operation.ts); the array itself never touches chunk bytes.
  */
-import { BadSelectionError, InvalidArgumentError, NotFoundError, ReadOnlyError } from "../errors.js";
+import { BadSelectionError, InvalidArgumentError, ReadOnlyError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import type { ArrayMetadata, CodecConfig } from "../metadata/array-metadata.js";
 import { chunkKey, nodeKey } from "../metadata/chunk-key.js";
@@ -25,11 +25,10 @@ import { runRead, type ArrayRunOptions } from "../parallel/execution/operation.j
 import { placeOperation, runOperation } from "../parallel/execution/coordinator.js";
 import { canStage } from "../parallel/execution/staged-output.js";
 import { checkOptionNames, OPERATION_OPTION_NAMES, type OperationOptions } from "../parallel/execution/options.js";
-import { prepareReadOutput, type ReadOutput } from "../indexing/read-into.js";
+import type { ReadOutput } from "../indexing/read-into.js";
 import { cacheId, isFresh, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
-import { readVersioned } from "../stores/types.js";
 import { isWritable, type Store } from "../stores/types.js";
-import { describePath, nodeLocation, readNode } from "./node-io.js";
+import { describePath, nodeLocation } from "./node-io.js";
 import { checkChunkSize, checkResultSize } from "../limits.js";
 import type { ArrayOf, GetResult, OutResult } from "./array-types.js";
 import type { ChunkEntry, ChunkIterOptions } from "./chunk-iter.js";
@@ -47,8 +46,14 @@ const storedBytes = features((m, a: ZarrArray) => m.nbytesStored(a));
 const storedChunkCoords = features((m, a: ZarrArray) => m.storedChunkCoords(a));
 const chunkIteration = features((m, a: ZarrArray, options: ChunkIterOptions) => m.iterChunks(a, options));
 
-/** Stored metadata against a handle's assumed metadata (open-options.ts, loaded by the open that assumed it). */
-const checkSameLayout = features((m, stored: ArrayMetadata, assumed: ArrayMetadata, where: string) => m.checkSameLayout(stored, assumed, where));
+/** `get`'s `out` checked against a selection (indexing/read-into.ts), loaded with the first get that gives one. */
+const readOutput = features(
+  (m, resolved: ResolvedSelection, options: GetOptions, dtype: DataType, full: number[], dropped: boolean[], shape: number[]) =>
+    m.selectionOutput(resolved, options, dtype, full, dropped, shape),
+);
+
+/** The stored metadata read again under recheckCachedMetadata (revalidate.ts), loaded with the first recheck. */
+const revalidated = features((m, a: ZarrArray, version: string | undefined) => m.revalidatedMetadata({ store: a.store, path: a.path, meta: a.meta, assumed: a.options.assumed }, version));
 
 /** `then` on a selection resolved at once, in the caller's turn, or once its module has loaded. */
 const afterResolving = <T>(at: ResolvedSelection | Promise<ResolvedSelection>, then: (at: ResolvedSelection) => Promise<T>): Promise<T> =>
@@ -263,23 +268,14 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * assumeCachedMetadata's when the handle assumed it. Assumed metadata is never revalidated.
    */
   private async revalidateMetadata(): Promise<void> {
-    const key = nodeKey(this.path, this.meta.zarrFormat === 3 ? "zarr.json" : ".zarray");
     const now = Date.now();
-    const read = await readVersioned(this.store, key, { ifChanged: this.metaVersion });
-    if (read.kind === "unchanged") {
-      this.metaCheckedAt = now;
-      return;
+    const changed = await revalidated(this, this.metaVersion);
+    if (changed) {
+      if (changed.version !== "") this.metaVersion = changed.version;
+      this.checkLayout(changed.meta);
+      this.meta = changed.meta;
     }
-    const stored = read.kind === "value" ? await readNode(this.store, this.path, this.meta.zarrFormat) : undefined;
-    if (stored?.nodeType !== "array") throw new NotFoundError(`array ${nodeLocation(this.store, this.path)} is no longer stored (found when revalidating its metadata)`);
-    const { nodeType: _n, ...meta } = stored;
-    if (this.options.assumed === "cached") await checkSameLayout(meta, this.meta, `array ${describePath(this.path)}`);
-    // A v2 separator given at open for old metadata without one stays in force.
-    if (meta.v2?.dimensionSeparator === null) meta.chunkKeyEncoding = this.meta.chunkKeyEncoding;
-    if (read.kind === "value" && read.version !== "") this.metaVersion = read.version;
-    this.checkLayout(meta);
     this.metaCheckedAt = now;
-    this.meta = meta;
   }
 
   /**
@@ -415,7 +411,10 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     const layout = this.layout(resolved);
     const { full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
-    const into = options.out === undefined ? null : this.readOutput(resolved, options, full, dropped, shape);
+    // `out` checked (read-into.ts, loaded with the first get that gives one) before anything is read.
+    const prepared = options.out === undefined ? null : readOutput(resolved, options, this.meta.dtype, full, dropped, shape);
+    // Awaited only while its module loads: once loaded, the read still starts in the caller's turn.
+    const into = prepared instanceof Promise ? await prepared : prepared;
     const what = `reading array ${describePath(this.path)}`;
     if (into === null) checkResultSize(full, this.meta.dtype.itemSize, what);
     const { store, meta, options: array, openedAt } = this;
@@ -430,19 +429,6 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     if (scalar) return storedToScalar(data, 0, this.meta.dtype);
     return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
-  }
-
-  /** Checks `options.out` against the selection (see prepareReadOutput); nothing is read yet. */
-  private readOutput(resolved: ResolvedSelection, options: GetOptions, full: number[], dropped: boolean[], shape: number[]) {
-    if (options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
-    if (resolved.kind !== "points") return prepareReadOutput(options.out, this.meta.dtype, full, dropped, shape);
-    // Points address their output by element index (full is [count]): out must be C-contiguous.
-    const into = prepareReadOutput(options.out, this.meta.dtype, shape, shape.map(() => false), shape);
-    const c = contiguousStrides(shape);
-    if (!shape.every((n, d) => n <= 1 || into.strides[d] === c[d])) {
-      throw new InvalidArgumentError("get: a point selection (vindex) reads only into a C-contiguous out");
-    }
-    return { ...into, strides: [1] };
   }
 
   /**

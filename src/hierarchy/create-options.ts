@@ -8,19 +8,19 @@ import {
   type ChunkKeyEncoding,
   type CodecConfig,
   type V2ArrayFields,
-  defaultArrayToBytes,
   v2Codecs,
 } from "../metadata/array-metadata.js";
+import { defaultArrayToBytes } from "../metadata/default-codecs.js";
 import { componentsPerElement, isObjectType, type DataType } from "../metadata/dtype.js";
-import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
+import { jsonType, parseDataType, rareTypes, v2DtypeJson, v3DataTypeJson, vlenBytesType } from "../metadata/dtype-names.js";
 import { parseFillValue, zeroOf } from "../metadata/fill-value.js";
-import { vlenArrayType } from "../metadata/vlen-array.js";
 import { isJsonObject, type JsonObject, type JsonValue } from "../metadata/json.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { codecsReady } from "../codecs/registry.js";
 import { chunkSpecOf } from "../parallel/chunk-io/chunk-codec.js";
 import { checkChunkSize } from "../limits.js";
-import { type AxisEdges, checkShardEdges, edgesFromOption } from "../metadata/chunk-grid.js";
+import { type AxisEdges, checkShardEdges } from "../metadata/chunk-grid.js";
+import { edgesFromOption } from "../metadata/grid-edits.js";
 import { rareTypesReady } from "../metadata/metadata-json.js";
 
 /**
@@ -152,7 +152,7 @@ export async function buildArrayMetadata(options: CreateArrayOptions): Promise<A
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "vlen-bytes")) dtype = vlenBytesType();
   if (dtype.kind === "string" && options.filters?.some((f) => f.id === "json2")) dtype = jsonType();
   const vlenArray = dtype.kind === "string" ? options.filters?.find((f) => f.id === "vlen-array") : undefined;
-  if (vlenArray) dtype = vlenArrayType(parseDataType(vlenArray.dtype, 'createArray: vlen-array "dtype"'), "createArray");
+  if (vlenArray) dtype = rareTypes().vlenArrayType(parseDataType(vlenArray.dtype, 'createArray: vlen-array "dtype"'), "createArray");
   // A rectilinear grid: its largest edges stand for the chunk shape in the checks below.
   const uneven = (option: GridOption | undefined, field: string) => (Array.isArray(option) ? edgesFromOption(option, shape, `createArray: "${field}"`) : null);
   const chunkEdges = uneven(options.chunks, "chunks");

@@ -1,11 +1,11 @@
 /** Group: a handle on one group, with its children created, opened and listed by name. */
 import { AlreadyExistsError, NodeTypeError, NotFoundError, ReadOnlyError, ZarrError } from "../errors.js";
 import type { JsonObject } from "../metadata/json.js";
-import { isWritable, type Store } from "../stores/types.js";
+import { isWritable, type Store, type WritableStore } from "../stores/types.js";
 import type { ZarrArray } from "./array.js";
-import type { NodeMetadata, NodeType } from "../metadata/array-metadata.js";
+import type { GroupMetadata, NodeMetadata, NodeType } from "../metadata/array-metadata.js";
 import type { CreateArrayOptions } from "./create-options.js";
-import { deleteNode, describePath, nodeLocation, normalisePath, parentPaths, readNode, readNodeType, writeGroupMetadata } from "./node-io.js";
+import { deleteNode, describePath, nodeLocation, normalisePath, parentPaths, readNode, readNodeType } from "./node-io.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import { groupInfo, type GroupInfo } from "./info.js";
 import { nodeKey } from "../metadata/chunk-key.js";
@@ -14,6 +14,9 @@ import { rareTypesReady } from "../metadata/metadata-json.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 // Types only: nodes.ts imports this module, and passes each Group the ChildNodes it makes children with.
 import type { ChildNodes, NodeOpenOptions } from "./nodes.js";
+
+/** Writing a group's document (node-writes.ts, with the JSON serialiser), loaded with the first attribute or layout write. */
+const writeGroupMetadata = lazyFeatures((m, store: WritableStore, path: string, meta: GroupMetadata) => m.writeGroupMetadata(store, path, meta));
 
 /**
  * A child that `members()` lists but parzarr cannot open (a codec or data type it lacks, broken

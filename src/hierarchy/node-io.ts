@@ -1,23 +1,16 @@
 /**
- * Reading and writing node documents in a store: `zarr.json` for v3, `.zarray`/`.zgroup` with
- * `.zattrs` for v2.
+ * Reading node documents in a store: `zarr.json` for v3, `.zarray`/`.zgroup` with `.zattrs` for
+ * v2. Writing them is node-writes.ts, loaded on first use (a page that only reads holds none).
  */
 import { InvalidKeyError } from "../errors.js";
 import {
   type NodeType,
   nodeTypeOfV3,
-  type ArrayMetadata,
-  type GroupMetadata,
   type NodeMetadata,
   parseV2Array,
   parseV2Attributes,
   parseV2Group,
   parseV3,
-  v2ArrayDocument,
-  v2AttributesDocument,
-  v2GroupDocument,
-  v3ArrayDocument,
-  v3GroupDocument,
 } from "../metadata/array-metadata.js";
 import { nodeKey } from "../metadata/chunk-key.js";
 import type { JsonObject } from "../metadata/json.js";
@@ -88,31 +81,6 @@ export async function readNodeType(store: ReadableStore, path: string): Promise<
   if (doc !== undefined) return nodeTypeOfV3(doc, key);
   if (await store.has(nodeKey(path, ".zarray"))) return "array";
   return (await store.has(nodeKey(path, ".zgroup"))) ? "group" : undefined;
-}
-
-export async function writeArrayMetadata(store: WritableStore, path: string, meta: ArrayMetadata): Promise<void> {
-  if (meta.zarrFormat === 3) {
-    await store.set(nodeKey(path, "zarr.json"), v3ArrayDocument(meta));
-    return;
-  }
-  await store.set(nodeKey(path, ".zarray"), v2ArrayDocument(meta));
-  await writeV2Attributes(store, path, meta.attributes);
-}
-
-export async function writeGroupMetadata(store: WritableStore, path: string, meta: GroupMetadata): Promise<void> {
-  if (meta.zarrFormat === 3) {
-    await store.set(nodeKey(path, "zarr.json"), v3GroupDocument(meta.attributes));
-    return;
-  }
-  await store.set(nodeKey(path, ".zgroup"), v2GroupDocument());
-  await writeV2Attributes(store, path, meta.attributes);
-}
-
-/** zarr-python 2 writes `.zattrs` only once there are attributes; we do the same. */
-async function writeV2Attributes(store: WritableStore, path: string, attrs: JsonObject): Promise<void> {
-  const key = nodeKey(path, ".zattrs");
-  if (Object.keys(attrs).length > 0) await store.set(key, v2AttributesDocument(attrs));
-  else await store.delete(key);
 }
 
 /** Removes a node and everything below it. */

@@ -1,6 +1,6 @@
 /** Creating nodes (with their ancestor groups) and making handles from metadata. */
-import { AlreadyExistsError, NodeTypeError, ReadOnlyError } from "../errors.js";
-import type { ArrayMetadata, NodeMetadata } from "../metadata/array-metadata.js";
+import { ReadOnlyError } from "../errors.js";
+import type { ArrayMetadata, GroupMetadata, NodeMetadata } from "../metadata/array-metadata.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { ConsolidatedView } from "./consolidated.js";
 import type { Synchronizer } from "../parallel/sync/synchronizer.js";
@@ -11,13 +11,23 @@ import { type ArrayHandleOptions, ZarrArray } from "./array.js";
 import type { CreateArrayOptions } from "./create-options.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import { Group } from "./group.js";
-import { deleteNode, describePath, nodeLocation, parentPaths, readNode, writeArrayMetadata, writeGroupMetadata } from "./node-io.js";
+import { nodeLocation } from "./node-io.js";
 
 /**
  * createArray's options, checked, as metadata (create-options.ts), which loads with the first
  * array made or opened with assumed metadata: a page that only opens arrays never loads it.
  */
 export const buildArrayMetadata = lazyFeatures((m, options: CreateArrayOptions) => m.buildArrayMetadata(options));
+
+/**
+ * Creating a node's documents (node-writes.ts: clearing the way, ancestor groups, the documents
+ * with their serialiser), loaded with the first node created: the handle is made here, as
+ * modules loaded on first use never import ZarrArray or Group.
+ */
+const createArrayNode = lazyFeatures((m, store: WritableStore, path: string, options: CreateArrayOptions) => m.createArrayNode(store, path, options));
+const createGroupNode = lazyFeatures((m, store: WritableStore, path: string, meta: GroupMetadata, overwrite: boolean) => m.createGroupNode(store, path, meta, overwrite));
+/** zom.ts's toZarr clears the way for a hierarchy as createArray does (node-writes.ts). */
+export const prepareNode = lazyFeatures((m, store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean) => m.prepareNode(store, path, zarrFormat, overwrite));
 
 export interface NodeOpenOptions {
   readOnly: boolean;
@@ -68,49 +78,13 @@ export function requireWritable(store: Store, path: string): WritableStore {
   return store;
 }
 
-/** Refuses to create over an existing node, saying what is there and how to replace it. */
-async function refuseExisting(store: WritableStore, path: string): Promise<void> {
-  const existing = await readNode(store, path);
-  if (existing) {
-    const what = existing.nodeType === "array" ? "an array" : "a group";
-    throw new AlreadyExistsError(
-      `${nodeLocation(store, path)} already holds ${what}; pass overwrite: true (or mode "w") to replace it, or open it with mode "r+" or "a"`,
-    );
-  }
-}
-
-/**
- * Clears the way for a new node: refuses or removes what is there, and makes ancestor groups.
- * `checked`: the caller has already refused an existing node.
- */
-export async function prepareNode(store: WritableStore, path: string, zarrFormat: 2 | 3, overwrite: boolean, checked = false): Promise<void> {
-  if (!overwrite && !checked) await refuseExisting(store, path);
-  if (overwrite) await deleteNode(store, path);
-  // The v2 spec (and zarr-python for both versions) makes every ancestor a group.
-  for (const parent of parentPaths(path)) {
-    const node = await readNode(store, parent);
-    if (node?.nodeType === "array") {
-      throw new NodeTypeError(`cannot create ${describePath(path)}: its ancestor ${describePath(parent)} is an array`);
-    }
-    if (!node) await writeGroupMetadata(store, parent, { zarrFormat, attributes: {} });
-  }
-}
-
 export async function createArrayAt(
   store: Store,
   path: string,
   options: CreateArrayOptions,
   handle: NodeOpenOptions,
 ): Promise<ZarrArray> {
-  const writable = requireWritable(store, path);
-  const overwrite = options.overwrite ?? false;
-  // An existing node first: `openArray(path, { mode: "w-" })` without creation options on an
-  // existing array is ALREADY_EXISTS, not a complaint about the missing shape.
-  if (!overwrite) await refuseExisting(writable, path);
-  // Everything is validated before the first byte is written.
-  const meta = await buildArrayMetadata(options);
-  await prepareNode(writable, path, meta.zarrFormat, overwrite, true);
-  await writeArrayMetadata(writable, path, meta);
+  const meta = await createArrayNode(requireWritable(store, path), path, options);
   return new ZarrArray(store, path, meta, handle);
 }
 
@@ -123,7 +97,6 @@ export async function createGroupAt(
   const writable = requireWritable(store, path);
   const zarrFormat = options.zarrFormat ?? 3;
   const attributes = options.attributes ?? {};
-  await prepareNode(writable, path, zarrFormat, options.overwrite ?? false);
-  await writeGroupMetadata(writable, path, { zarrFormat, attributes });
+  await createGroupNode(writable, path, { zarrFormat, attributes }, options.overwrite ?? false);
   return new Group(store, path, attributes, zarrFormat, handle, childNodes);
 }

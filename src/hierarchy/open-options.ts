@@ -5,7 +5,7 @@
  */
 import { InvalidArgumentError, MetadataMismatchError } from "../errors.js";
 import type { ArrayMetadata } from "../metadata/array-metadata.js";
-import { gridsAgree } from "../metadata/chunk-grid.js";
+import { gridsAgree } from "../metadata/grid-edits.js";
 import { parseDataType } from "../metadata/dtype-names.js";
 import type { JsonValue } from "../metadata/json.js";
 import { checkOptionNames } from "../parallel/execution/options.js";

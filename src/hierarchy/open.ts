@@ -12,7 +12,7 @@ import type { Synchronizer } from "../parallel/sync/synchronizer.js";
 import type { ConditionalWritesOption } from "../parallel/sync/conditional-writes.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
 import { rareTypesReady } from "../metadata/metadata-json.js";
-import { ChunkCache, checkRecheck, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
+import { type ChunkCache, checkRecheck, isChunkCache, type Recheck } from "../parallel/chunk-io/chunk-cache.js";
 import type { ZarrArray } from "./array.js";
 import type { ArrayOf } from "./array-types.js";
 import type { CreateArrayOptions } from "./create-options.js";
@@ -135,7 +135,7 @@ async function setup(input: StoreInput, options: OpenOptions) {
     throw new InvalidArgumentError(`fillMissingDataReads must be true or false, got ${JSON.stringify(fillMissingDataReads)}`);
   }
   const { cache } = options;
-  if (cache !== undefined && !(cache instanceof ChunkCache)) throw new InvalidArgumentError("cache must be a ChunkCache");
+  if (cache !== undefined && !isChunkCache(cache)) throw new InvalidArgumentError("cache must be a ChunkCache");
   const recheckCachedData = checkRecheck(options.recheckCachedData, "recheckCachedData");
   const recheckCachedMetadata = checkRecheck(options.recheckCachedMetadata, "recheckCachedMetadata");
   const handle = { readOnly, writeEmptyChunks: options.writeEmptyChunks, synchronizer, conditionalWrites, fillMissingDataReads, cache, recheckCachedData, recheckCachedMetadata };

@@ -15,7 +15,8 @@ import {
   parseV2Consolidated,
   parseV3Consolidated,
 } from "../metadata/consolidated.js";
-import { type JsonObject, isJsonObject, jsonBytes } from "../metadata/json.js";
+import { type JsonObject, isJsonObject } from "../metadata/json.js";
+import { jsonBytes } from "../metadata/json-write.js";
 import { metadataJson, rareTypesReady } from "../metadata/metadata-json.js";
 import { type ZomDifference, diffSpecs } from "../metadata/zom-diff.js";
 import { docsFromSpec, rawKind, specFromDocs } from "../metadata/zom-model.js";

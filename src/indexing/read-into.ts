@@ -7,6 +7,7 @@ import { InvalidArgumentError, ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type TypedArray } from "../metadata/dtype.js";
 import { allocTypedArray } from "../metadata/elements.js";
 import type { NDArray } from "./ndarray.js";
+import type { ResolvedSelection } from "./fancy.js";
 import { contiguousStrides, product } from "./strided.js";
 import { userForm } from "./values.js";
 
@@ -86,4 +87,28 @@ export function prepareReadOutput(
   let k = 0;
   for (let d = 0; d < fullShape.length; d++) strides.push(dropped[d] ? 0 : stride[k++]);
   return { data, strides, result: { data, shape: [...shape], stride: [...stride] } };
+}
+
+/**
+ * `get`'s `out` (options.out) checked against a resolved selection: what prepareReadOutput checks,
+ * and that a point selection, which addresses its output by element index, reads only into a
+ * C-contiguous one. Nothing is read yet. ZarrArray.get calls it through lazy-features.ts: a page
+ * that never reads into its own buffer never loads this module.
+ */
+export function selectionOutput(
+  resolved: ResolvedSelection,
+  options: { out?: unknown; field?: string },
+  dtype: DataType,
+  full: readonly number[],
+  dropped: readonly boolean[],
+  shape: readonly number[],
+): PreparedOutput {
+  if (options.field !== undefined) throw new InvalidArgumentError("get: out and field cannot be combined");
+  if (resolved.kind !== "points") return prepareReadOutput(options.out, dtype, full, dropped, shape);
+  const into = prepareReadOutput(options.out, dtype, shape, shape.map(() => false), shape);
+  const c = contiguousStrides(shape as number[]);
+  if (!shape.every((n, d) => n <= 1 || into.strides[d] === c[d])) {
+    throw new InvalidArgumentError("get: a point selection (vindex) reads only into a C-contiguous out");
+  }
+  return { ...into, strides: [1] };
 }

@@ -10,7 +10,7 @@
 import { InvalidArgumentError, InvalidMetadataError, ShapeMismatchError } from "../errors.js";
 import { componentsPerElement, type DataType, type ElementArray, type Scalar, type TypedArray } from "../metadata/dtype.js";
 import { allocElements } from "../metadata/elements.js";
-import { bytesToNumbers, numbersToBytes } from "../metadata/vlen-array.js";
+import { rareTypes } from "../metadata/dtype-names.js";
 import { codePointsToString, scalarToComponents, storedToScalar, stripNuls } from "../metadata/scalars.js";
 import { checkJsonValue, type JsonValue } from "../metadata/json.js";
 
@@ -63,7 +63,7 @@ export function toUserData(dt: DataType, data: ElementArray, count: number): Ele
     case "optional":
       return Array.from({ length: count }, (_, i) => storedToScalar(data, i, dt));
     case "vlen_array":
-      return (data as Uint8Array[]).slice(0, count).map((b) => bytesToNumbers(b, dt));
+      return (data as Uint8Array[]).slice(0, count).map((b) => rareTypes().bytesToNumbers(b, dt));
     default:
       return data;
   }
@@ -82,7 +82,7 @@ export function fromUserItems(dt: DataType, items: readonly Scalar[]): ElementAr
     if (!ok) throw new ShapeMismatchError(`value[${i}] must be a ${form === "strings" ? "string" : "Uint8Array"} for ${dt.name}, got ${typeof v}`);
   });
   if (dt.kind === "string" || dt.kind === "bytes") return [...items] as string[] | Uint8Array[];
-  if (dt.kind === "vlen_array") return items.map((v) => numbersToBytes(v, dt));
+  if (dt.kind === "vlen_array") return items.map((v) => rareTypes().numbersToBytes(v, dt));
   const out = allocElements(dt, items.length) as TypedArray;
   const c = componentsPerElement(dt);
   const o = out as unknown as { [i: number]: number };

@@ -1,15 +1,15 @@
 /**
  * Array and group metadata of both Zarr versions, parsed into one model. A v2 array's `order`,
  * `filters`, byte order and `compressor` become the same codec chain a v3 array spells out, so
- * everything below this layer sees one pipeline.
+ * everything below this layer sees one pipeline. Writing the documents back (documents.ts) and
+ * the codecs a new array gets (default-codecs.ts) are apart, so a page that only reads holds none.
  */
 import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { componentsPerElement, isObjectType, type DataType, type Scalar } from "./dtype.js";
-import { vlenArrayType } from "./vlen-array.js";
-import { jsonType, parseDataType, v2DtypeJson, v3DataTypeJson, vlenBytesType, vlenStringType } from "./dtype-names.js";
-import { fillValueToJson, parseFillValue } from "./fill-value.js";
-import { type AxisEdges, parseRectilinear, rectilinearJson } from "./chunk-grid.js";
-import { type JsonObject, type JsonValue, type Serialisable, fillValueOf, isJsonObject, jsonBytes } from "./json.js";
+import { isObjectType, type DataType, type Scalar } from "./dtype.js";
+import { parseDataType, rareTypes } from "./dtype-names.js";
+import { parseFillValue } from "./fill-value.js";
+import type { AxisEdges } from "./chunk-grid.js";
+import { type JsonObject, type JsonValue, fillValueOf, isJsonObject } from "./json.js";
 
 /** A codec as v3 metadata spells it. v2 compressors and filters are translated into this form. */
 export interface CodecConfig {
@@ -230,42 +230,20 @@ export function parseV2Array(doc: unknown, attrs: JsonObject, file = ".zarray"):
 }
 
 /**
- * A v2 `|O` array's elements are whatever its object codec makes: strings for vlen-utf8 (and
- * categorize, whose labels are strings), byte strings for vlen-bytes, arrays of numbers for
- * vlen-array, JSON values for json2. Others are refused by name.
+ * A v2 `|O` array's elements are whatever its object codec in `filters` makes (v2-filters.ts,
+ * loaded with the rare types: metadataJson and rareTypesReady load them for any filters).
  */
 function objectElementType(dt: DataType, raw: unknown, filters: unknown, file: string): DataType {
   if (raw !== "|O" && raw !== "O") return dt;
-  const ids = Array.isArray(filters) ? filters.map((f) => (isJsonObject(f) ? f.id : undefined)) : [];
-  if (ids.includes("vlen-bytes")) return vlenBytesType();
-  const array = Array.isArray(filters) ? (filters.find((f) => isJsonObject(f) && f.id === "vlen-array") as JsonObject | undefined) : undefined;
-  if (array) return vlenArrayType(parseDataType(array.dtype, `${file}: vlen-array "dtype"`), file);
-  if (ids.includes("vlen-utf8") || ids.includes("categorize")) return vlenStringType();
-  if (ids.includes("json2")) return jsonType();
-  const other = ids.find((id) => typeof id === "string" && ["json", "msgpack", "msgpack2", "pickle"].includes(id));
-  if (other) throw new UnsupportedError(`${file}: object arrays with the "${other}" object codec are not supported (only vlen-utf8, vlen-bytes, vlen-array, json2, categorize)`);
-  throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes, vlen-array or json2)`);
-}
-
-/** numcodecs filters that work on arrays and may change the element type (`astype`). */
-const V2_ARRAY_FILTERS = new Set(["delta", "fixedscaleoffset", "quantize", "astype", "categorize", "bitround"]);
-/** numcodecs filters that turn an array into bytes: they take the place of `bytes`. */
-const V2_ARRAY_TO_BYTES = new Set(["vlen-utf8", "vlen-bytes", "vlen-array", "packbits", "json2"]);
-
-/** The type a v2 array filter hands on: its `astype` / `encode_dtype`, or the input type. */
-function filterOutputType(f: JsonObject, dtype: DataType, file: string, field: string): DataType {
-  const out = f.id === "astype" ? f.encode_dtype : f.astype;
-  if (typeof out !== "string" || (f.id !== "astype" && f.id !== "delta" && f.id !== "fixedscaleoffset" && f.id !== "quantize" && f.id !== "categorize")) {
-    return dtype;
-  }
-  return parseDataType(out, `${file}: field "${field}"`);
+  const type = Array.isArray(filters) && filters.length > 0 ? rareTypes().v2ObjectType(filters, file) : undefined;
+  if (type === undefined) throw new InvalidMetadataError(`${file}: an object ("|O") array needs an object codec in "filters" (vlen-utf8, vlen-bytes, vlen-array or json2)`);
+  return type;
 }
 
 /**
- * The codec chain equivalent to a v2 array's order, filters, byte order and compressor. numcodecs
- * filters run in order on the chunk: array filters first, then the one that makes bytes (vlen,
- * packbits, or the plain `bytes` in the byte order of the last array type), then byte filters
- * (shuffle, checksums) and the compressor.
+ * The codec chain equivalent to a v2 array's order, filters, byte order and compressor: the
+ * filters' part by v2-filters.ts (loaded with the rare types, as a document or options with
+ * filters load them), then the plain `bytes` unless a filter made bytes, then the compressor.
  */
 export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file: string): CodecConfig[] {
   const chain: CodecConfig[] = [];
@@ -273,32 +251,16 @@ export function v2Codecs(v2: V2ArrayFields, dtype: DataType, ndim: number, file:
     // An F-ordered chunk is the C-ordered bytes of the chunk with its axes reversed.
     chain.push({ name: "transpose", configuration: { order: [...Array(ndim).keys()].reverse() } });
   }
-  let current = dtype;
-  let bytesDone = false;
-  v2.filters?.forEach((f, i) => {
-    const field = `filters[${i}]`;
-    const id = f.id as string;
-    if (!bytesDone && V2_ARRAY_FILTERS.has(id)) {
-      chain.push(v2CodecToV3(f, current, file, field));
-      current = filterOutputType(f, current, file, field);
-      return;
-    }
-    if (!bytesDone && V2_ARRAY_TO_BYTES.has(id)) {
-      chain.push(v2CodecToV3(f, current, file, field));
-      bytesDone = true;
-      // What follows sees plain bytes (blosc's typesize is then 1, as numcodecs makes it).
-      current = parseDataType("|u1");
-      return;
-    }
-    if (!bytesDone) {
-      chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
-      bytesDone = true;
-    }
-    chain.push(v2CodecToV3(f, current, file, field));
-  });
-  if (!bytesDone) chain.push({ name: "bytes", configuration: current.endian ? { endian: current.endian } : {} });
-  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, current, file, "compressor"));
+  const to = { codec: (f: JsonObject, dt: DataType, field: string) => v2CodecToV3(f, dt, file, field), bytes: v2BytesCodec };
+  const filtered = v2.filters?.length ? rareTypes().v2FilterCodecs(v2.filters, dtype, chain, file, to) : { current: dtype, bytesDone: false };
+  if (!filtered.bytesDone) chain.push(v2BytesCodec(filtered.current));
+  if (v2.compressor) chain.push(v2CodecToV3(v2.compressor, filtered.current, file, "compressor"));
   return chain;
+}
+
+/** The plain `bytes` codec in the byte order of a v2 array's (last array) type. */
+function v2BytesCodec(dtype: DataType): CodecConfig {
+  return { name: "bytes", configuration: dtype.endian ? { endian: dtype.endian } : {} };
 }
 
 export function parseV2Group(doc: unknown, attrs: JsonObject, file = ".zgroup"): GroupMetadata {
@@ -379,7 +341,7 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
   }
   let chunks: number[];
   let rectilinear: AxisEdges[] | undefined;
-  if (grid.name === "rectilinear") ({ edges: rectilinear, chunks } = parseRectilinear(grid.configuration, shape, file));
+  if (grid.name === "rectilinear") ({ edges: rectilinear, chunks } = rareTypes().parseRectilinear(grid.configuration, shape, file));
   else {
     const gridConf = isJsonObject(grid.configuration) ? grid.configuration : {};
     chunks = intList(gridConf.chunk_shape, file, "chunk_grid.configuration.chunk_shape", 1);
@@ -424,77 +386,4 @@ export function parseV3(input: unknown, file = "zarr.json"): NodeMetadata {
     attributes: attributesOf(doc.attributes, file),
     v2: null,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writing, in the layout zarr-python uses (v2: sorted keys, indent 4, ASCII; v3: indent 2).
-
-const V2_JSON = { indent: 4, sortKeys: true, asciiOnly: true } as const;
-const V3_JSON = { indent: 2, sortKeys: false, asciiOnly: false } as const;
-
-export function v2ArrayDocument(meta: ArrayMetadata): Uint8Array {
-  const v2 = meta.v2;
-  if (!v2) throw new InvalidMetadataError("a v3 array has no .zarray");
-  const doc: Record<string, Serialisable> = {
-    chunks: meta.chunks,
-    compressor: v2.compressor as Serialisable,
-    dtype: v2DtypeJson(meta.dtype),
-    fill_value: v2.objectFillJson !== undefined ? (v2.objectFillJson as Serialisable) : fillValueToJson(meta.fillValue, meta.dtype, 2),
-    filters: v2.filters as Serialisable,
-    order: v2.order,
-    shape: meta.shape,
-    zarr_format: 2,
-  };
-  if (v2.dimensionSeparator !== null) doc.dimension_separator = v2.dimensionSeparator;
-  return jsonBytes(doc, V2_JSON);
-}
-
-export function v2GroupDocument(): Uint8Array {
-  return jsonBytes({ zarr_format: 2 }, V2_JSON);
-}
-
-export function v2AttributesDocument(attrs: JsonObject): Uint8Array {
-  return jsonBytes(attrs, V2_JSON);
-}
-
-export function v3ArrayDocument(meta: ArrayMetadata): Uint8Array {
-  const doc: Record<string, Serialisable | undefined> = {
-    shape: meta.shape,
-    data_type: v3DataTypeJson(meta.dtype),
-    chunk_grid: meta.rectilinear ? rectilinearJson(meta.rectilinear) : { name: "regular", configuration: { chunk_shape: meta.chunks } },
-    chunk_key_encoding: { name: meta.chunkKeyEncoding.name, configuration: { separator: meta.chunkKeyEncoding.separator } },
-    fill_value: fillValueToJson(meta.fillValue, meta.dtype, 3),
-    codecs: meta.codecs.map((c) => (c.configuration ? { name: c.name, configuration: c.configuration } : { name: c.name })),
-    attributes: meta.attributes,
-    zarr_format: 3,
-    node_type: "array",
-    storage_transformers: [],
-    dimension_names: meta.dimensionNames ?? undefined,
-  };
-  return jsonBytes(doc, V3_JSON);
-}
-
-export function v3GroupDocument(attributes: JsonObject): Uint8Array {
-  return jsonBytes({ attributes, zarr_format: 3, consolidated_metadata: null, node_type: "group" }, V3_JSON);
-}
-
-/**
- * The array->bytes codec a type gets by default: `bytes`, or its own for variable-length and
- * optional types. A multi-byte type (or one a filter before it may widen: `widened`) gets the
- * platform's usual little-endian.
- */
-export function defaultArrayToBytes(dtype: DataType, widened = false): CodecConfig {
-  switch (dtype.kind) {
-    case "string":
-      return { name: "vlen-utf8", configuration: {} };
-    case "bytes":
-      return { name: "vlen-bytes", configuration: {} };
-    case "optional": {
-      const mask_codecs = [{ name: "packbits", configuration: {} }];
-      const data = defaultArrayToBytes(dtype.inner);
-      return { name: "optional", configuration: { mask_codecs, data_codecs: [{ name: data.name, configuration: data.configuration ?? {} }] } };
-    }
-    default:
-      return { name: "bytes", configuration: widened || dtype.itemSize / componentsPerElement(dtype) > 1 ? { endian: "little" } : {} };
-  }
 }

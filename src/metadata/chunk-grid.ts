@@ -4,8 +4,7 @@
  * Runs stay runs: an edge list like `[[1, 1e9]]` costs one entry, not a billion, and lookups are
  * binary searches over the runs.
  */
-import { InvalidMetadataError, UnsupportedError } from "../errors.js";
-import type { JsonValue, Serialisable } from "./json.js";
+import { InvalidMetadataError } from "../errors.js";
 
 /** `count` chunks of `edge` elements each. */
 export type EdgeRun = [edge: number, count: number];
@@ -60,7 +59,7 @@ export function gridAxes(meta: GridSource): readonly GridAxis[] {
 }
 
 /** The last run whose `keys` value is at most `x` (runs are ascending). */
-function runAt(keys: readonly number[], x: number): number {
+export function runAt(keys: readonly number[], x: number): number {
   let lo = 0;
   let hi = keys.length - 1;
   while (lo < hi) {
@@ -93,29 +92,6 @@ export function chunkLen(axis: GridAxis, c: number): number {
   return typeof axis === "number" ? axis : axis.edge[runAt(axis.first, c)];
 }
 
-/** The element after the run that holds element `i` (a uniform axis, and the last run, go on). */
-function runEnd(axis: GridAxis, i: number): number {
-  if (typeof axis === "number") return Infinity;
-  const r = runAt(axis.start, i);
-  return r + 1 < axis.start.length ? axis.start[r + 1] : Infinity;
-}
-
-/**
- * Whether two grids put the same chunks over the first `upTo[d]` elements of each dimension
- * (beyond, a resize may have added edges to either): one run at a time, never chunk by chunk.
- */
-export function gridsAgree(a: GridSource, b: GridSource, upTo: readonly number[]): boolean {
-  const ax = gridAxes(a);
-  const bx = gridAxes(b);
-  return upTo.every((n, d) => {
-    for (let i = 0; i < n; i = Math.min(runEnd(ax[d], i), runEnd(bx[d], i))) {
-      const [ca, cb] = [chunkAt(ax[d], i), chunkAt(bx[d], i)];
-      if (chunkStart(ax[d], ca) !== i || chunkStart(bx[d], cb) !== i || chunkLen(ax[d], ca) !== chunkLen(bx[d], cb)) return false;
-    }
-    return true;
-  });
-}
-
 /** Number of chunks along each dimension that hold elements of an array of `shape`. */
 export function gridShape(shape: readonly number[], axes: readonly GridAxis[]): number[] {
   return shape.map((s, d) => (s === 0 ? 0 : chunkAt(axes[d], s - 1) + 1));
@@ -130,95 +106,13 @@ export function chunkShapeAt(axes: readonly GridAxis[], coords: readonly number[
 }
 
 // ---------------------------------------------------------------------------------------------
-// Metadata: parsing, writing, resizing.
-
-function positive(v: unknown): v is number {
-  return typeof v === "number" && Number.isSafeInteger(v) && v >= 1;
-}
-
-/** Appends runs, merging equal neighbours. */
-function pushRun(runs: EdgeRun[], edge: number, count: number): void {
-  const last = runs[runs.length - 1];
-  if (last && last[0] === edge) last[1] += count;
-  else runs.push([edge, count]);
-}
-
-/**
- * A rectilinear grid's `configuration` for an array of `shape`: its edges (runs merged) and the
- * largest edge along each dimension among the chunks that hold elements (the bound that chunk
- * buffers and size limits use). Every edge list must reach the array's length (spec: sum >= L).
- */
-export function parseRectilinear(conf: JsonValue | undefined, shape: readonly number[], where: string): { edges: AxisEdges[]; chunks: number[] } {
-  const bad = (field: string, message: string): never => {
-    throw new InvalidMetadataError(`${where}: field "chunk_grid.configuration${field}" ${message}`);
-  };
-  if (typeof conf !== "object" || conf === null || Array.isArray(conf)) return bad("", "must be an object");
-  if (conf.kind !== "inline") {
-    throw new UnsupportedError(`${where}: rectilinear chunk_grid kind ${JSON.stringify(conf.kind)} is not supported (only "inline")`);
-  }
-  const shapes = conf.chunk_shapes;
-  if (!Array.isArray(shapes) || shapes.length !== shape.length) return bad(".chunk_shapes", `must be a list of ${shape.length} edge lists`);
-  const edges: AxisEdges[] = [];
-  const chunks: number[] = [];
-  shapes.forEach((dim, d) => {
-    if (positive(dim)) {
-      edges.push(dim);
-      chunks.push(dim);
-      return;
-    }
-    if (!Array.isArray(dim) || dim.length === 0) return bad(`.chunk_shapes[${d}]`, "must be a positive integer or a non-empty list");
-    const runs: EdgeRun[] = [];
-    let sum = 0;
-    let largest = 0;
-    dim.forEach((e, i) => {
-      const [edge, count] = positive(e) ? [e, 1] : Array.isArray(e) && e.length === 2 && positive(e[0]) && positive(e[1]) ? [e[0], e[1]] : [0, 0];
-      if (edge === 0) bad(`.chunk_shapes[${d}][${i}]`, `must be a positive integer or a pair [edge, count], got ${JSON.stringify(e)}`);
-      // Only chunks that start inside the array bound the chunk size; overflowing ones hold nothing.
-      if (sum < Math.max(1, shape[d])) largest = Math.max(largest, edge);
-      sum += edge * count;
-      if (!Number.isSafeInteger(sum)) bad(`.chunk_shapes[${d}]`, "sums to more than 2^53");
-      pushRun(runs, edge, count);
-    });
-    if (sum < shape[d]) bad(`.chunk_shapes[${d}]`, `sums to ${sum}, less than the array's length ${shape[d]}`);
-    edges.push(runs);
-    chunks.push(largest);
-  });
-  return { edges, chunks };
-}
+// Metadata (parsing a rectilinear grid: rectilinear.ts; writing, resizing and comparing grids: grid-edits.ts).
 
 /** A rectilinear grid's edges as its metadata's `chunk_shapes` spells them (runs of one as plain edges). */
 export type ChunkShapes = (number | (number | EdgeRun)[])[];
 
 export function chunkShapesJson(edges: readonly AxisEdges[]): ChunkShapes {
   return edges.map((e) => (typeof e === "number" ? e : e.map(([edge, count]): number | EdgeRun => (count === 1 ? edge : [edge, count]))));
-}
-
-function configurationOf(edges: readonly AxisEdges[]): { kind: "inline"; chunk_shapes: ChunkShapes } {
-  return { kind: "inline", chunk_shapes: chunkShapesJson(edges) };
-}
-
-/** The `chunk_grid` object of a rectilinear grid. */
-export function rectilinearJson(edges: readonly AxisEdges[]): Serialisable {
-  return { name: "rectilinear", configuration: configurationOf(edges) };
-}
-
-/**
- * The grid fields of an array resized to `shape`. A rectilinear grid keeps its edges where they
- * reach the new length (overflow is allowed, and chunks already stored keep their shape) and
- * else grows by its last edge repeated, as the spec's one-integer form extends.
- */
-export function resizedGrid(meta: GridSource, shape: readonly number[]): { chunks: number[]; rectilinear?: AxisEdges[] } {
-  if (!meta.rectilinear) return { chunks: [...meta.chunks] };
-  const edges = meta.rectilinear.map((e, d): AxisEdges => {
-    if (typeof e === "number") return e;
-    const runs = e.map((r): EdgeRun => [r[0], r[1]]);
-    const end = runs.reduce((s, [edge, count]) => s + edge * count, 0);
-    const lastEdge = runs[runs.length - 1][0];
-    if (end < shape[d]) pushRun(runs, lastEdge, Math.ceil((shape[d] - end) / lastEdge));
-    return runs;
-  });
-  const { edges: rectilinear, chunks } = parseRectilinear(configurationOf(edges), shape, "resize");
-  return { chunks, rectilinear };
 }
 
 /**
@@ -230,15 +124,4 @@ export function checkShardEdges(edges: readonly AxisEdges[] | undefined, inner: 
     const bad = (typeof e === "number" ? [e] : e.map((r) => r[0])).find((edge) => edge % inner[d] !== 0);
     if (bad !== undefined) throw new InvalidMetadataError(`${where}: shard edge ${bad} along dimension ${d} is not a multiple of the inner chunk's ${inner[d]}`);
   });
-}
-
-/**
- * Edges as a caller gives them, the spec's `chunk_shapes` (`[10, [5, 5, [20, 3]]]`: uniform 10;
- * edges 5, 5 and three of 20) into runs,
- * or null when every dimension is uniform (a regular grid). Throws INVALID_METADATA naming `what`.
- */
-export function edgesFromOption(option: readonly (number | readonly unknown[])[], shape: readonly number[], what: string): { edges: AxisEdges[]; chunks: number[] } | null {
-  if (option.every((e) => typeof e === "number")) return null;
-  const conf = { kind: "inline", chunk_shapes: option.map((e) => (typeof e === "number" ? e : [...e])) } as JsonValue;
-  return parseRectilinear(conf, shape, what);
 }

@@ -11,7 +11,8 @@
  * round integers beyond 2^53 (an int64 fill value), and consolidation must not change metadata.
  */
 import { InvalidMetadataError } from "../errors.js";
-import { type JsonObject, isJsonObject, jsonBytes, serialiseJson } from "./json.js";
+import { type JsonObject, isJsonObject } from "./json.js";
+import { jsonBytes, serialiseJson } from "./json-write.js";
 
 export const V2_CONSOLIDATED_KEY = ".zmetadata";
 

@@ -8,7 +8,7 @@
  * is an internal fault, never read as another type.
  */
 import { InternalFault, UnsupportedError } from "../errors.js";
-import type { Serialisable } from "./json.js";
+import type { Serialisable } from "./json-write.js";
 import {
   NUMERIC_TYPES, type DataType, type Endian, type JsonDataType, type NumericDataType, type NumericTypeName,
   type VlenBytesDataType, type VlenStringDataType,

@@ -1,16 +1,15 @@
 /**
- * Fill values: every JSON form of either Zarr version into a `Scalar`, and back as zarr-python
- * writes it; the rare types' forms in rare-types.ts (dtype-names.ts says why).
+ * Fill values: every JSON form of either Zarr version into a `Scalar` (written back by
+ * fill-value-json.ts, which a page that only reads never loads); the rare types' forms in
+ * rare-types.ts (dtype-names.ts says why).
  */
 import { InvalidMetadataError } from "../errors.js";
-import { BigJsonInt, PyFloat, type Serialisable } from "./json.js";
 import { float16BitsToNumber } from "./float16.js";
 import { NUMERIC_TYPES, integerRange, type DataType } from "./dtype.js";
 import type { NumericDataType, Scalar } from "./dtype.js";
 import { EMPTY_BYTES } from "./elements.js";
-import { BASE64, base64ToBytes, bytesToBase64 } from "./base64.js";
+import { BASE64, base64ToBytes } from "./base64.js";
 import { rareTypes } from "./dtype-names.js";
-import { bytesToNumbers, numbersToBytes } from "./vlen-array.js";
 
 export function parseFloatJson(v: unknown, dt: DataType, where: string, bits: 16 | 32 | 64): number {
   if (typeof v === "number") return v;
@@ -80,7 +79,7 @@ export function parseFillValue(v: unknown, dt: DataType, where = "fill_value"): 
       return v as Scalar;
     case "vlen_array":
       // zarr-python 2's 0 is numpy's 0-d array, which vlen-array stores as one value.
-      return numbersToBytes(typeof v === "object" ? v : [v], dt);
+      return rareTypes().numbersToBytes(typeof v === "object" ? v : [v], dt);
     case "numeric":
       return parseNumericFill(v, dt, where);
   }
@@ -155,46 +154,4 @@ export function zeroOf(dt: DataType): Scalar {
           return dt.itemSize === 8 ? 0n : 0;
       }
   }
-}
-
-export function floatJson(x: number, asV3: boolean): Serialisable {
-  if (Number.isNaN(x)) return "NaN";
-  if (x === Infinity) return "Infinity";
-  if (x === -Infinity) return "-Infinity";
-  return asV3 ? x : new PyFloat(x);
-}
-
-export function bigintJson(v: bigint): Serialisable {
-  return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : new BigJsonInt(v);
-}
-
-/** The JSON form of a fill value, as zarr-python writes it for that version. */
-export function fillValueToJson(v: Scalar | null, dt: DataType, zarrFormat: 2 | 3): Serialisable {
-  if (v === null) return null;
-  switch (dt.kind) {
-    case "bytes":
-      return bytesToBase64(v as Uint8Array);
-    case "vlen_array":
-      return Array.from(bytesToNumbers(v as Uint8Array, dt) as ArrayLike<number | bigint>, (x) => (typeof x === "bigint" ? bigintJson(x) : x));
-    case "string":
-      return v as string;
-    case "json":
-      return v as Serialisable;
-    case "numeric":
-      break;
-    default:
-      return rareTypes().rareFillToJson(v, dt, zarrFormat);
-  }
-  const family = NUMERIC_TYPES[dt.name].family;
-  if (family === "complex") {
-    const [re, im] = v as [number, number];
-    return [floatJson(re, zarrFormat === 3), floatJson(im, zarrFormat === 3)];
-  }
-  if (family === "float") {
-    // zarr-python 3 writes 0.0 too; both versions print floats the Python way.
-    return floatJson(v as number, false);
-  }
-  if (family === "bool") return Boolean(v);
-  if (typeof v === "bigint") return bigintJson(v);
-  return v as number;
 }

@@ -58,7 +58,8 @@ const TYPE_KEYS = new Set(["data_type", "dtype", "astype", "encode_dtype", "deco
 
 /**
  * Whether any data type in the document (codecs' and consolidated nodes' included; attributes
- * left out) is one commonDataType does not parse. An unknown or broken one counts: its error
+ * left out) is one commonDataType does not parse, or the document (or options) has v2 filters,
+ * which v2-filters.ts turns into an element type and codecs, or a rectilinear chunk grid. An unknown or broken one counts: its error
  * comes from rare-types.ts, as it always did.
  */
 function namesRareType(v: unknown): boolean {
@@ -68,6 +69,10 @@ function namesRareType(v: unknown): boolean {
     // A node's attributes; but a node named so (consolidated metadata, a model's members) is a node document.
     if ((key === "attributes" || key.endsWith(".zattrs")) && !(isJsonObject(value) && typeof value.zarr_format === "number")) continue;
     if (TYPE_KEYS.has(key) && commonDataType(value) === null) return true;
+    // A v2 array's filters (v2-filters.ts, with the rare types: what a `|O` array holds, the filters' codecs).
+    if (key === "filters" && Array.isArray(value) && value.length > 0) return true;
+    // A rectilinear chunk grid (rectilinear.ts, with the rare types).
+    if (key === "chunk_grid" && isJsonObject(value) && value.name === "rectilinear") return true;
     if (namesRareType(value)) return true;
   }
   return false;

@@ -2,12 +2,16 @@
  * The data types a page reading plain numeric arrays never meets, loaded with the first metadata
  * document that names one (metadata-json.ts; Node and workers import it at start): their names and
  * numpy type strings parsed and written back, their fill values' JSON forms, their scalars, and
- * the narrow floats' code tables (narrow-float.ts, minifloat.ts). dtype-names.ts, fill-value.ts,
- * scalars.ts and stored-form.ts hand these kinds here (rareTypes()); loading this module
- * installs it there.
+ * the narrow floats' code tables (narrow-float.ts, minifloat.ts), and numcodecs' vlen-array
+ * element type (vlen-array.ts), and a v2 array's filters: the element type of a `|O` array and
+ * the codecs the filters become (v2-filters.ts), and rectilinear chunk grids (rectilinear.ts).
+ * dtype-names.ts,
+ * fill-value.ts, scalars.ts, stored-form.ts, array-metadata.ts and indexing/values.ts hand these
+ * kinds here (rareTypes()); loading this module installs it there.
  */
 import { InternalFault, InvalidMetadataError, UnsupportedError } from "../errors.js";
-import { type Serialisable, isJsonObject } from "./json.js";
+import { isJsonObject } from "./json.js";
+import type { Serialisable } from "./json-write.js";
 import { componentCodec, roundToComponent, type NarrowFloatComponent } from "./narrow-float.js";
 import { isMiniFloatName } from "./minifloat.js";
 import {
@@ -16,10 +20,14 @@ import {
   type RawBitsDataType, type Scalar, type StructuredDataType, type StructuredField, type Utf32DataType, type ElementArray, type TypedArray,
 } from "./dtype.js";
 import { NUMPY_TYPESTR, byteOrder, installRareTypes, parseDataType, toNumpyTypestr, v3DataTypeJson } from "./dtype-names.js";
-import { bigintJson, floatJson, fillValueToJson, invalidFill, jsonBytesValue, parseFillValue, parseFloatJson, parseInteger } from "./fill-value.js";
+import { invalidFill, jsonBytesValue, parseFillValue, parseFloatJson, parseInteger } from "./fill-value.js";
+import { bigintJson, floatJson, fillValueToJson } from "./fill-value-json.js";
 import { allocTypedArray, typedArrayOver } from "./elements.js";
 import { codePointsToString, padBytes, scalarToComponents, storedToScalar, stripNuls } from "./scalars.js";
 import { bytesToBase64 } from "./base64.js";
+import { bytesToNumbers, numbersToBytes, vlenArrayType } from "./vlen-array.js";
+import { v2FilterCodecs, v2ObjectType } from "./v2-filters.js";
+import { parseRectilinear } from "./rectilinear.js";
 
 function dateTimeType(kind: "M" | "m", unit: string, scale: number, endian: Endian, where: string): DateTimeDataType {
   const u = unit === "μs" ? "us" : unit;
@@ -489,6 +497,9 @@ function rareStoredScalar(data: ElementArray, i: number, dt: DataType): Scalar {
   throw new InternalFault(`scalars.ts handles ${dt.name}`);
 }
 
-/** What dtype-names.ts, fill-value.ts, scalars.ts, stored-form.ts and indexing/ndarray.ts call through rareTypes(). */
-export const RARE_TYPES = { parseRareDataType, rareNumpyTypestr, structuredV2Json, rareV3Json, parseRareFill, rareFillToJson, rareComponents, rareStoredScalar, componentCodec, roundToComponent };
+/** What dtype-names.ts, fill-value.ts, scalars.ts, stored-form.ts, array-metadata.ts, indexing/ndarray.ts and indexing/values.ts call through rareTypes(). */
+export const RARE_TYPES = {
+  parseRareDataType, rareNumpyTypestr, structuredV2Json, rareV3Json, parseRareFill, rareFillToJson, rareComponents, rareStoredScalar, componentCodec, roundToComponent,
+  vlenArrayType, bytesToNumbers, numbersToBytes, v2ObjectType, v2FilterCodecs, parseRectilinear,
+};
 installRareTypes(RARE_TYPES);

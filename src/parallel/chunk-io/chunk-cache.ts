@@ -40,6 +40,17 @@ export interface ChunkCacheStats {
   maxBytes: number;
 }
 
+/**
+ * Every ChunkCache made (subclasses' too), for isChunkCache: a check that never names the class,
+ * so a page that opens arrays without a cache holds none of its code.
+ */
+const made = new WeakSet<object>();
+
+/** Whether `v` was made by `new ChunkCache` (what openArray's `cache` option must be). */
+export function isChunkCache(v: unknown): v is ChunkCache {
+  return typeof v === "object" && v !== null && made.has(v);
+}
+
 /** Decoded chunks kept in memory, shared by every array opened with it (`cache` option), least recently used evicted first. */
 export class ChunkCache {
   /** The most bytes of decoded chunks held. */
@@ -55,6 +66,7 @@ export class ChunkCache {
       throw new InvalidArgumentError(`ChunkCache: maxBytes must be a non-negative number, got ${String(maxBytes)}`);
     }
     this.maxBytes = maxBytes;
+    made.add(this);
   }
 
   /** Bytes of decoded chunks held now. */
