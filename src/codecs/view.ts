@@ -177,7 +177,7 @@ export function rowScatter(target: DecodeTarget, shape: readonly number[], dtype
     for (let d = nd - 2; d >= 0 && ++idx[d] === shape[d]; d--) idx[d] = 0;
   }
   const length = rows * rowBytes;
-  // Not set: into a shared output that copies 8 bytes a step (Platform.copyBytes).
+  // Platform.copyBytes, not set, which copies into a shared output 8 bytes a step (see there).
   const copy = platform().copyBytes;
   return {
     length,

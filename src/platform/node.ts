@@ -65,7 +65,7 @@ const bufferCopy = Buffer.prototype.copy;
 /** Platform.copyBytes: memmove (Buffer.prototype.copy takes any Uint8Array, and clamps a range that does not fit: counted). */
 function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void {
   const n = bufferCopy.call(src, dst, at, start, end);
-  if (n !== end - start) throw new InternalFault(`internal error: copied ${n} of bytes [${start}, ${end}) to ${at} of ${dst.length}`);
+  if (n !== end - start) throw new InternalFault(`internal error: copied ${n} of the bytes [${start}, ${end}) to ${at} of ${dst.length}`);
 }
 
 /** The id a pool gave this worker (comlink workers made by `createWorker`), else the thread's own. */

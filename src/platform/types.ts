@@ -44,7 +44,8 @@ export interface Platform {
    * RangeError otherwise). The blosc scatter copies every decoded byte into the output's rows with
    * it. `TypedArray.prototype.set` copies into or out of shared memory 8 bytes a step with relaxed
    * atomic loads and stores (V8), where Node 24's `Buffer.prototype.copy` uses memmove: 4 KiB rows
-   * into a shared 256 MiB output took 42-49 ms of CPU against 28-29 (as into an ArrayBuffer).
+   * into a shared 256 MiB output took 47-49 ms of CPU against 28-29 on Node 24, as into an
+   * ArrayBuffer (docs/benchmarks.md).
    */
   copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void;
 }
