@@ -22,6 +22,7 @@ export const UNIT_TESTS = [
   "chunk-encode",
   "chunk-iter",
   "cli-plan",
+  "copy-bytes",
   "cp-overlap",
   "creation",
   "decode-bombs",

@@ -62,4 +62,6 @@ export const browserPlatform: Platform = {
     if (options.executor === "piscina") throw new UnsupportedError('the "piscina" executor needs Node; in a browser use "comlink"');
     return new ComlinkExecutor(threads, webWorkers(options), CONCURRENCY.webWorkerTasksPerWorker);
   },
+  // Browsers have no memmove to call: set (RangeError where the range does not fit).
+  copyBytes: (dst, at, src, start, end) => dst.set(src.subarray(start, end), at),
 };

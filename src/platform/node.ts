@@ -3,14 +3,14 @@
  * (or comlink over worker_threads) for pools, and the file-system and zip stores for paths.
  * Installing it also registers those two stores' descriptors, so workers can open them.
  */
-import { constants } from "node:buffer";
+import { Buffer, constants } from "node:buffer";
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { isMainThread, threadId } from "node:worker_threads";
-import { StoreError, UnsupportedError } from "../errors.js";
+import { InternalFault, StoreError, UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import { nodeComlinkWorkers } from "../parallel/execution/comlink-node-workers.js";
@@ -60,6 +60,14 @@ function isRegularFile(path: string): boolean {
   }
 }
 
+const bufferCopy = Buffer.prototype.copy;
+
+/** Platform.copyBytes: memmove (Buffer.prototype.copy takes any Uint8Array, and clamps a range that does not fit: counted). */
+function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void {
+  const n = bufferCopy.call(src, dst, at, start, end);
+  if (n !== end - start) throw new InternalFault(`internal error: copied ${n} of the bytes [${start}, ${end}) to ${at} of ${dst.length}`);
+}
+
 /** The id a pool gave this worker (comlink workers made by `createWorker`), else the thread's own. */
 let adoptedThreadId: number | undefined;
 
@@ -98,6 +106,7 @@ export const nodePlatform: Platform = {
   },
   localStore,
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
+  copyBytes,
 };
 
 addStoreKind("filesystem", {

@@ -39,4 +39,13 @@ export interface Platform {
    * that exists), so two spellings of one folder compare equal; absent where there are no paths.
    */
   realPathSegments?(path: string): string[];
+  /**
+   * Copies `src[start, end)` into `dst` from `at`; the range must fit both (InternalFault or
+   * RangeError otherwise). The blosc scatter copies every decoded byte into the output's rows with
+   * it. `TypedArray.prototype.set` copies into or out of shared memory 8 bytes a step with relaxed
+   * atomic loads and stores (V8), where Node 24's `Buffer.prototype.copy` uses memmove: 4 KiB rows
+   * into a shared 256 MiB output took 47-49 ms of CPU against 28-29 on Node 24, as into an
+   * ArrayBuffer (docs/benchmarks.md).
+   */
+  copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void;
 }
