@@ -6,6 +6,7 @@ import { UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import { webWorkers } from "../parallel/execution/comlink-web-workers.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import type { Platform } from "./types.js";
 
 interface WebGlobals {
@@ -62,4 +63,5 @@ export const browserPlatform: Platform = {
     if (options.executor === "piscina") throw new UnsupportedError('the "piscina" executor needs Node; in a browser use "comlink"');
     return new ComlinkExecutor(threads, webWorkers(options), CONCURRENCY.webWorkerTasksPerWorker);
   },
+  lazyFeatures,
 };
