@@ -18,15 +18,19 @@
  * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), reading into
  * the caller's buffer (indexing/read-into.ts, with the first `get` given `out`), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
- * (stores/reference-reads.ts, when a store is made). One module rather than several because each
+ * (stores/reference-reads.ts, when a store is made), and those two stores' classes, for the entry
+ * points' strings that name one (stores/routes.ts). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
  * more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the first of these
- * uses loads them all (20.4 KB gzip with esbuild; 16.0 before creating nodes, the document writers,
- * `out` and the metadata recheck joined). Nothing here may import a module that imports
+ * uses loads them all (25.5 KB gzip with esbuild; 20.4 before the two store classes joined, 16.0 before
+ * creating nodes, the document writers, `out` and the metadata recheck did). Nothing here may import a module that imports
  * this one back (the chunk runner, chunk-task.ts; the stores; hierarchy/array.ts): the writes are
- * handed what they need by ZarrArray, and the rest import chunk-codec.ts, not the chunk runner.
+ * handed what they need by ZarrArray, the rest import chunk-codec.ts, not the chunk runner, and
+ * S3Store and ReferenceStore reach this module's loader through the platform (platform/types.ts).
  */
 export { S3Requests } from "./stores/s3-requests.js";
+export { S3Store } from "./stores/s3.js";
+export { ReferenceStore } from "./stores/reference.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
 export { createArrayNode, createGroupNode, prepareNode, writeGroupMetadata } from "./hierarchy/node-writes.js";

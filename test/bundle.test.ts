@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build, type Metafile } from "esbuild";
 import { buildBrowser } from "../tools/build-browser.js";
-import { MAIN_THREAD_BUDGET, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
+import { MAIN_THREAD_BUDGET, MAIN_THREAD_FILES, WORKER_BUDGET } from "./helpers/bundle-budgets.js";
 import { scratchDir } from "./helpers/paths.js";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -79,8 +79,13 @@ test("a page reading on workers: main thread and worker within their gzip budget
       `globalThis.read = async (url) => (await openArray(url, { mode: "r" })).get(null, { threads: 2 });\n`,
   );
   const page = await build({ absWorkingDir: ROOT, entryPoints: [join(dir, "main.js")], outdir: join(dir, "app"), bundle: true, splitting: true, minify: true, format: "esm", platform: "browser", target: "es2022", metafile: true, logLevel: "silent" });
-  const main = loadedGzip(page.metafile, [Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!]);
-  console.log(`gzip bytes: main thread ${main}, worker ${worker}`);
+  const pageFile = Object.keys(page.metafile.outputs).find((o) => o.endsWith("/main.js"))!;
+  const main = loadedGzip(page.metafile, [pageFile]);
+  const files = loadedFiles(page.metafile, [pageFile]);
+  console.log(`gzip bytes: main thread ${main} in ${files.length} files, worker ${worker}`);
+  // Each module loaded on first use that shares different page code makes esbuild cut that code
+  // into one more chunk file, each compressed alone (bundle-budgets.ts).
+  assert.ok(files.length <= MAIN_THREAD_FILES, `the page loads ${files.length} files up front, at most ${MAIN_THREAD_FILES}: ${files.join(", ")}`);
   assert.ok(worker <= WORKER_BUDGET, `the worker a read loads: ${worker} gzip bytes, budget ${WORKER_BUDGET}`);
   assert.ok(main <= MAIN_THREAD_BUDGET, `the page's main-thread JavaScript: ${main} gzip bytes, budget ${MAIN_THREAD_BUDGET}`);
 });

@@ -2,7 +2,8 @@
  * The numcodecs 32-bit checksums: adler32 and crc32 (before the data by default, as numcodecs'
  * Checksum32 writes them) and HDF5's Fletcher-32 (after it). The framing is checksum32.ts's.
  */
-import { checksumCodec, slicingCrc32 } from "./checksum32.js";
+import { checksumCodec } from "./checksum32.js";
+import { slicingCrc32 } from "./slicing-crc32.js";
 
 export function adler32(b: Uint8Array): number {
   let a = 1;

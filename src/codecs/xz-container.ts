@@ -10,7 +10,7 @@
  *   index, and `verifyXzChecks` checks CRC32/CRC64 on read (the binding does not).
  */
 import { CorruptChunkError, UnsupportedError } from "../errors.js";
-import { slicingCrc32 } from "./checksum32.js";
+import { slicingCrc32 } from "./slicing-crc32.js";
 
 const crc32 = slicingCrc32(0xedb88320);
 

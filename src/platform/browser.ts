@@ -6,6 +6,7 @@ import { UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import { webWorkers } from "../parallel/execution/comlink-web-workers.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import type { Platform } from "./types.js";
 
 interface WebGlobals {
@@ -64,4 +65,5 @@ export const browserPlatform: Platform = {
   },
   // Browsers have no memmove to call: set (RangeError where the range does not fit).
   copyBytes: (dst, at, src, start, end) => dst.set(src.subarray(start, end), at),
+  lazyFeatures,
 };

@@ -29,6 +29,7 @@ import { ZipStore, getOpenZipStore } from "../stores/zip.js";
 // Loads no HDF5 code itself: h5wasm is imported when the first archive is opened.
 import { ArchiveStore } from "../archival/archive-store.js";
 import { isArchivePath } from "../archival/open-model.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { installPlatform } from "./current.js";
 import type { Platform } from "./types.js";
 
@@ -107,6 +108,7 @@ export const nodePlatform: Platform = {
   localStore,
   realPathSegments: (path) => realFolder(path).split(sep).filter((s) => s !== ""),
   copyBytes,
+  lazyFeatures,
 };
 
 addStoreKind("filesystem", {

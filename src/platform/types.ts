@@ -6,6 +6,7 @@
 import type { Executor } from "../parallel/execution/executor.js";
 import type { WorkerPoolOptions } from "../parallel/execution/worker-pool.js";
 import type { Store } from "../stores/types.js";
+import type { lazyFeatures } from "../lazy-features-loader.js";
 
 export interface Platform {
   readonly name: "node" | "browser";
@@ -48,4 +49,10 @@ export interface Platform {
    * ArrayBuffer (docs/benchmarks.md).
    */
   copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void;
+  /**
+   * The loader of lazy-features.ts (lazy-features-loader.ts), the same on every platform, for the
+   * modules that lazy-features.ts holds and that load part of it on first use (S3Store's requests,
+   * ReferenceStore's reads): importing the loader would close an import circle through it.
+   */
+  readonly lazyFeatures: typeof lazyFeatures;
 }

@@ -15,7 +15,6 @@
  * naming the key: a chunk must never read as missing (fill values) or short.
  */
 import { InvalidReferenceError, ReadOnlyError, StoreError } from "../errors.js";
-import { lazyFeatures } from "../lazy-features-loader.js";
 import { parseJsonText, type JsonValue } from "../metadata/json.js";
 import { platform } from "../platform/current.js";
 import { parseReferences, type Reference } from "./reference-document.js";
@@ -27,7 +26,7 @@ import { addStoreKind, type StoreKind } from "./kinds.js";
 
 // The reads (reference-reads.ts) load when a store is made: a page that only names ReferenceStore
 // never loads them. A store's checks (its options, a document in memory) stay synchronous here.
-const reads = lazyFeatures;
+// They are in lazy-features.ts, which holds this class too: the platform hands over its loader.
 
 /** Where a ReferenceStore's document comes from, as its descriptor carries it. */
 export type ReferenceSource =
@@ -88,11 +87,11 @@ export class ReferenceStore implements ReadableStore {
     // in memory is (whatever its base), like a local file.
     const scope = source.kind === "url" ? documentScope(base!) : undefined;
     const at: ReferencePlace = { store: this, access, base, scope, document: source.kind === "url" ? source.url : "in memory", S3Store };
-    if (source.kind === "url") this.loaded = Promise.resolve(reads((m) => m.ReferenceReads.read(source.url, at))());
+    if (source.kind === "url") this.loaded = Promise.resolve(platform().lazyFeatures((m) => m.ReferenceReads.read(source.url, at))());
     else {
       if (source.kind === "in-thread" && !refs) throw new StoreError(`reference store ${source.id} is not reachable from this thread`);
       const parsed = refs ?? parseReferences((source as { document: JsonValue }).document, "the reference document");
-      this.loaded = Promise.resolve(reads((m) => new m.ReferenceReads(parsed, at))());
+      this.loaded = Promise.resolve(platform().lazyFeatures((m) => new m.ReferenceReads(parsed, at))());
     }
     // Reported by the operation that needs the references; unobserved until then.
     this.loaded.catch(() => undefined);

@@ -7,6 +7,7 @@
  * reference document's parser (test/store-routes.test.ts).
  */
 import { UnsupportedError } from "../errors.js";
+import { lazyFeatures } from "../lazy-features-loader.js";
 import { platform } from "../platform/current.js";
 import { FetchStore } from "./fetch.js";
 import type { Store } from "./types.js";
@@ -44,6 +45,12 @@ export function routeStore<R>(input: string | URL | Store | UserStore, options: 
   return local(text, options);
 }
 
+// The S3 and reference stores' classes are in lazy-features.ts: one module loaded on first use
+// rather than two more, each of which would make esbuild's splitting cut the code they share with
+// the page into more chunk files (docs/ARCHITECTURE.md).
+const openS3 = lazyFeatures((m, url: string, readOnly: boolean | undefined) => new m.S3Store(url, { readOnly }));
+const openReferences = lazyFeatures((m, url: string) => m.ReferenceStore.at(url));
+
 /**
  * `resolveStore`'s answer, with the S3 or reference store's module imported when the input names
  * one: what the entry points use, on every platform.
@@ -51,10 +58,8 @@ export function routeStore<R>(input: string | URL | Store | UserStore, options: 
 export async function resolveStoreOnDemand(input: string | URL | Store | UserStore, options: { readOnly?: boolean } = {}): Promise<Store> {
   return routeStore(input, options, async (route): Promise<Store> => {
     if (route.kind === "s3") {
-      const { S3Store } = await import("./s3.js");
-      return new S3Store(route.url, { readOnly: route.readOnly });
+      return openS3(route.url, route.readOnly);
     }
-    const { ReferenceStore } = await import("./reference.js");
-    return ReferenceStore.at(route.url);
+    return openReferences(route.url);
   });
 }

@@ -23,7 +23,7 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { parseS3Url, resolveS3Config } from "./s3-config.js";
-import { lazyFeatures } from "../lazy-features-loader.js";
+import { platform } from "../platform/current.js";
 import { httpPolicy, type HttpOptions, type HttpPolicy } from "./http.js";
 import { addStoreKind, type StoreKind } from "./kinds.js";
 import type { S3Credentials, S3Requests, S3Settings } from "./s3-requests.js";
@@ -81,9 +81,9 @@ export interface S3StoreDescriptor {
   http: HttpPolicy;
 }
 
-// The requests' implementation, imported with any store's first request; the class below checks
-// and resolves its configuration at once, so a bad option is still the constructor's error.
-const requests = lazyFeatures;
+// The requests' implementation (in lazy-features.ts, which holds this class too: the platform
+// hands over its loader), imported with any store's first request; the class below checks and
+// resolves its configuration at once, so a bad option is still the constructor's error.
 
 /** A read/write store on an S3-compatible service over `fetch`, signed with SigV4 (unsigned without credentials); works in Node and browsers. */
 export class S3Store implements WritableStore {
@@ -152,7 +152,7 @@ export class S3Store implements WritableStore {
 
   /** `fn` on this store's requests: synchronously once their module is loaded (no extra await per call). */
   private run<R>(fn: (r: S3Requests) => Promise<R>): Promise<R> {
-    return requests((m) => fn((this.requests ??= new m.S3Requests(this.settings))))() as Promise<R>;
+    return platform().lazyFeatures((m) => fn((this.requests ??= new m.S3Requests(this.settings))))() as Promise<R>;
   }
 
   get(key: string, opts?: StoreReadOptions): Promise<Uint8Array | undefined> {
