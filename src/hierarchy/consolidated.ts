@@ -24,7 +24,8 @@ import {
   v3ConsolidatedRootDocument,
   v3EntryText,
 } from "../metadata/consolidated.js";
-import { type JsonObject, isJsonObject, parseJsonBytes, parseJsonText } from "../metadata/json.js";
+import { type JsonObject, isJsonObject } from "../metadata/json.js";
+import { parseJsonBytes, parseJsonText } from "../metadata/json-lenient.js";
 import { metadataJson } from "../metadata/metadata-json.js";
 import { resolveStoreOnDemand } from "../stores/routes.js";
 import type { ReadableStore, Store } from "../stores/types.js";

@@ -16,7 +16,8 @@
  */
 import { InvalidReferenceError, ReadOnlyError, StoreError } from "../errors.js";
 import { lazyFeatures } from "../lazy-features-loader.js";
-import { parseJsonText, type JsonValue } from "../metadata/json.js";
+import type { JsonValue } from "../metadata/json.js";
+import { parseJsonText } from "../metadata/json-lenient.js";
 import { platform } from "../platform/current.js";
 import { parseReferences, type Reference } from "./reference-document.js";
 import { S3Store } from "./s3.js";
