@@ -22,12 +22,18 @@ const parseLenient = onFirstUse(() => import("./json-lenient.js"))((m, text: str
  * promise of it once json-lenient.ts or rare-types.ts is loaded.
  */
 export function metadataJson(bytes: Uint8Array, key: string): unknown {
-  const text = jsonTextOf(bytes, key);
-  const plain = plainJson(text, key);
-  if (plain !== undefined) return withDataTypes(plain.doc, key);
-  const parsed = parseLenient(text, key);
+  const parsed = metadataText(jsonTextOf(bytes, key), key);
   // A parsed JSON document is never a promise: a promise here is the parser still loading.
   return parsed instanceof Promise ? parsed.then((doc) => withDataTypes(doc, key)) : withDataTypes(parsed, key);
+}
+
+/**
+ * A document's text parsed as Python writes JSON: by JSON.parse alone when that reads it exactly,
+ * else by json-lenient.ts (a promise the first time, while it loads).
+ */
+export function metadataText(text: string, key: string): unknown {
+  const plain = plainJson(text, key);
+  return plain !== undefined ? plain.doc : parseLenient(text, key);
 }
 
 function withDataTypes(doc: unknown, key: string): unknown {
