@@ -13,7 +13,7 @@ import "../src/metadata/rare-types.js";
 import { parseDataType, toNumpyTypestr } from "../src/metadata/dtype-names.js";
 import { parseFillValue } from "../src/metadata/fill-value.js";
 import { fillValueToJson } from "../src/metadata/fill-value-json.js";
-import { parseJsonBytes } from "../src/metadata/json.js";
+import { parseJsonBytes } from "../src/metadata/json-lenient.js";
 import { pythonFloat, serialiseJson } from "../src/metadata/json-write.js";
 import { InvalidMetadataError, UnsupportedError } from "../src/errors.js";
 import { FIXTURES } from "./helpers/paths.js";

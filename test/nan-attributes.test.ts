@@ -11,7 +11,7 @@ import { join } from "node:path";
 import * as zarrita from "zarrita";
 import ZarritaFileSystemStore from "@zarrita/storage/fs";
 import { InvalidMetadataError, createArray, createGroup, openArray, openGroup } from "../src/index.js";
-import { parseJsonText } from "../src/metadata/json.js";
+import { parseJsonText } from "../src/metadata/json-lenient.js";
 import { cliInProcess } from "./helpers/cli-in-process.js";
 import { scratchDir } from "./helpers/paths.js";
 import { runPython, zarrPythonSkip } from "./helpers/peers.js";

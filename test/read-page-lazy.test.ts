@@ -1,8 +1,8 @@
 /**
  * What left the read page's up-front JavaScript (issue 30): writing metadata (the JSON serialiser,
  * the documents, fill values' JSON, new arrays' default codecs, the grid's edits, creating nodes),
- * reading into `out`, the metadata recheck, the transpose codec, ChunkCache's class, and what loads
- * with the rare data types (numcodecs' vlen-array type, v2 filters, rectilinear grids). The page
+ * reading into `out`, the metadata recheck, the transpose codec, ChunkCache's class, the lenient
+ * JSON parser (Python's NaN/Infinity, integers beyond 2^53), and what loads with the rare data types (numcodecs' vlen-array type, v2 filters, rectilinear grids). The page
  * holds none of it up front; each works on its first use in a fresh process through the browser
  * entry, which (unlike Node's) loads nothing at start.
  */
@@ -13,6 +13,7 @@ import { resolvedInChild } from "./helpers/resolved-in-child.js";
 
 const OFF_THE_PAGE = [
   "src/metadata/json-write.ts",
+  "src/metadata/json-lenient.ts",
   "src/metadata/documents.ts",
   "src/metadata/fill-value-json.ts",
   "src/metadata/default-codecs.ts",
@@ -32,6 +33,8 @@ test("a page that opens and reads arrays holds none of it up front (esbuild --sp
   assert.deepEqual(OFF_THE_PAGE.filter((f) => modules.some((m) => m.endsWith(f))), []);
   // ChunkCache's module stays (cacheId, isFresh), its class does not.
   assert.ok(!text.includes("maxBytes must be a non-negative number"), "the page holds ChunkCache's constructor");
+  // Nor the lenient JSON parser, under whatever module name: its error and its rewrite's marker.
+  assert.ok(!text.includes("not valid JSON") && !text.includes(".randomUUID().replaceAll("), "the page holds the lenient JSON parser");
 });
 
 /**
@@ -39,6 +42,7 @@ test("a page that opens and reads arrays holds none of it up front (esbuild --sp
  * every module the entry imports (the copy engine's, say), resolves them only when used.
  */
 const ONLY_ON_FIRST_USE = [
+  "src/metadata/json-lenient.ts",
   "src/metadata/rare-types.ts",
   "src/metadata/v2-filters.ts",
   "src/metadata/documents.ts",
@@ -92,6 +96,25 @@ test("a v2 array's filters, vlen-array elements, F order and a rectilinear grid 
   for (const f of ["src/metadata/rare-types.ts", "src/metadata/v2-filters.ts", "src/codecs/transpose.ts"]) {
     assert.ok(resolved.has(f), `${f} was not loaded`);
   }
+});
+
+test("documents with NaN, Infinity, -Infinity and int64/uint64 fill values beyond 2^53 parse exactly first in a process", () => {
+  const { stdout, resolved } = inChild(`
+    const put = (key, text) => store.set(key, new TextEncoder().encode(text));
+    const v2 = (dtype, fill) => '{"zarr_format": 2, "shape": [2], "chunks": [2], "dtype": "' + dtype + '", "fill_value": ' + fill + ', "order": "C", "compressor": null, "filters": null}';
+    await put("nan/.zarray", v2("<f8", "NaN"));
+    await put("nan/.zattrs", '{"missing_value": NaN, "range": [-Infinity, Infinity], "s": "NaN"}');
+    await put("u/.zarray", v2("<u8", "18446744073709551615"));
+    await put("i/.zarray", v2("<i8", "-9223372036854775808"));
+    await put("v3/zarr.json", '{"zarr_format": 3, "node_type": "array", "shape": [2], "data_type": "int64", "fill_value": 9223372036854775807, "attributes": {"x": -Infinity},' +
+      '"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}}, "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}');
+    const open = (path) => openArray(store, { path, mode: "r" });
+    const nan = await open("nan");
+    const read = async (path) => Array.from((await (await open(path)).get(null, { threads: 0 })).data).join(",");
+    console.log(JSON.stringify(Object.values(nan.attrs).map(String)), await read("nan"));
+    console.log(await read("u"), await read("i"), await read("v3"), String((await open("v3")).attrs.x));`);
+  assert.deepEqual(stdout.split("\n"), ['["NaN","-Infinity,Infinity","NaN"] NaN,NaN', "18446744073709551615,18446744073709551615 -9223372036854775808,-9223372036854775808 9223372036854775807,9223372036854775807 -Infinity"]);
+  assert.ok(resolved.has("src/metadata/json-lenient.ts"), "the lenient parser was not loaded");
 });
 
 test("creating arrays and groups, writing attributes, reading into out and rechecking metadata work first in a process", () => {

@@ -8,7 +8,7 @@
  */
 import { CorruptChunkError, InvalidArgumentError, UnsupportedError } from "../errors.js";
 import type { JsonValue } from "../metadata/json.js";
-import { parseJsonText } from "../metadata/json.js";
+import { parseJsonText } from "../metadata/json-lenient.js";
 import { serialiseJson } from "../metadata/json-write.js";
 import { product } from "../indexing/strided.js";
 import { boolOption } from "./config.js";

@@ -24,8 +24,8 @@ import {
   v3ConsolidatedRootDocument,
   v3EntryText,
 } from "../metadata/consolidated.js";
-import { type JsonObject, isJsonObject, parseJsonBytes, parseJsonText } from "../metadata/json.js";
-import { metadataJson } from "../metadata/metadata-json.js";
+import { type JsonObject, isJsonObject, jsonTextOf } from "../metadata/json.js";
+import { metadataJson, metadataText } from "../metadata/metadata-json.js";
 import { resolveStoreOnDemand } from "../stores/routes.js";
 import type { ReadableStore, Store } from "../stores/types.js";
 import { describePath, normalisePath, readNode } from "./node-io.js";
@@ -154,13 +154,12 @@ export async function readNodeConsolidated(
 // ---------------------------------------------------------------------------------------------
 // Writing
 
-const decoder = new TextDecoder();
-
 async function readText(store: ReadableStore, key: string): Promise<string | undefined> {
   const bytes = await store.get(key);
   if (bytes == null) return undefined;
-  parseJsonBytes(bytes, key); // refuse to consolidate a broken document
-  return decoder.decode(bytes);
+  const text = jsonTextOf(bytes, key);
+  await metadataText(text, key); // refuse to consolidate a broken document
+  return text;
 }
 
 /**
@@ -185,7 +184,7 @@ async function collectDocuments(store: ReadableStore, root: string, zarrFormat: 
       await take(".zgroup");
     } else {
       const text = await take("zarr.json");
-      const doc: unknown = text === undefined ? undefined : parseJsonText(text, prefix + "zarr.json");
+      const doc: unknown = text === undefined ? undefined : await metadataText(text, prefix + "zarr.json");
       if (isJsonObject(doc) && doc.node_type === "array") return;
     }
     const { prefixes } = await store.listDir(prefix);
@@ -221,11 +220,11 @@ export async function consolidateMetadata(input: string | URL | Store, options: 
   }
   const rootText = texts.get("zarr.json");
   if (rootText === undefined) throw new NotFoundError(`${nodeKey(path, "zarr.json")} disappeared while consolidating`);
-  const rootDoc = parseJsonText(rootText, nodeKey(path, "zarr.json")) as JsonObject;
+  const rootDoc = (await metadataText(rootText, nodeKey(path, "zarr.json"))) as JsonObject;
   const docs = new Map<string, string>();
   for (const [key, text] of texts) {
     if (key === "zarr.json") continue;
-    const doc: unknown = parseJsonText(text, nodeKey(path, key));
+    const doc: unknown = await metadataText(text, nodeKey(path, key));
     if (!isJsonObject(doc)) throw new InvalidMetadataError(`${nodeKey(path, key)}: must be a JSON object`);
     // Only v3 nodes belong in a v3 group's consolidated metadata.
     if (doc.zarr_format !== 3) continue;

@@ -4,19 +4,39 @@
  * does not parse, is imported before the document is handed on, so that the synchronous parse
  * (parseV3, parseV2Array, consolidated metadata) finds it. The readers of node documents call
  * this from the async function that awaits the store, so a page reading plain numeric arrays
- * never loads it and one that opens a rare type waits for it there, once.
+ * never loads it and one that opens a rare type waits for it there, once. The same holds for the
+ * lenient JSON parser (json-lenient.ts: Python's NaN/Infinity, integers beyond 2^53), imported
+ * by the first document that JSON.parse alone does not read exactly.
  */
 import { onFirstUse } from "../first-use.js";
 import { UnsupportedError } from "../errors.js";
 import type { DataType } from "./dtype.js";
 import { commonDataType, parseDataType, rareTypesLoaded } from "./dtype-names.js";
-import { isJsonObject, parseJsonBytes } from "./json.js";
+import { isJsonObject, jsonTextOf, plainJson } from "./json.js";
 
 const loadRareTypes = onFirstUse(() => import("./rare-types.js"))(() => undefined);
+const parseLenient = onFirstUse(() => import("./json-lenient.js"))((m, text: string, key: string) => m.parseJsonText(text, key));
 
-/** The parsed document, or (the first time it names a rare type) a promise of it once rare-types.ts is loaded. */
+/**
+ * The parsed document, or (the first time it needs the lenient parser or names a rare type) a
+ * promise of it once json-lenient.ts or rare-types.ts is loaded.
+ */
 export function metadataJson(bytes: Uint8Array, key: string): unknown {
-  const doc = parseJsonBytes(bytes, key);
+  const parsed = metadataText(jsonTextOf(bytes, key), key);
+  // A parsed JSON document is never a promise: a promise here is the parser still loading.
+  return parsed instanceof Promise ? parsed.then((doc) => withDataTypes(doc, key)) : withDataTypes(parsed, key);
+}
+
+/**
+ * A document's text parsed as Python writes JSON: by JSON.parse alone when that reads it exactly,
+ * else by json-lenient.ts (a promise the first time, while it loads).
+ */
+export function metadataText(text: string, key: string): unknown {
+  const plain = plainJson(text, key);
+  return plain !== undefined ? plain.doc : parseLenient(text, key);
+}
+
+function withDataTypes(doc: unknown, key: string): unknown {
   const loading = key.endsWith(".zattrs") ? undefined : rareTypesReady(doc);
   return loading ? loading.then(() => doc) : doc;
 }

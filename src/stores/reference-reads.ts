@@ -4,7 +4,7 @@
  * made, so that a page that names ReferenceStore but never makes one does not load it.
  */
 import { AccessDeniedError, InvalidReferenceError, NotFoundError, ReferenceTargetError, UnsupportedError } from "../errors.js";
-import { parseJsonBytes } from "../metadata/json.js";
+import { parseJsonBytes } from "../metadata/json-lenient.js";
 import { coalesceRanges } from "./ranges.js";
 import { childrenOf, rangeBounds, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import { OverlayStore } from "./overlay.js";

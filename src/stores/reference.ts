@@ -15,7 +15,8 @@
  * naming the key: a chunk must never read as missing (fill values) or short.
  */
 import { InvalidReferenceError, ReadOnlyError, StoreError } from "../errors.js";
-import { parseJsonText, type JsonValue } from "../metadata/json.js";
+import type { JsonValue } from "../metadata/json.js";
+import { parseJsonText } from "../metadata/json-lenient.js";
 import { platform } from "../platform/current.js";
 import { parseReferences, type Reference } from "./reference-document.js";
 import { S3Store } from "./s3.js";
