@@ -8,8 +8,8 @@
 import * as zarr from "zarrita";
 import { getWorker } from "@fideus-labs/fizarrita";
 import { WorkerPool as FizPool } from "@fideus-labs/worker-pool";
-import { wrap } from "comlink";
 import { MemoryStore, WorkerPool, openArray } from "../../src/browser.js";
+import { WorkerClient } from "../../src/parallel/execution/worker-rpc.js";
 import { now, profileOf, setTracing, takeSpans, traceFetch, type ReadProfile, type Span } from "./trace.js";
 
 // Before any store is made: the profiled run records the page's fetches too.
@@ -124,7 +124,7 @@ async function profiledRead(a: BenchArray, opts: BenchOptions, fetchOnCaller: bo
     fetchOnCaller,
     createWorker: () => {
       const w = new Worker(`${opts.traceWorker}#worker ${spansOf.length + 1}`, { type: "module" });
-      const api = wrap<{ takeSpans(): Span[] }>(w);
+      const { api } = new WorkerClient<{ takeSpans(): Span[] }>(w, ["takeSpans"]);
       spansOf.push(() => api.takeSpans());
       return w;
     },

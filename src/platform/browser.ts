@@ -1,6 +1,6 @@
 /**
  * The browser platform, from web-standard globals only: navigator.hardwareConcurrency, Web
- * Workers through comlink, SharedArrayBuffer where the page is cross-origin isolated.
+ * Workers (parallel/execution/worker-rpc.ts), SharedArrayBuffer where the page is cross-origin isolated.
  */
 import { UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";

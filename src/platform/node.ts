@@ -1,6 +1,6 @@
 /**
  * The Node platform: os.availableParallelism, worker_threads ids, Buffer's size limit, piscina
- * (or comlink over worker_threads) for pools, and the file-system and zip stores for paths.
+ * (or the Web Worker executor over worker_threads) for pools, and the file-system and zip stores for paths.
  * Installing it also registers those two stores' descriptors, so workers can open them.
  */
 import { Buffer, constants } from "node:buffer";

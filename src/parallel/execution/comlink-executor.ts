@@ -1,9 +1,9 @@
 /**
- * The Web Worker executor: a fixed set of workers, each running parzarr's worker module behind
- * comlink, up to `tasksPerWorker` tasks at a time per worker, in the order they were asked for. Workers come from a
+ * The Web Worker executor (the pool's `executor: "comlink"`, named for the library it once used):
+ * a fixed set of workers, each running parzarr's worker module behind worker-rpc.ts, up to `tasksPerWorker` tasks at a time per worker, in the order they were asked for. Workers come from a
  * factory so that the same executor drives browser Workers and (in tests) Node worker_threads.
  */
-import { transfer, type Remote } from "comlink";
+import { transfer, type Remote } from "./worker-rpc.js";
 import { fetchedTransferables } from "./fetched-chunks.js";
 import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
 import type { Executor } from "./executor.js";
@@ -29,6 +29,9 @@ export interface ComlinkWorker {
 }
 
 export type ComlinkWorkerFactory = () => ComlinkWorker;
+
+/** The worker API's methods the executor calls (a type import only: the page loads none of it). */
+export const WORKER_METHODS = ["adoptThreadId", "runChunkTask"] as const satisfies readonly (keyof BrowserWorkerApi)[];
 
 interface Job {
   message: TaskMessage;

@@ -1,12 +1,12 @@
 /**
- * Comlink workers on Web Workers: the browser's executor. Each worker runs the self-contained
+ * The Web Worker executor's workers on Web Workers (worker-rpc.ts): the browser's executor. Each worker runs the self-contained
  * worker module (`parzarr/worker`, built from workers/browser-worker.ts), loaded from `workerUrl`
  * or made by the caller's `createWorker` (bundler recipes, custom headers, a Blob URL).
  */
-import { wrap, type Endpoint } from "comlink";
 import { InvalidArgumentError } from "../../errors.js";
 import type { BrowserWorkerApi } from "../../../workers/worker-api.js";
-import type { ComlinkWorker, ComlinkWorkerFactory } from "./comlink-executor.js";
+import { WORKER_METHODS, type ComlinkWorker, type ComlinkWorkerFactory } from "./comlink-executor.js";
+import { WorkerClient, type Endpoint } from "./worker-rpc.js";
 import { ownerIdForWorker } from "../sync/lock-owners.js";
 import { startDefaultWorker } from "../../../browser/default-worker.js";
 
@@ -33,27 +33,33 @@ export function webWorkers(options: WebWorkerOptions): ComlinkWorkerFactory {
     });
   return (): ComlinkWorker => {
     const worker = make();
-    const api = wrap<BrowserWorkerApi>(worker);
+    const client = new WorkerClient<BrowserWorkerApi>(worker, WORKER_METHODS);
+    const api = client.api;
     // Sent before any task (messages keep their order): the id this worker's chunk locks carry,
     // so that the executor can free them if the worker dies holding one.
     const threadId = ownerIdForWorker();
     api.adoptThreadId(threadId).catch(() => {
       // A worker that cannot take it fails its first task too, which reports why.
     });
+    // A worker script that fails to load or throws at the top level fires "error"; a message
+    // that cannot be deserialised fires "messageerror". Either way the worker is unusable, and
+    // its pending calls fail with why.
+    const failureOf = (ev: Event): Error =>
+      new Error((ev as ErrorEvent).message || `worker ${ev.type} (is the worker URL right and served as JavaScript?)`);
+    const onFailure = (listener: (err: Error) => void): void => {
+      const fail = (ev: Event): void => listener(failureOf(ev));
+      worker.addEventListener("error", fail);
+      worker.addEventListener("messageerror", fail);
+    };
+    onFailure((err) => client.close(err));
     return {
       api,
       threadId,
-      onFailure: (listener) => {
-        // A worker script that fails to load or throws at the top level fires "error"; a message
-        // that cannot be deserialised fires "messageerror". Either way the worker is unusable.
-        const fail = (ev: Event): void => {
-          const message = (ev as ErrorEvent).message || `worker ${ev.type} (is the worker URL right and served as JavaScript?)`;
-          listener(new Error(message));
-        };
-        worker.addEventListener("error", fail as EventListener);
-        worker.addEventListener("messageerror", fail as EventListener);
+      onFailure,
+      terminate: () => {
+        client.close(new Error("the worker was ended"));
+        worker.terminate();
       },
-      terminate: () => worker.terminate(),
     };
   };
 }

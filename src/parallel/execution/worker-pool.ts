@@ -18,8 +18,8 @@ export interface WorkerPoolOptions {
   threads?: number;
   /**
    * "piscina" (Node worker_threads, the default on Node) or "comlink" (Web Workers, the default
-   * and only choice in a browser; under Node it runs over worker_threads through comlink's Node
-   * adapter unless `createWorker` is given).
+   * and only choice in a browser, named for the library it once used; under Node it runs over
+   * worker_threads unless `createWorker` is given).
    */
   executor?: "piscina" | "comlink";
   /**
