@@ -32,6 +32,7 @@ export { S3Requests } from "./stores/s3-requests.js";
 export { S3Store } from "./stores/s3.js";
 export { ReferenceStore } from "./stores/reference.js";
 export { ReferenceReads } from "./stores/reference-reads.js";
+export { asStore } from "./stores/caller.js";
 export * as arrayWrites from "./hierarchy/array-writes.js";
 export { createArrayNode, createGroupNode, prepareNode, writeGroupMetadata } from "./hierarchy/node-writes.js";
 export { buildArrayMetadata } from "./hierarchy/create-options.js";

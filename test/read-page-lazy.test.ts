@@ -2,7 +2,9 @@
  * What left the read page's up-front JavaScript (issue 30): writing metadata (the JSON serialiser,
  * the documents, fill values' JSON, new arrays' default codecs, the grid's edits, creating nodes),
  * reading into `out`, the metadata recheck, the transpose codec, ChunkCache's class, the lenient
- * JSON parser (Python's NaN/Infinity, integers beyond 2^53), and what loads with the rare data types (numcodecs' vlen-array type, v2 filters, rectilinear grids). The page
+ * JSON parser (Python's NaN/Infinity, integers beyond 2^53), what loads with the rare data types (numcodecs' vlen-array type, v2 filters, rectilinear grids),
+ * the wrapper of a user's store object (CallerStore), the worker's store of fetched chunks (with
+ * OverlayStore) and a point selection's chunk plan. The page
  * holds none of it up front; each works on its first use in a fresh process through the browser
  * entry, which (unlike Node's) loads nothing at start.
  */
@@ -25,6 +27,10 @@ const OFF_THE_PAGE = [
   "src/hierarchy/revalidate.ts",
   "src/indexing/read-into.ts",
   "src/codecs/transpose.ts",
+  "src/stores/caller.ts",
+  "src/stores/overlay.ts",
+  "src/parallel/execution/returning-store.ts",
+  "src/indexing/point-plan.ts",
 ];
 
 test("a page that opens and reads arrays holds none of it up front (esbuild --splitting)", async () => {
@@ -50,6 +56,7 @@ const ONLY_ON_FIRST_USE = [
   "src/hierarchy/revalidate.ts",
   "src/indexing/read-into.ts",
   "src/codecs/transpose.ts",
+  "src/indexing/point-plan.ts",
 ];
 
 /** Runs `code` in a fresh process after opening the browser entry: what it printed, and the modules under src/ it resolved. */
@@ -96,6 +103,20 @@ test("a v2 array's filters, vlen-array elements, F order and a rectilinear grid 
   for (const f of ["src/metadata/rare-types.ts", "src/metadata/v2-filters.ts", "src/codecs/transpose.ts"]) {
     assert.ok(resolved.has(f), `${f} was not loaded`);
   }
+});
+
+test("a user's store object (zarrita's contract) and point selections work first in a process", () => {
+  const { stdout, resolved } = inChild(`
+    await store.set("a/.zarray", enc({ zarr_format: 2, shape: [2, 3], chunks: [1, 2], dtype: "<i2", fill_value: 0, order: "C", compressor: null, filters: null }));
+    await store.set("a/0.0", Uint8Array.of(1, 0, 2, 0));
+    await store.set("a/1.1", Uint8Array.of(6, 0, 0, 0));
+    const user = { get: (key) => store.get(key.slice(1)) };
+    const a = await openArray(user, { path: "a", mode: "r" });
+    const points = await a.vindex.get([[0, 1, 0], [1, 2, 0]], { threads: 0 });
+    console.log(Array.from((await a.get(null, { threads: 0 })).data).join(","), Array.from(points.data).join(","), a.readOnly);`);
+  assert.equal(stdout, "1,2,0,0,0,6 2,6,1 true");
+  // CallerStore's module is on Node's graph anyway (the copy engine imports it); the plan's is not.
+  assert.ok(resolved.has("src/indexing/point-plan.ts"), "the point plan was not loaded");
 });
 
 test("documents with NaN, Infinity, -Infinity and int64/uint64 fill values beyond 2^53 parse exactly first in a process", () => {

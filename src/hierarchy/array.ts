@@ -15,7 +15,7 @@ import { toUserData } from "../indexing/values.js";
 import type { JsonObject } from "../metadata/json.js";
 import type { NDArray, WriteInput } from "../indexing/ndarray.js";
 import { type ChunkShapes, checkShardEdges, chunkOrigin, chunkShapesJson, chunkShapeAt, gridAxes, gridShape } from "../metadata/chunk-grid.js";
-import { mapPlan, planPoints, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
+import { mapPlan, planSelection, type ChunkPlan, type ChunkProjection } from "../indexing/projection.js";
 import { fullRankShape, normaliseSelection, plainSelection, selectionShape, type Selection } from "../indexing/selection.js";
 import type { ResolvedSelection } from "../indexing/fancy.js";
 import { contiguousStrides, product } from "../indexing/strided.js";
@@ -314,7 +314,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     // The plan is made when asked for: a read checks its result's size first.
     if (sel.kind === "points") {
       return {
-        plan: () => planPoints(sel.coords, sel.count, this.meta.shape, gridAxes(this.meta)),
+        plan: () => sel.plan(this.meta.shape, gridAxes(this.meta)),
         full: [sel.count],
         shape: sel.shape,
         dropped: [false],

@@ -11,6 +11,8 @@
 import { BadSelectionError } from "../errors.js";
 import { checkPointCount } from "../limits.js";
 import { chunkStart, gridShape, type GridAxis } from "../metadata/chunk-grid.js";
+import type { ChunkPlan, ChunkProjection } from "./projection.js";
+import { planPoints } from "./point-plan.js";
 import {
   expandItems,
   isArrayItem,
@@ -29,8 +31,11 @@ import {
 
 export type ResolvedSelection =
   | { kind: "orthogonal"; indexers: DimIndexer[] }
-  /** `coords[d][k]`: point k's index along dimension d; `shape`: the result's shape. */
-  | { kind: "points"; coords: number[][]; count: number; shape: number[] };
+  /**
+   * `coords[d][k]`: point k's index along dimension d; `shape`: the result's shape; `plan`: its
+   * chunk plan over the array's grid (point-plan.ts, which loads with this module, not with the page).
+   */
+  | { kind: "points"; coords: number[][]; count: number; shape: number[]; plan: (arrayShape: readonly number[], chunks: readonly GridAxis[]) => ChunkPlan<ChunkProjection> };
 
 /**
  * A `get`/`set` selection as zarr-python's `__getitem__` reads it: a whole-array mask, or one
@@ -78,7 +83,7 @@ function maskPoints(mask: { data: ArrayLike<unknown>; shape: readonly number[] }
       idx[d] = 0;
     }
   }
-  return { kind: "points", coords, count, shape: [count] };
+  return pointsOf(coords, count, [count]);
 }
 
 function coordinatePoints(selection: Selection, shape: readonly number[]): ResolvedSelection {
@@ -103,7 +108,11 @@ function coordinatePoints(selection: Selection, shape: readonly number[]): Resol
     if (!Array.isArray(x)) return new Array<number>(count).fill(x);
     return x.length === count ? x : new Array<number>(count).fill(x[0]);
   });
-  return { kind: "points", coords, count, shape: lengths.length ? [count] : [] };
+  return pointsOf(coords, count, lengths.length ? [count] : []);
+}
+
+function pointsOf(coords: number[][], count: number, shape: number[]): ResolvedSelection {
+  return { kind: "points", coords, count, shape, plan: (arrayShape, chunks) => planPoints(coords, count, arrayShape, chunks) };
 }
 
 /**

@@ -7,10 +7,11 @@
  * A store whose `descriptor()` has a kind registered with a module (registerStoreKind in
  * stores/kinds.ts) keeps that descriptor: workers open it from the module and do its I/O.
  */
-import { InvalidArgumentError, StoreError, UnsupportedError } from "../errors.js";
+import { StoreError, UnsupportedError } from "../errors.js";
 import { platform } from "../platform/current.js";
 import { childrenOf, sliceRange, validateKey, validatePrefix, validateRange } from "./keys.js";
 import type { RangeRequest, Store, StoreDescriptor, StoreReadOptions, WritableStore } from "./types.js";
+import { storeAsIs } from "./store-modules.js";
 
 /** @inline */
 type Maybe<T> = T | Promise<T>;
@@ -37,19 +38,13 @@ export interface UserStore {
   descriptor?(): { kind: string };
 }
 
-/** The module URL of each kind users registered (registerStoreKind), in this thread. */
-export const storeModules = new Map<string, string>();
-
 /** One wrapper per user object, so that locks and caches (keyed by the descriptor) agree. */
 const wrappers = new WeakMap<object, CallerStore>();
 
 /** A store as the API takes it: internal stores as they are, any other object with `get` wrapped. */
 export function asStore(input: Store | UserStore): Store {
-  const describe = (input as Partial<Store> | null)?.descriptor;
-  if (typeof describe === "function" && !storeModules.has(describe.call(input).kind)) return input as Store;
-  if (typeof (input as Partial<UserStore> | null)?.get !== "function") {
-    throw new InvalidArgumentError("a store is a path, a URL, or an object with a get(key) method");
-  }
+  const store = storeAsIs(input);
+  if (store) return store;
   let w = wrappers.get(input);
   if (!w) wrappers.set(input, (w = new CallerStore(input as UserStore)));
   return w;

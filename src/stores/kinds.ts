@@ -14,7 +14,8 @@ import { platform } from "../platform/current.js";
 import { FetchStore } from "./fetch.js";
 import { getMemoryStore } from "./memory.js";
 import type { Store, StoreDescriptor } from "./types.js";
-import { asStore, storeModules, type UserStore } from "./caller.js";
+import type { UserStore } from "./caller.js";
+import { storeModules } from "./store-modules.js";
 
 type DescriptorOf<K extends StoreDescriptor["kind"]> = Extract<StoreDescriptor, { kind: K }>;
 
@@ -39,7 +40,12 @@ export type OpenStore = (descriptor: { kind: string; [field: string]: unknown })
 
 /** This thread's openers of users' kinds, once their module is imported (loadStoreKind). */
 const openers = new Map<string, Promise<OpenStore>>();
-const loaded = new Map<string, OpenStore>();
+/** Their openers made to answer stores: a user's object wrapped (CallerStore), once both modules loaded. */
+const loaded = new Map<string, (descriptor: StoreDescriptor) => Store>();
+// CallerStore's wrapper loads with lazy-features.ts, as for the entry points (stores/routes.ts):
+// only a thread that opens a user's kind needs it. lazy-features.ts reaches this module (through
+// ReferenceStore), so its loader comes through the platform, as S3Store's and ReferenceStore's do.
+const wrapper = () => platform().lazyFeatures((m) => m.asStore)();
 
 /**
  * Lets workers open a user's stores themselves: a store whose `descriptor()` answers
@@ -65,7 +71,7 @@ export function registerStoreKind(kind: string, moduleUrl: string | URL): void {
     open(d: StoreDescriptor) {
       const open = loaded.get(kind);
       if (!open) throw new StoreError(`the module of store kind "${kind}" is not loaded in this thread`);
-      return asStore(open(d as never));
+      return open(d);
     },
     workerCanOpen: () => true,
   });
@@ -80,14 +86,15 @@ export function loadStoreKind(kind: string, moduleUrl: string): Promise<OpenStor
       throw new StoreError(`the module of store kind "${kind}" (${moduleUrl}) ${why}`);
     };
     opener = import(/* @vite-ignore */ /* webpackIgnore: true */ moduleUrl).then(
-      (m: { openStore?: unknown; default?: unknown }) => {
-        const open = m.openStore ?? m.default;
-        if (typeof open !== "function") return fail("exports no openStore function (nor a default one)");
-        loaded.set(kind, open as OpenStore);
-        return open as OpenStore;
-      },
+      (m: { openStore?: unknown; default?: unknown }) => m,
       (err: unknown) => fail(`did not load: ${err instanceof Error ? err.message : String(err)}`),
-    );
+    ).then(async (m) => {
+      const open = m.openStore ?? m.default;
+      if (typeof open !== "function") return fail("exports no openStore function (nor a default one)");
+      const asStore = await wrapper();
+      loaded.set(kind, (d) => asStore((open as OpenStore)(d as never)));
+      return open as OpenStore;
+    });
     openers.set(kind, opener);
   }
   return opener;

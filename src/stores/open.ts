@@ -7,10 +7,10 @@
 import { S3Store } from "./s3.js";
 import { ReferenceStore } from "./reference.js";
 import type { Store } from "./types.js";
-import type { UserStore } from "./caller.js";
+import { asStore, type UserStore } from "./caller.js";
 import { routeStore } from "./routes.js";
 
 /** The store a path, URL or store object names, by the rule of stores/routes.ts (routeStore). */
 export function resolveStore(input: string | URL | Store | UserStore, options: { readOnly?: boolean } = {}): Store {
-  return routeStore(input, options, (route) => (route.kind === "s3" ? new S3Store(route.url, { readOnly: route.readOnly }) : ReferenceStore.at(route.url)));
+  return routeStore(input, options, (route) => (route.kind === "s3" ? new S3Store(route.url, { readOnly: route.readOnly }) : ReferenceStore.at(route.url)), asStore);
 }

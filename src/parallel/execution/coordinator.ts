@@ -7,7 +7,7 @@
 import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../../errors.js";
 import type { TypedArray } from "../../metadata/dtype.js";
 import { workerCanOpen } from "../../stores/kinds.js";
-import { storeModules } from "../../stores/caller.js";
+import { storeModules } from "../../stores/store-modules.js";
 import type { Store, WritableStore } from "../../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
 import type { ChunkItem, ChunkTask, ChunkVersion } from "../chunk-io/chunk-task.js";

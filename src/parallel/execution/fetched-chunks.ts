@@ -4,11 +4,10 @@
  * Worker that fetches its own chunks reads a response body only between decodes; the page's thread
  * is idle during a read and can keep the network busy instead (bench/browser.ts profiles both).
  * The task itself runs as ever, through a store that answers the fetched keys from memory and
- * every other read (a shard's ranges, metadata) from the real store.
+ * every other read (a shard's ranges, metadata) from the real store: that store is the worker's
+ * (returning-store.ts), apart so that the page's thread never loads it.
  */
 import type { Store, WritableStore } from "../../stores/types.js";
-import { OverlayStore } from "../../stores/overlay.js";
-import { InternalFault } from "../../codecs/view.js";
 import { coversChunk, prefetchedStore, type ChunkItem, type ChunkTask, type ReadTask, type WriteTask } from "../chunk-io/chunk-task.js";
 import type { ChunkLockRef } from "../sync/lock-table.js";
 import { lazyFeatures } from "../../lazy-features-loader.js";
@@ -50,42 +49,8 @@ export function fetchedTransferables(fetched: FetchedChunks | undefined): ArrayB
   return [...out];
 }
 
-/**
- * The worker's side: the task's store, answering the keys sent from the bytes that came (of a
- * write, the old bytes of its partial chunks). A user's store has no store here (null): any other
- * key read is a fault of parzarr's own. What a write stores is kept for the caller (`stored`).
- */
-export function withFetched(inner: Store | null, task: ChunkTask, fetched: FetchedChunks = []): ReturningStore {
-  const bytes = new Map<string, Uint8Array | null>();
-  fetched.forEach((b, i) => b !== undefined && bytes.set(task.items[i].key, b));
-  return new ReturningStore(inner, bytes, unsent);
-}
-
-function unsent(key: string): InternalFault {
-  return new InternalFault(`"${key}" of a store only the calling thread can reach was read on a worker without being sent`);
-}
-
 /** A write's chunks for the caller to apply, in order: encoded bytes to store, or null to delete. */
 export type StoredChunks = [key: string, bytes: Uint8Array | null][];
-
-export class ReturningStore extends OverlayStore implements WritableStore {
-  override readonly readOnly = false;
-  readonly stored: StoredChunks = [];
-
-  async set(key: string, value: Uint8Array): Promise<void> {
-    // A buffer of its own, to transfer: the encoding may be a view of the shared value.
-    const own = value.buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
-    this.stored.push([key, own ? value : value.slice()]);
-  }
-
-  async delete(key: string): Promise<void> {
-    this.stored.push([key, null]);
-  }
-
-  async deletePrefix(prefix: string): Promise<void> {
-    throw unsent(prefix);
-  }
-}
 
 /**
  * The caller's side of a write to a user's store (stores/caller.ts), which only this thread can

@@ -9,7 +9,7 @@ import { prefetchedStore, runChunkTask, storeFor, type ChunkVersion } from "../c
 import type { Store } from "../../stores/types.js";
 import type { FileSystemStore } from "../../stores/filesystem.js";
 import { loadStoreKind } from "../../stores/kinds.js";
-import { withFetched, type ReturningStore } from "./fetched-chunks.js";
+import { withFetched, type ReturningStore } from "./returning-store.js";
 import { readItemAlone, type ReturnedChunk } from "./returned-chunks.js";
 import { serialiseError, type SerialisedError, type TaskMessage, type TaskOutcome } from "./task-outcome.js";
 import { CONCURRENCY } from "./concurrency.js";
