@@ -15,14 +15,17 @@
  * locks (parallel/sync/lock-table.ts, with the first write's plan or group attribute write), creating
  * nodes and writing their documents (hierarchy/node-writes.ts, with the JSON serialiser and the
  * documents' writers: when a node is first created or a group's attributes first written), point,
- * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts), reading into
+ * mask and block selections (indexing/fancy.ts, with the first: hierarchy/array.ts) and the point
+ * plan they make (indexing/point-plan.ts), reading into
  * the caller's buffer (indexing/read-into.ts, with the first `get` given `out`), S3Store's requests
  * (stores/s3-requests.ts, on a store's first request) and ReferenceStore's reads
- * (stores/reference-reads.ts, when a store is made), and those two stores' classes, for the entry
- * points' strings that name one (stores/routes.ts). One module rather than several because each
+ * (stores/reference-reads.ts, when a store is made), those two stores' classes, for the entry
+ * points' strings that name one (stores/routes.ts), and CallerStore's wrapper of a user's store
+ * object (stores/caller.ts's asStore, when the first such object is used as a store). One module rather than several because each
  * module loaded on first use makes esbuild's splitting cut the code it shares with the page into
  * more chunk files, each compressed alone (docs/ARCHITECTURE.md). The cost: the first of these
- * uses loads them all (25.5 KB gzip with esbuild; 20.4 before the two store classes joined, 16.0 before
+ * uses loads them all (27.7 KB gzip with esbuild, in 5 files beyond the page; 25.5 before asStore
+ * and the point plan joined, 20.4 before the two store classes did, 16.0 before
  * creating nodes, the document writers, `out` and the metadata recheck did). Nothing here may import a module that imports
  * this one back (the chunk runner, chunk-task.ts; the stores; hierarchy/array.ts): the writes are
  * handed what they need by ZarrArray, the rest import chunk-codec.ts, not the chunk runner, and

@@ -143,6 +143,9 @@ import { ReferenceStore, resolveStore, S3Store } from "parzarr/stores";
 // @ts-expect-error the browser entry leaves the S3 store to parzarr/stores
 import type { S3Store as NotInBrowser } from "parzarr/browser";
 export const stores: [typeof ReferenceStore, typeof resolveStore, typeof S3Store] = [ReferenceStore, resolveStore, S3Store];
+// The prebuilt page's stores (dist/browser/parzarr-stores.js): the same classes' types.
+import { S3Store as PageS3Store, type ReferenceStore as PageReferenceStore } from "parzarr/bundle/stores";
+export const pageStores: [typeof PageS3Store, PageReferenceStore | undefined] = [PageS3Store, undefined];
 const a: ZarrArray = await createArray(new MemoryStore(), { shape: [3], dtype: "int16" });
 // @ts-expect-error an @internal member
 a.writeItems;

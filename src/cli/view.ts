@@ -26,8 +26,9 @@ image: colormap, contrast limits, sliders over the other dimensions, read on Web
 progress as chunks arrive. PATH is a folder served by this server; a URL is read by the page
 directly (its server must allow this origin: CORS). Stop with Ctrl-C.
 
-The page is also a static file: copy viewer.html, viewer.js, parzarr.js and parzarr-worker.js
-(dist/browser) beside your data and open viewer.html?store=data.zarr on any static server.
+The page is also a static file: copy viewer.html, viewer.js and every parzarr*.js of dist/browser
+(parzarr.js imports the parzarr-<hash>.js files beside it) beside your data and open
+viewer.html?store=data.zarr on any static server.
 
 Options:
   --port N    port to listen on (default: any free port)

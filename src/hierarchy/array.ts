@@ -288,12 +288,12 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
   }
 
   /** @internal the chunk items of a plan, made lazily as the coordinator takes them. */
-  items(plan: ChunkPlan<ChunkProjection>): ChunkPlan<ChunkItem> {
-    const axes = gridAxes(this.meta);
-    const uneven = this.meta.rectilinear !== undefined;
+  items(plan: ChunkPlan<ChunkProjection>, meta: ArrayMetadata = this.meta): ChunkPlan<ChunkItem> {
+    const axes = gridAxes(meta);
+    const uneven = meta.rectilinear !== undefined;
     return mapPlan(plan, (p) => {
       const item: ChunkItem = {
-        key: this.chunkKey(p.coords),
+        key: nodeKey(this.path, chunkKey(meta.chunkKeyEncoding, p.coords)),
         origin: chunkOrigin(axes, p.coords),
         chunkSel: p.chunkSel,
         outStart: p.outStart,
@@ -310,11 +310,11 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
    * the tasks address, `shape` the result's shape, `scalar` whether the result is one element.
    * @internal
    */
-  layout(sel: ResolvedSelection): { plan: () => ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
+  layout(sel: ResolvedSelection, meta: ArrayMetadata = this.meta): { plan: () => ChunkPlan<ChunkProjection>; full: number[]; shape: number[]; dropped: boolean[]; scalar: boolean } {
     // The plan is made when asked for: a read checks its result's size first.
     if (sel.kind === "points") {
       return {
-        plan: () => sel.plan(this.meta.shape, gridAxes(this.meta)),
+        plan: () => sel.plan(meta.shape, gridAxes(meta)),
         full: [sel.count],
         shape: sel.shape,
         dropped: [false],
@@ -323,7 +323,7 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
     }
     const { indexers } = sel;
     return {
-      plan: () => planSelection(indexers, gridAxes(this.meta)),
+      plan: () => planSelection(indexers, gridAxes(meta)),
       full: fullRankShape(indexers),
       shape: selectionShape(indexers),
       dropped: indexers.map((ix) => ix.kind === "int"),
@@ -408,27 +408,29 @@ export class ZarrArray<out A extends ElementArray = ElementArray, out V extends 
 
   /** `whole`: the caller named no selection, so even a 0-d array's result is an NDArray. */
   private async readPlan(resolved: ResolvedSelection, options: GetOptions, whole = false): Promise<NDArray | Scalar> {
-    const layout = this.layout(resolved);
+    // One metadata version throughout: a resize or recheck while read-into.ts loads must not mix two.
+    const meta = this.meta;
+    const layout = this.layout(resolved, meta);
     const { full, shape, dropped } = layout;
     const scalar = layout.scalar && !whole;
     // `out` checked (read-into.ts, loaded with the first get that gives one) before anything is read.
-    const prepared = options.out === undefined ? null : readOutput(resolved, options, this.meta.dtype, full, dropped, shape);
+    const prepared = options.out === undefined ? null : readOutput(resolved, options, meta.dtype, full, dropped, shape);
     // Awaited only while its module loads: once loaded, the read still starts in the caller's turn.
     const into = prepared instanceof Promise ? await prepared : prepared;
     const what = `reading array ${describePath(this.path)}`;
-    if (into === null) checkResultSize(full, this.meta.dtype.itemSize, what);
-    const { store, meta, options: array, openedAt } = this;
-    const items = this.items(layout.plan());
+    if (into === null) checkResultSize(full, meta.dtype.itemSize, what);
+    const { store, options: array, openedAt } = this;
+    const items = this.items(layout.plan(), meta);
     const data = await runRead({ store, meta, items, full, into, stageable: canStage(resolved), openedAt, what, array, options });
     if (into !== null) return into.result;
     if (options.field !== undefined) {
-      const dt = this.meta.dtype;
+      const dt = meta.dtype;
       if (dt.kind !== "structured") throw new BadSelectionError(`array ${describePath(this.path)} has no fields: its type is ${dt.name}`);
       const view = fieldView({ data: data as Uint8Array, shape, stride: contiguousStrides(shape) }, dt, options.field);
       return scalar && view.shape.length === 0 ? storedToScalar(view.data, 0, dt.fields.find((f) => f.name === options.field)!.dtype) : view;
     }
-    if (scalar) return storedToScalar(data, 0, this.meta.dtype);
-    return { data: toUserData(this.meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
+    if (scalar) return storedToScalar(data, 0, meta.dtype);
+    return { data: toUserData(meta.dtype, data, product(shape)), shape, stride: contiguousStrides(shape) };
   }
 
   /**

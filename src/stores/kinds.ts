@@ -96,6 +96,12 @@ export function loadStoreKind(kind: string, moduleUrl: string): Promise<OpenStor
       return open as OpenStore;
     });
     openers.set(kind, opener);
+    // A failed load (the module, or lazy-features.ts for the wrapper) is not kept: the next call
+    // tries again, as its error says. The caller gets the rejection; this branch only forgets it.
+    const failed = opener;
+    failed.catch(() => {
+      if (openers.get(kind) === failed) openers.delete(kind);
+    });
   }
   return opener;
 }
