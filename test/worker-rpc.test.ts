@@ -11,6 +11,7 @@ import { CorruptChunkError, ZarrError } from "../src/index.js";
 import { WorkerClient, serveWorkerApi, transfer, type Endpoint } from "../src/parallel/execution/worker-rpc.js";
 import { nodeComlinkWorkers } from "../src/parallel/execution/comlink-node-workers.js";
 import { webWorkers, type WorkerLike } from "../src/parallel/execution/comlink-web-workers.js";
+import { ComlinkExecutor } from "../src/parallel/execution/comlink-executor.js";
 import type { TaskMessage } from "../src/parallel/execution/task-outcome.js";
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -163,4 +164,58 @@ test("a call pending on a Web Worker that fires an error rejects with that error
   errors.dispatchEvent(Object.assign(new Event("error"), { message: "the worker's module threw" }));
   await assert.rejects(call, /the worker's module threw/);
   await worker.terminate();
+});
+
+test("a Web Worker whose error listeners run one per turn (as a browser runs them) fails only its running task; the queue moves to a new worker", async () => {
+  const made: { fireError: (message: string) => Promise<void>; close: () => void }[] = [];
+  const createWorker = (): WorkerLike => {
+    const { port1, port2 } = new MessageChannel();
+    const first = made.length === 0;
+    // The first worker never answers a task (it dies running it); later ones answer at once.
+    serveWorkerApi(port2 as unknown as Endpoint, {
+      adoptThreadId: () => {},
+      runChunkTask: () => (first ? new Promise(() => {}) : { ok: true }),
+    });
+    const failureListeners: EventListener[] = [];
+    made.push({
+      // A browser drains microtasks (and here, other tasks too) between one listener and the next.
+      fireError: async (message) => {
+        for (const l of [...failureListeners]) {
+          l(Object.assign(new Event("error"), { message }));
+          await new Promise<void>((r) => setImmediate(r));
+        }
+      },
+      close: () => (port1.close(), port2.close()),
+    });
+    return {
+      postMessage: (m, t) => port1.postMessage(m, t as never),
+      addEventListener: (type, l) => {
+        if (type === "message") port1.addEventListener(type, l as never);
+        else if (type === "error") failureListeners.push(l as EventListener);
+      },
+      removeEventListener: (type, l) => {
+        if (type === "message") port1.removeEventListener(type, l as never);
+        else if (failureListeners.includes(l as EventListener)) failureListeners.splice(failureListeners.indexOf(l as EventListener), 1);
+      },
+      start: () => port1.start(),
+      terminate: () => port1.close(),
+    };
+  };
+  const executor = new ComlinkExecutor(1, webWorkers({ createWorker }), 1);
+  try {
+    const settled = Array.from({ length: 5 }, () =>
+      executor.run(message).then(
+        () => "done",
+        (e: Error) => e.message,
+      ),
+    );
+    await sleep(20);
+    assert.equal(made.length, 1);
+    await made[0]!.fireError("the worker crashed");
+    assert.deepEqual(await Promise.all(settled), ["the worker crashed", "done", "done", "done", "done"]);
+    assert.equal(made.length, 2);
+  } finally {
+    await executor.close();
+    for (const m of made) m.close();
+  }
 });

@@ -5,7 +5,6 @@
  * element of the chunk's run goes, so a chunk is read (and written) once however many of the
  * selected elements fall in it.
  */
-import { BadSelectionError } from "../errors.js";
 import type { DimIndexer } from "./selection.js";
 import { chunkAt, chunkLen, chunkStart, type GridAxis } from "../metadata/chunk-grid.js";
 

@@ -6,7 +6,7 @@
  * documents, consolidating, the json2 codec) import it directly.
  */
 import { InvalidMetadataError } from "../errors.js";
-import { checkJsonDepth, isJsonObject, jsonTextOf, keepExactFill, plainJson } from "./json.js";
+import { checkJsonDepth, isJsonObject, jsonTextOf, keepExactFill, parsePlainJson } from "./json.js";
 
 /** Parses metadata bytes; errors name the file so a user knows which document is broken. */
 export function parseJsonBytes(bytes: Uint8Array, file: string): unknown {
@@ -25,7 +25,7 @@ const NON_FINITE: Record<string, number> = { NaN: NaN, Infinity: Infinity, "-Inf
  */
 export function parseJsonText(text: string, file: string): unknown {
   // The common case is one native parse: without a 16-digit run no integer can be rounded.
-  const plain = plainJson(text, file);
+  const plain = parsePlainJson(text, file);
   if (plain !== undefined) return plain.doc;
   let doc: unknown;
   try {

@@ -78,7 +78,7 @@ const LONG_DIGITS = /\d{16}/;
  * text (broken, or with Python's NaN/Infinity) or when a run of 16+ digits may be an integer it
  * would round; json-lenient.ts's parseJsonText then reads it (and reports what is broken).
  */
-export function plainJson(text: string, file: string): { doc: unknown } | undefined {
+export function parsePlainJson(text: string, file: string): { doc: unknown } | undefined {
   if (LONG_DIGITS.test(text)) return undefined;
   let doc: unknown;
   try {

@@ -12,7 +12,7 @@ import { onFirstUse } from "../first-use.js";
 import { UnsupportedError } from "../errors.js";
 import type { DataType } from "./dtype.js";
 import { commonDataType, parseDataType, rareTypesLoaded } from "./dtype-names.js";
-import { isJsonObject, jsonTextOf, plainJson } from "./json.js";
+import { isJsonObject, jsonTextOf, parsePlainJson } from "./json.js";
 
 const loadRareTypes = onFirstUse(() => import("./rare-types.js"))(() => undefined);
 const parseLenient = onFirstUse(() => import("./json-lenient.js"))((m, text: string, key: string) => m.parseJsonText(text, key));
@@ -32,7 +32,7 @@ export function metadataJson(bytes: Uint8Array, key: string): unknown {
  * else by json-lenient.ts (a promise the first time, while it loads).
  */
 export function metadataText(text: string, key: string): unknown {
-  const plain = plainJson(text, key);
+  const plain = parsePlainJson(text, key);
   return plain !== undefined ? plain.doc : parseLenient(text, key);
 }
 

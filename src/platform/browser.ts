@@ -2,7 +2,7 @@
  * The browser platform, from web-standard globals only: navigator.hardwareConcurrency, Web
  * Workers (parallel/execution/worker-rpc.ts), SharedArrayBuffer where the page is cross-origin isolated.
  */
-import { UnsupportedError } from "../errors.js";
+import { InternalFault, UnsupportedError } from "../errors.js";
 import { ComlinkExecutor } from "../parallel/execution/comlink-executor.js";
 import { CONCURRENCY } from "../parallel/execution/concurrency.js";
 import { webWorkers } from "../parallel/execution/comlink-web-workers.js";
@@ -48,6 +48,18 @@ function randomUUID(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/**
+ * Platform.copyBytes. `subarray` clamps a range past `src`'s end (and counts a negative start from
+ * it), and `set` refuses only a `dst` too short: the range is checked first, so that a wrong
+ * range fails here as on Node rather than copying fewer bytes.
+ */
+function copyBytes(dst: Uint8Array, at: number, src: Uint8Array, start: number, end: number): void {
+  if (!(0 <= start && start <= end && end <= src.length && 0 <= at && at + (end - start) <= dst.length)) {
+    throw new InternalFault(`internal error: cannot copy the bytes [${start}, ${end}) of ${src.length} to ${at} of ${dst.length}`);
+  }
+  dst.set(src.subarray(start, end), at);
+}
+
 export const browserPlatform: Platform = {
   name: "browser",
   availableParallelism: () => Math.max(1, g.navigator?.hardwareConcurrency ?? 4),
@@ -64,6 +76,6 @@ export const browserPlatform: Platform = {
     return new ComlinkExecutor(threads, webWorkers(options), CONCURRENCY.webWorkerTasksPerWorker);
   },
   // Browsers have no memmove to call: set (RangeError where the range does not fit).
-  copyBytes: (dst, at, src, start, end) => dst.set(src.subarray(start, end), at),
+  copyBytes,
   lazyFeatures,
 };

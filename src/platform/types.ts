@@ -41,8 +41,8 @@ export interface Platform {
    */
   realPathSegments?(path: string): string[];
   /**
-   * Copies `src[start, end)` into `dst` from `at`; the range must fit both (InternalFault or
-   * RangeError otherwise). The blosc scatter copies every decoded byte into the output's rows with
+   * Copies `src[start, end)` into `dst` from `at`; the range must fit both (an InternalFault
+   * otherwise, nothing clamped). The blosc scatter copies every decoded byte into the output's rows with
    * it. `TypedArray.prototype.set` copies into or out of shared memory 8 bytes a step with relaxed
    * atomic loads and stores (V8), where Node 24's `Buffer.prototype.copy` uses memmove: 4 KiB rows
    * into a shared 256 MiB output took 47-49 ms of CPU against 28-29 on Node 24, as into an

@@ -14,7 +14,8 @@ export interface ComlinkWorker {
   api: Remote<BrowserWorkerApi>;
   /**
    * Called with an error when the worker dies: an uncaught error, or an exit that nobody asked for
-   * (a Node worker's "error" and "exit" events). May be called more than once for one death.
+   * (a Node worker's "error", "messageerror" and "exit" events; a Web Worker's "error" and
+   * "messageerror"). May be called more than once for one death.
    */
   onFailure(listener: (err: Error) => void): void;
   /**

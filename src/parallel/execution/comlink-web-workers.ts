@@ -46,12 +46,22 @@ export function webWorkers(options: WebWorkerOptions): ComlinkWorkerFactory {
     // its pending calls fail with why.
     const failureOf = (ev: Event): Error =>
       new Error((ev as ErrorEvent).message || `worker ${ev.type} (is the worker URL right and served as JavaScript?)`);
-    const onFailure = (listener: (err: Error) => void): void => {
-      const fail = (ev: Event): void => listener(failureOf(ev));
-      worker.addEventListener("error", fail);
-      worker.addEventListener("messageerror", fail);
+    const listen = (fail: (ev: Event) => void, add: boolean): void => {
+      for (const type of ["error", "messageerror"]) {
+        if (add) worker.addEventListener(type, fail);
+        else worker.removeEventListener(type, fail);
+      }
     };
-    onFailure((err) => client.close(err));
+    // The client is closed by the last listener, after the executor's: a browser drains
+    // microtasks between listeners, and a client closed first would reject the running call,
+    // whose settling hands the queue to this dead worker (not yet removed), failing every call.
+    const closeClient = (ev: Event): void => client.close(failureOf(ev));
+    listen(closeClient, true);
+    const onFailure = (listener: (err: Error) => void): void => {
+      listen(closeClient, false);
+      listen((ev) => listener(failureOf(ev)), true);
+      listen(closeClient, true);
+    };
     return {
       api,
       threadId,

@@ -15,9 +15,14 @@
  * so that a caller's `createWorker` keeps working unchanged.
  */
 export interface Endpoint {
-  // `any`, as the DOM's own postMessage has: a Worker and a worker's scope must both fit.
+  /**
+   * Sends a message to the other side, moving the buffers in `transfer`. Its type is `any`, as
+   * the DOM's own postMessage is: a Worker and a worker's scope must both fit.
+   */
   postMessage(message: any, transfer?: Transferable[]): void;
+  /** Listens for "message" (replies and calls) and, on a Worker, "error" and "messageerror". */
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: object): void;
+  /** Stops a listener that addEventListener added (a closed client stops hearing replies). */
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: object): void;
   /** A MessagePort delivers nothing until started. */
   start?: () => void;
@@ -180,6 +185,10 @@ async function answer(endpoint: Endpoint, methods: Record<string, unknown>, requ
     endpoint.postMessage(reply, reply.ok ? transferListOf(reply.value) : []);
   } catch (err) {
     // A result (or thrown value) that cannot be cloned: the caller gets why, not a call that never ends.
-    endpoint.postMessage({ ...wireError(err), id: request.id });
+    try {
+      endpoint.postMessage({ ...wireError(err), id: request.id });
+    } catch {
+      // The port itself is gone (closed, or its worker ended): nobody is left to tell.
+    }
   }
 }
