@@ -75,7 +75,7 @@ export const browserPlatform: Platform = {
     if (options.executor === "piscina") throw new UnsupportedError('the "piscina" executor needs Node; in a browser use "comlink"');
     return new ComlinkExecutor(threads, webWorkers(options), CONCURRENCY.webWorkerTasksPerWorker);
   },
-  // Browsers have no memmove to call: set (RangeError where the range does not fit).
+  // Browsers have no memmove to call: set, after the range check above (InternalFault).
   copyBytes,
   lazyFeatures,
 };
