@@ -26,7 +26,7 @@ import {
   type TypedArray,
   type ZarrArray,
 } from "../src/index.js";
-import { batchSize, inBatches, placeOperation } from "../src/parallel/execution/coordinator.js";
+import { batchSize, inBatches, placeOperation, TASK_TARGET_NS } from "../src/parallel/execution/coordinator.js";
 import { toShared } from "../src/parallel/execution/shared.js";
 import { scratchDir } from "./helpers/paths.js";
 import { randomData, rng } from "./helpers/random.js";
@@ -364,6 +364,29 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   assert.equal(batches(4 << 20, 4).length, 100);
   assert.deepEqual(batches(1024, 4).flat(), items, "every item once, in order");
   assert.deepEqual(batches(1024, 3).map((b) => b.length), [34, 34, 32]);
+  // Sized by decoding (reads of local files): 4 MiB blosc-lz4 chunks (0.32 ns/B, 1.3 ms each) go
+  // four to a task of about TASK_TARGET_NS; zlib's (3.2 ns/B) are long enough alone.
+  const byCost = (cost: number, lanes = 4) => [...inBatches(items, batchSize(items.length, 4 << 20, lanes, cost))];
+  assert.equal(TASK_TARGET_NS, 5e6);
+  assert.deepEqual(new Set(byCost(0.32).map((b) => b.length)), new Set([4]));
+  assert.equal(byCost(3.2).length, 100);
+  assert.equal(byCost(0.32, 50).length, 50, "still a task per lane");
+  assert.deepEqual(byCost(0.32).flat(), items, "every item once, in order");
+});
+
+test("placement: only reads of local files on workers size their tasks by decoding", () => {
+  const fs = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
+  const http = { descriptor: () => ({ kind: "fetch", url: "http://127.0.0.1/" }) } as unknown as Store;
+  const place = (over: Partial<Parameters<typeof placeOperation>[0]>, pool = pools.piscina) => {
+    const p = placeOperation({ store: fs, chunkCount: 64, chunkBytes: 4 << 20, decodeCost: 0.32, op: "read", data: new Float32Array(0), ...over }, { pool });
+    return p.where === "pool" ? p.taskCost : "inline";
+  };
+  assert.equal(place({}), 0.32);
+  // Over HTTP a longer task would open more fetches at once; writes run their chunks one by one.
+  assert.equal(place({ store: http }), 0);
+  assert.equal(place({ op: "write", data: new Float32Array(1) }), 0);
+  // Raw chunks were no faster in longer tasks: sized by bytes.
+  assert.equal(place({ decodeCost: 0 }), 0);
 });
 
 test("a write value on a SharedArrayBuffer is used as it is; others are copied once", () => {

@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
+import { MemoryStore } from "../src/stores/memory.js";
+import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
+import { CONCURRENCY } from "../src/parallel/execution/concurrency.js";
 
 const pool = new WorkerPool({ threads: 2, executor: "piscina" });
 after(() => pool.close());
@@ -166,5 +169,44 @@ test("on a worker, a chunk that is a folder reads as missing, a link out of the 
     assert.deepEqual(codes, ["STORE_ERROR", "STORE_ERROR"], "the same typed error on a worker as inline");
   } finally {
     socket?.close();
+  }
+});
+
+test("a worker's task of local files reads its chunks one at a time; other stores keep several reads open", async () => {
+  /** A memory store that counts the reads open at once (a store a task names reaches it in this thread). */
+  class OpenReads extends MemoryStore {
+    open = 0;
+    most = 0;
+    override async get(key: string): Promise<Uint8Array | undefined> {
+      this.most = Math.max(this.most, ++this.open);
+      await new Promise((r) => setTimeout(r, 5));
+      try {
+        return await super.get(key);
+      } finally {
+        this.open--;
+      }
+    }
+  }
+  /** The same, with the hook through which a worker makes a folder store read blocking. */
+  class BlockingReads extends OpenReads {
+    dedicated = false;
+    dedicateThread(): void {
+      this.dedicated = true;
+    }
+  }
+  const data = Float32Array.from({ length: 64 }, (_, i) => i);
+  for (const store of [new OpenReads(), new BlockingReads()]) {
+    const a = await createArray(store, { shape: [8, 8], chunks: [2, 8], dtype: "float32" });
+    await a.set(null, { data, shape: [8, 8] }, { threads: 0 });
+    const out = new Float32Array(64);
+    const items = [0, 1, 2, 3].map((i) => ({ key: `c/${i}/0`, origin: [2 * i, 0], chunkSel: [{ start: 0, step: 1, count: 2 }, { start: 0, step: 1, count: 8 }], outStart: [2 * i, 0] }));
+    const task = { kind: "read" as const, store: store.descriptor(), meta: a.metadata, items, out: { data: out, strides: [8, 1] } };
+    store.most = 0;
+    const outcome = await runTaskMessage({ task, cancel: new Int32Array(1) });
+    assert.equal(outcome.status, "done", JSON.stringify(outcome));
+    assert.deepEqual(Array.from(out), Array.from(data));
+    const blocking = store instanceof BlockingReads;
+    assert.equal(blocking && store.dedicated, blocking);
+    assert.equal(store.most, blocking ? 1 : Math.min(4, CONCURRENCY.workerReadInFlight), store.constructor.name);
   }
 });

@@ -72,7 +72,7 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       }
     }
   };
-  const inFlight = task.kind === "read" ? CONCURRENCY.workerReadInFlight : 1;
+  let inFlight = task.kind === "read" ? CONCURRENCY.workerReadInFlight : 1;
   try {
     try {
       // Chunks the caller fetched (fetchOnCaller) are answered from the message. A user's store
@@ -81,7 +81,13 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       if (message.storeModule !== undefined) await loadStoreKind(task.store.kind, message.storeModule);
       const opened = task.store.kind === "caller" ? null : storeFor(task.store);
       // This thread runs nothing but tasks: a store of local files may read them blocking here.
-      (opened as Partial<Pick<FileSystemStore, "dedicateThread">> | null)?.dedicateThread?.();
+      const local = opened as Partial<Pick<FileSystemStore, "dedicateThread">> | null;
+      if (local?.dedicateThread) {
+        local.dedicateThread();
+        // Blocking reads overlap nothing: one chunk at a time, whose bytes are all this task holds
+        // (a task of local files is several chunks long, coordinator.ts TASK_TARGET_NS).
+        inFlight = 1;
+      }
       if (opened === null) store = caller = withFetched(null, task, message.fetched);
       else store = await prefetchedStore(task, message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened, signal);
     } catch (err) {
