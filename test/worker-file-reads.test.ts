@@ -210,3 +210,22 @@ test("a worker's task of local files reads its chunks one at a time; other store
     assert.equal(store.most, blocking ? 1 : Math.min(4, CONCURRENCY.workerReadInFlight), store.constructor.name);
   }
 });
+
+test("a pool read of local files into a shared out goes in tasks of several ms of decoding; a fresh (staged) one keeps 1 MiB tasks", async () => {
+  // 64 chunks of 256 KiB, blosc-lz4 (0.32 ns/B): 1 MiB tasks are 4 chunks; by TASK_TARGET_NS one
+  // task per lane (6 on 2 threads) is 11.
+  const dir = scratchDir();
+  const a = await createArray(dir, { shape: [2048, 2048], chunks: [256, 256], dtype: "<f4", zarrFormat: 2, compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1 } });
+  const data = Float32Array.from({ length: 2048 * 2048 }, (_, i) => i % 1000);
+  await a.set(null, { data, shape: [2048, 2048] }, { threads: 0 });
+  const b = await openArray(dir, { mode: "r" });
+  const steps = async (out?: Float32Array): Promise<number[]> => {
+    const dones: number[] = [];
+    const got = await b.get(null, { pool, threads: 2, ...(out && { out }), onProgress: (done) => dones.push(done) });
+    assert.deepEqual(Array.from((got as { data: Float32Array }).data.subarray(0, 5000)), Array.from(data.subarray(0, 5000)));
+    return dones.map((d, i) => d - (i === 0 ? 0 : dones[i - 1]));
+  };
+  const inPlace = await steps(new Float32Array(new SharedArrayBuffer(2048 * 2048 * 4)));
+  assert.ok(Math.max(...inPlace) > 4, `tasks into a shared out: ${inPlace}`);
+  assert.deepEqual(new Set(await steps()), new Set([4]), "staged tasks hold a chunk-sized slot per chunk: 1 MiB each");
+});

@@ -12,7 +12,7 @@ export interface ConcurrencyPolicy {
   /**
    * Chunks of one read task a worker runs at once, so that one chunk's store I/O overlaps another's
    * decoding where the worker awaits its store (HTTP, S3; a worker reads local files blocking, see
-   * FileSystemStore.dedicateThread) (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
+   * FileSystemStore.dedicateThread, and one chunk at a time) (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
    * once stayed at about 12 and the times did not change (docs/benchmarks.md).
    */
   readonly workerReadInFlight: number;

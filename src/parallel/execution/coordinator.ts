@@ -74,7 +74,8 @@ export const BATCH_TARGET_BYTES = 1 << 20;
  * (blosc-lz4) and 0.71-0.80 to 0.67-0.72 (blosc-zstd), 5-16% faster; raw chunks (nothing to
  * decode) were no faster in tasks of several and keep BATCH_TARGET_BYTES. Only where workers read
  * local files blocking (a task's chunks are read one after another there): elsewhere a longer task
- * would open more fetches at once, and hold more chunks in memory, than it does now.
+ * would open more fetches at once, and hold more chunks in memory, than it does now; and not for
+ * staged reads (operation.ts), whose tasks hold a shared slot per chunk.
  */
 export const TASK_TARGET_NS = 5e6;
 /**

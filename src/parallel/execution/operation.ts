@@ -107,7 +107,10 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const stager = staged ? new OutputStager(meta.dtype, meta.chunks, { ...out, data: data as TypedArray }) : null;
   const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
   const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
-  const placed = placeOptions === options ? placement : place(placeOptions);
+  const placedAs = placeOptions === options ? placement : place(placeOptions);
+  // A staged task holds a chunk-sized slot of shared memory per chunk until it is copied out:
+  // tasks longer than the byte target (coordinator.ts TASK_TARGET_NS) would hold more at once.
+  const placed = stager && placedAs.where === "pool" ? { ...placedAs, taskCost: 0 } : placedAs;
   await runOperation(placed, items, chunkBytes, makeTask, store, placeOptions, undefined, after);
   return data;
 }
