@@ -374,11 +374,12 @@ test("placement: tiny requests, memory stores, non-typed data and threads 0 run 
   assert.deepEqual(byCost(0.32).flat(), items, "every item once, in order");
 });
 
-test("placement: only reads of local files on workers size their tasks by decoding", () => {
+test("placement: only reads of local files on workers size their tasks by decoding", async () => {
   const fs = { descriptor: () => ({ kind: "filesystem", root: "/x", readOnly: false }) } as unknown as Store;
   const http = { descriptor: () => ({ kind: "fetch", url: "http://127.0.0.1/" }) } as unknown as Store;
   const place = (over: Partial<Parameters<typeof placeOperation>[0]>, pool = pools.piscina) => {
-    const p = placeOperation({ store: fs, chunkCount: 64, chunkBytes: 4 << 20, decodeCost: 0.32, op: "read", data: new Float32Array(0), ...over }, { pool });
+    // threads: 2, so that a 1-core machine places them on the pool too.
+    const p = placeOperation({ store: fs, chunkCount: 64, chunkBytes: 4 << 20, decodeCost: 0.32, op: "read", data: new Float32Array(0), ...over }, { pool, threads: 2 });
     return p.where === "pool" ? p.taskCost : "inline";
   };
   assert.equal(place({}), 0.32);
@@ -387,6 +388,13 @@ test("placement: only reads of local files on workers size their tasks by decodi
   assert.equal(place({ op: "write", data: new Float32Array(1) }), 0);
   // Raw chunks were no faster in longer tasks: sized by bytes.
   assert.equal(place({ decodeCost: 0 }), 0);
+  // Without shared memory each chunk comes back with the task's outcome: a longer task holds more.
+  const unshared = new WorkerPool({ threads: 2, sharedMemory: false });
+  try {
+    assert.equal(place({}, unshared), 0);
+  } finally {
+    await unshared.close();
+  }
 });
 
 test("a write value on a SharedArrayBuffer is used as it is; others are copied once", () => {

@@ -11,7 +11,7 @@ import { closeSync, constants, openSync, rmSync, symlinkSync, truncateSync, writ
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { createServer } from "node:net";
-import { createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
+import { ChunkCache, createArray, openArray, FileSystemStore, WorkerPool, ZarrError } from "../src/index.js";
 import { scratchDir } from "./helpers/paths.js";
 import { MemoryStore } from "../src/stores/memory.js";
 import { runTaskMessage } from "../src/parallel/execution/worker-task.js";
@@ -228,4 +228,9 @@ test("a pool read of local files into a shared out goes in tasks of several ms o
   const inPlace = await steps(new Float32Array(new SharedArrayBuffer(2048 * 2048 * 4)));
   assert.ok(Math.max(...inPlace) > 4, `tasks into a shared out: ${inPlace}`);
   assert.deepEqual(new Set(await steps()), new Set([4]), "staged tasks hold a chunk-sized slot per chunk: 1 MiB each");
+  // A chunk cache's fill tasks hold a fresh chunk-sized slot per chunk too.
+  const cached = await openArray(dir, { mode: "r", cache: new ChunkCache({ maxBytes: 64 << 20 }) });
+  const fills: number[] = [];
+  await cached.get(null, { pool, threads: 2, out: new Float32Array(new SharedArrayBuffer(2048 * 2048 * 4)), onProgress: (done) => fills.push(done) });
+  assert.deepEqual(new Set(fills.map((d, i) => d - (i === 0 ? 0 : fills[i - 1]))), new Set([4]), `cache fill tasks: ${fills}`);
 });

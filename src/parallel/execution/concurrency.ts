@@ -12,10 +12,16 @@ export interface ConcurrencyPolicy {
   /**
    * Chunks of one read task a worker runs at once, so that one chunk's store I/O overlaps another's
    * decoding where the worker awaits its store (HTTP, S3; a worker reads local files blocking, see
-   * FileSystemStore.dedicateThread, and one chunk at a time) (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
+   * FileSystemStore.dedicateThread, and blockingReadInFlight at a time) (writes run theirs one at a time). 8 was tried in bench/browser.ts: the fetches open at
    * once stayed at about 12 and the times did not change (docs/benchmarks.md).
    */
   readonly workerReadInFlight: number;
+  /**
+   * The same where the worker reads its store blocking (local files, FileSystemStore.dedicateThread):
+   * a read overlaps nothing there, and every chunk in flight holds its bytes. 1 and 4 measured the
+   * same CPU and time on 2 threads (blosc-lz4 and blosc-zstd, tasks of 5 ms of decoding).
+   */
+  readonly blockingReadInFlight: number;
   /**
    * Tasks one piscina worker runs at once: with one, a worker sat idle between tasks for the
    * message round trip, and (when workers read files asynchronously) for every file read of a
@@ -54,6 +60,7 @@ export interface ConcurrencyPolicy {
 export const CONCURRENCY: ConcurrencyPolicy = Object.freeze({
   inlineInFlight: 8,
   workerReadInFlight: 4,
+  blockingReadInFlight: 1,
   piscinaTasksPerWorker: 2,
   webWorkerTasksPerWorker: 8,
   nodeComlinkTasksPerWorker: 1,

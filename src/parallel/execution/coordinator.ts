@@ -75,7 +75,8 @@ export const BATCH_TARGET_BYTES = 1 << 20;
  * decode) were no faster in tasks of several and keep BATCH_TARGET_BYTES. Only where workers read
  * local files blocking (a task's chunks are read one after another there): elsewhere a longer task
  * would open more fetches at once, and hold more chunks in memory, than it does now; and not for
- * staged reads (operation.ts), whose tasks hold a shared slot per chunk.
+ * tasks that hold a buffer per chunk until they end: staged reads (operation.ts), chunk-cache
+ * fills (cached-read.ts), pools without shared memory (chunks return with the task's outcome).
  */
 export const TASK_TARGET_NS = 5e6;
 /**
@@ -151,8 +152,9 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // place: writes then run here, where the table is this thread's own.
   if (!p.sharedMemory && req.op === "write") return { where: "inline" };
   const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
-  // Workers read local files blocking (FileSystemStore.dedicateThread): a longer task opens no more at once.
-  const localReads = req.op === "read" && !fetchOnCaller && req.store.descriptor().kind === "filesystem";
+  // Workers read local files blocking (FileSystemStore.dedicateThread): a longer task opens no more
+  // at once. Without shared memory a task's chunks come back with its outcome: it would hold them all.
+  const localReads = req.op === "read" && p.sharedMemory && !fetchOnCaller && req.store.descriptor().kind === "filesystem";
   return { where: "pool", pool: p, lanes: poolLanes(p, byCost), shared: p.sharedMemory, fetchOnCaller, taskCost: localReads ? cost : 0 };
 }
 

@@ -84,9 +84,9 @@ export async function runTaskMessage(message: TaskMessage): Promise<TaskOutcome>
       const local = opened as Partial<Pick<FileSystemStore, "dedicateThread">> | null;
       if (local?.dedicateThread) {
         local.dedicateThread();
-        // Blocking reads overlap nothing: one chunk at a time, whose bytes are all this task holds
-        // (a task of local files is several chunks long, coordinator.ts TASK_TARGET_NS).
-        inFlight = 1;
+        // Blocking reads overlap nothing: a chunk at a time, whose bytes are all this task holds
+        // (a task of local files may be several chunks long, coordinator.ts TASK_TARGET_NS).
+        if (task.kind === "read") inFlight = CONCURRENCY.blockingReadInFlight;
       }
       if (opened === null) store = caller = withFetched(null, task, message.fetched);
       else store = await prefetchedStore(task, message.fetched && task.kind === "read" ? withFetched(opened, task, message.fetched) : opened, signal);
