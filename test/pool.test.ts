@@ -388,6 +388,8 @@ test("placement: only reads of local files on workers size their tasks by decodi
   assert.equal(place({ op: "write", data: new Float32Array(1) }), 0);
   // Raw chunks were no faster in longer tasks: sized by bytes.
   assert.equal(place({ decodeCost: 0 }), 0);
+  // Staged reads and chunk-cache fills hold a buffer per chunk until their task ends.
+  assert.equal(place({ holdsChunkBuffers: true }), 0);
   // Without shared memory each chunk comes back with the task's outcome: a longer task holds more.
   const unshared = new WorkerPool({ threads: 2, sharedMemory: false });
   try {

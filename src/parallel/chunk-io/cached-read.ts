@@ -167,10 +167,8 @@ async function fill(ctx: CachedReadContext, misses: ChunkItem[], ready: Map<stri
   const chunkBytes = chunkElems * meta.dtype.itemSize;
   const probe = allocElements(meta.dtype, 0);
   const { decodeCost } = pipelineFor(meta);
-  const placed = ctx.run.placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe }, options);
-  // A fill task holds a fresh chunk-sized slot per chunk until it ends: tasks keep the byte
-  // target (coordinator.ts TASK_TARGET_NS), as staged reads do.
-  const placement = placed.where === "pool" ? { ...placed, taskCost: 0 } : placed;
+  // A fill task holds a fresh chunk-sized slot per chunk until it ends.
+  const placement = ctx.run.placeOperation({ store, chunkCount: misses.length, chunkBytes, decodeCost, op: "read", data: probe, holdsChunkBuffers: true }, options);
   const shared = placement.where === "pool" && placement.shared;
   const descriptor = store.descriptor();
   const first = meta.chunks[0] ?? 1;

@@ -75,8 +75,9 @@ export const BATCH_TARGET_BYTES = 1 << 20;
  * decode) were no faster in tasks of several and keep BATCH_TARGET_BYTES. Only where workers read
  * local files blocking (a task's chunks are read one after another there): elsewhere a longer task
  * would open more fetches at once, and hold more chunks in memory, than it does now; and not for
- * tasks that hold a buffer per chunk until they end: staged reads (operation.ts), chunk-cache
- * fills (cached-read.ts), pools without shared memory (chunks return with the task's outcome).
+ * tasks that hold a buffer per chunk until they end: staged reads and chunk-cache fills
+ * (PlacementRequest.holdsChunkBuffers), pools without shared memory (chunks return with the
+ * task's outcome).
  */
 export const TASK_TARGET_NS = 5e6;
 /**
@@ -116,6 +117,12 @@ export interface PlacementRequest {
    * share typed arrays, so data of any other kind (strings, objects) runs inline.
    */
   data: TypedArray | ArrayLike<unknown> | null;
+  /**
+   * Each chunk of a task holds a buffer of its own until the task ends (a staged read's shared
+   * slot, a chunk-cache fill's): its tasks keep BATCH_TARGET_BYTES, since tasks sized by
+   * decoding (TASK_TARGET_NS) would hold more chunks' buffers at once.
+   */
+  holdsChunkBuffers?: boolean;
 }
 
 /**
@@ -154,7 +161,7 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
   // Workers read local files blocking (FileSystemStore.dedicateThread): a longer task opens no more
   // at once. Without shared memory a task's chunks come back with its outcome: it would hold them all.
-  const localReads = req.op === "read" && p.sharedMemory && !fetchOnCaller && req.store.descriptor().kind === "filesystem";
+  const localReads = req.op === "read" && p.sharedMemory && !fetchOnCaller && req.store.descriptor().kind === "filesystem" && !req.holdsChunkBuffers;
   return { where: "pool", pool: p, lanes: poolLanes(p, byCost), shared: p.sharedMemory, fetchOnCaller, taskCost: localReads ? cost : 0 };
 }
 

@@ -73,7 +73,8 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const probe = allocElements(meta.dtype, 0);
   const { decodeCost } = pipelineFor(meta);
   const { cache } = array;
-  const place = (o: OperationOptions) => placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "read", data: probe }, o);
+  const place = (o: OperationOptions, holdsChunkBuffers = false) =>
+    placeOperation({ store, chunkCount: items.count, chunkBytes, decodeCost, op: "read", data: probe, holdsChunkBuffers }, o);
   const placement = place(options);
   // Workers write only into shared memory. A result they fill is still ordinary memory (a
   // dropped SharedArrayBuffer is not collected in time: see staged-output.ts), as is a caller's
@@ -107,10 +108,8 @@ export async function runRead(op: ReadOperation): Promise<ElementArray> {
   const stager = staged ? new OutputStager(meta.dtype, meta.chunks, { ...out, data: data as TypedArray }) : null;
   const makeTask = (batch: ChunkItem[]): ReadTask => (stager ? stager.stage(batch, taskOf) : taskOf(batch, out));
   const after = stager ? (task: ChunkTask, ok: boolean) => stager.finish(task as ReadTask, ok) : undefined;
-  const placedAs = placeOptions === options ? placement : place(placeOptions);
-  // A staged task holds a chunk-sized slot of shared memory per chunk until it is copied out:
-  // tasks longer than the byte target (coordinator.ts TASK_TARGET_NS) would hold more at once.
-  const placed = stager && placedAs.where === "pool" ? { ...placedAs, taskCost: 0 } : placedAs;
+  // A staged task holds a chunk-sized slot of shared memory per chunk until it is copied out.
+  const placed = placeOptions === options && !stager ? placement : place(placeOptions, stager !== null);
   await runOperation(placed, items, chunkBytes, makeTask, store, placeOptions, undefined, after);
   return data;
 }
