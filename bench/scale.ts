@@ -5,7 +5,8 @@
  * os.availableParallelism(), and with the default placement, beside zarr-python 2's
  * `get_basic_selection(..., out=)`. Settings take turns run by run so that all meet the same load;
  * medians. It also prints this machine's memcpy bandwidth (one large TypedArray.set) and each
- * read's speed as a share of it.
+ * read's speed as a share of it, and how many cores each setting kept busy (the process's CPU
+ * over its wall time, every thread counted).
  *
  *   npm run bench:scale                         # 8192 x 8192 (256 MiB), median of 5
  *   npm run bench:scale -- --size 4096 --repeats 7 --codecs raw,blosc-lz4
@@ -69,6 +70,8 @@ data = null;
 
 const out = new Float32Array(new SharedArrayBuffer(bytes));
 const seconds = new Map<string, number>();
+/** CPU seconds of the whole process (every thread: workers, libuv's file reads) over wall seconds, all runs of a setting. */
+const busy = new Map<string, number>();
 const samples: Record<string, number[]> = {};
 const sums = new Map<CompareCodec, number>();
 for (const codec of codecs) {
@@ -77,15 +80,20 @@ for (const codec of codecs) {
   for (const t of settings) await run(t); // warm: JIT, workers, page cache
   sums.set(codec, checksum(out, size, size));
   const xs: number[][] = settings.map(() => []);
+  const cpu: number[] = settings.map(() => 0);
   for (let i = 0; i < repeats; i++) {
     for (let k = 0; k < settings.length; k++) {
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       await run(settings[k]);
       xs[k].push((performance.now() - t0) / 1000);
+      const c = process.cpuUsage(c0);
+      cpu[k] += (c.user + c.system) / 1e6;
     }
   }
   settings.forEach((t, k) => {
     seconds.set(`${codec} ${label(t)}`, median(xs[k]));
+    busy.set(`${codec} ${label(t)}`, cpu[k] / xs[k].reduce((a, b) => a + b, 0));
     samples[`${codec} ${label(t)}`] = xs[k];
   });
 }
@@ -116,11 +124,25 @@ const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].len
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(widths[i])).join(" | ")} |`;
 console.log([line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n"));
 console.log(`default/best: the default's time over the better of inline and 2 threads (issue 31: at most 1.10); default vs zp: zarr-python's time over the default's`);
+// How many cores each setting kept busy. An inline read of files is not one core's work: libuv's
+// threads read the next chunks while this thread decodes. So 2 threads can be at most
+// 2 / (inline's cores) times faster than inline with the same CPU; "2 thr bound" is what they
+// would reach keeping both cores busy with the CPU they did use.
+const busyHead = ["cores busy", ...settings.map(label), "2 thr bound"];
+const two = Math.min(2, cores);
+const busyRows = codecs.map((codec) => {
+  const b = (t: number | "default") => busy.get(`${codec} ${label(t)}`)!;
+  const s = (t: number | "default") => seconds.get(`${codec} ${label(t)}`)!;
+  return [codec, ...settings.map((t) => b(t).toFixed(2)), `${((two * s(0)) / (b(two) * s(two))).toFixed(2)}x`];
+});
+const busyWidths = busyHead.map((h, i) => Math.max(h.length, ...busyRows.map((r) => r[i].length)));
+const busyLine = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(busyWidths[i])).join(" | ")} |`;
+console.log([busyLine(busyHead), `|${busyWidths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...busyRows.map(busyLine)].join("\n"));
 if (typeof python === "string") console.log(`note: ${python}`);
 else {
   for (const r of python.results) {
     if (Math.abs(r.checksum - sums.get(r.codec)!) > 1e-6 * Math.max(1, Math.abs(r.checksum))) console.log(`WARNING: zarr-python read different values for ${r.codec}`);
   }
 }
-if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), samples, python }, null, 2));
+if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), coresBusy: Object.fromEntries(busy), samples, python }, null, 2));
 process.exit(0);
