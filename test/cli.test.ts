@@ -495,8 +495,20 @@ test("bench runs the read/write comparison on a small generated array and report
     measurements: { impl: string; codec: string; op: string; mode?: string; seconds: number | null }[];
     checksumMismatches: string[];
     skipped: string[];
+    targets: { name: string; ratio: number | null; target: number }[];
   };
   assert.deepEqual(result.checksumMismatches, []);
+  // Issue 31's goals for reads into a reused out, each computed from this run's times.
+  const target = (name: string) => result.targets.find((t) => t.name === name);
+  assert.equal(target("read into out, blosc-lz4, vs zarr-python out=")?.target, 1.2);
+  assert.equal(target("read into out, raw, vs zarr-python out=")?.target, 1);
+  assert.equal(target("read into out, blosc-zstd, 2 threads vs inline")?.target, 1.6);
+  assert.equal(target("read into out, zlib, 2 threads vs inline")?.target, 1.8);
+  for (const codec of ["blosc-lz4", "blosc-zstd", "zlib", "raw"]) {
+    const d = target(`read into out, ${codec}, default vs the better of inline, 2 thr`);
+    assert.equal(d?.target, 0.91, codec);
+    assert.equal(typeof d?.ratio, "number", codec);
+  }
   const parzarr = result.measurements.filter((m) => m.impl === "parzarr");
   // Three thread settings, four codecs: a fresh read, a read into out and a write each; and the
   // four fresh reads with huge pages where glibc has them (a skip says so otherwise).

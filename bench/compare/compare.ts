@@ -234,7 +234,11 @@ function checkEtlAndVolumes(etl: EtlResult | null, volumes: VolumeResult[]): Tar
   return targets;
 }
 
-/** The issue's targets, computed from the measurements (parzarr at its default thread setting). */
+/**
+ * The targets, computed from the measurements (parzarr at its default thread setting): issue 31's
+ * for reads into a reused `out` (against zarr-python's `out=`, 2 threads against inline, and the
+ * default placement within 10% of the better of the two), issue 12's for the rest.
+ */
 function checkTargets(ms: Measurement[], threads: ThreadSetting[]): TargetCheck[] {
   const best: ThreadSetting = threads.includes("default") ? "default" : threads[threads.length - 1];
   const t = (impl: Implementation, codec: CompareCodec, op: "read" | "write", mode?: ReadMode, th?: ThreadSetting): number | null =>
@@ -242,7 +246,7 @@ function checkTargets(ms: Measurement[], threads: ThreadSetting[]): TargetCheck[
       (m) => m.impl === impl && m.codec === codec && m.op === op && m.mode === mode && (impl !== "parzarr" || mode === "hugepages" || m.threads === (th ?? best)),
     )?.seconds ?? null;
   const targets: TargetCheck[] = [];
-  const outTargets: [CompareCodec, number][] = [["blosc-lz4", 1], ["blosc-zstd", 0.8], ["zlib", 2], ["raw", 0.8]];
+  const outTargets: [CompareCodec, number][] = [["blosc-lz4", 1.2], ["blosc-zstd", 1.2], ["zlib", 2], ["raw", 1]];
   for (const [codec, target] of outTargets) {
     targets.push(check(`read into out, ${codec}, vs zarr-python out=`, t("zarr-python", codec, "read", "out"), t("parzarr", codec, "read", "out"), target));
   }
@@ -251,8 +255,18 @@ function checkTargets(ms: Measurement[], threads: ThreadSetting[]): TargetCheck[
   targets.push(check("write blosc-lz4 vs zarr-python", t("zarr-python", "blosc-lz4", "write"), t("parzarr", "blosc-lz4", "write"), 1.5));
   targets.push(check("write zlib vs zarr-python", t("zarr-python", "zlib", "write"), t("parzarr", "zlib", "write"), 3));
   if (threads.includes(0) && threads.includes(2)) {
-    for (const codec of ["blosc-lz4", "blosc-zstd", "zlib"] as CompareCodec[]) {
-      targets.push(check(`read into out, ${codec}, 2 threads vs inline`, t("parzarr", codec, "read", "out", 0), t("parzarr", codec, "read", "out", 2), 1.7));
+    const twoThreads: [CompareCodec, number][] = [["blosc-lz4", 1.6], ["blosc-zstd", 1.6], ["zlib", 1.8]];
+    for (const [codec, target] of twoThreads) {
+      targets.push(check(`read into out, ${codec}, 2 threads vs inline`, t("parzarr", codec, "read", "out", 0), t("parzarr", codec, "read", "out", 2), target));
+    }
+    if (threads.includes("default")) {
+      // At most 10% slower than the better of inline and 2 threads: that one's time over the default's >= 1 / 1.1.
+      for (const codec of ["blosc-lz4", "blosc-zstd", "zlib", "raw"] as CompareCodec[]) {
+        const inline = t("parzarr", codec, "read", "out", 0);
+        const two = t("parzarr", codec, "read", "out", 2);
+        const better = inline === null || two === null ? null : Math.min(inline, two);
+        targets.push(check(`read into out, ${codec}, default vs the better of inline, 2 thr`, better, t("parzarr", codec, "read", "out", "default"), 0.91));
+      }
     }
   }
   return targets;
@@ -298,7 +312,7 @@ export function formatCompare(r: CompareResult): string[] {
   );
   for (const t of r.targets) {
     const state = t.met === null ? "not measured" : t.met ? "met" : `missed (${((t.ratio! / t.target) * 100).toFixed(0)}% of target)`;
-    lines.push(`  ${t.name.padEnd(56)} ${t.ratio === null ? "-" : `${t.ratio.toFixed(2)}x`}  (target >= ${t.target}x)  ${state}`);
+    lines.push(`  ${t.name.padEnd(68)} ${t.ratio === null ? "-" : `${t.ratio.toFixed(2)}x`}  (target >= ${t.target}x)  ${state}`);
   }
   if (r.etl !== null && r.etl.parzarr.length > 0) {
     const ours = summarize(r.etl.parzarr);
