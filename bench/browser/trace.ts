@@ -34,22 +34,39 @@ export function takeSpans(): Span[] {
   return spans.splice(0);
 }
 
+/** Response's own `body` getter, which a traced response's `body` wraps. */
+const responseBody = Object.getOwnPropertyDescriptor(Response.prototype, "body")!.get!;
+
 /**
- * Replaces this thread's fetch by one that records each request until its body has been read
- * (`arrayBuffer`, as parzarr's stores, zarrita and the fetch-only reader read it). Call it before
- * any store is made: stores keep the fetch they found.
+ * Replaces this thread's fetch by one that records each request until its body has been read,
+ * whichever way it is read: `arrayBuffer` (zarrita, the fetch-only reader) or the body's stream
+ * (parzarr's stores read it in pieces, to bound what a response may take). Call it before any
+ * store is made: stores keep the fetch they found.
  */
 export function traceFetch(thread: string): void {
   const inner = globalThis.fetch.bind(globalThis);
   globalThis.fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const start = now();
     const res = await inner(input, init);
-    const body = res.arrayBuffer.bind(res);
+    const done = (): void => record("fetch", thread, start, now());
+    const arrayBuffer = res.arrayBuffer.bind(res);
     res.arrayBuffer = async () => {
-      const b = await body();
-      record("fetch", thread, start, now());
+      const b = await arrayBuffer();
+      done();
       return b;
     };
+    // Made on first use: piping locks the body, which arrayBuffer could then not read.
+    let traced: ReadableStream<Uint8Array> | null | undefined;
+    Object.defineProperty(res, "body", {
+      configurable: true,
+      get: () => {
+        if (traced === undefined) {
+          const body = responseBody.call(res) as ReadableStream<Uint8Array> | null;
+          traced = body === null ? null : body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
+        }
+        return traced;
+      },
+    });
     return res;
   };
 }
