@@ -72,6 +72,8 @@ const out = new Float32Array(new SharedArrayBuffer(bytes));
 const seconds = new Map<string, number>();
 /** CPU seconds of the whole process (every thread: workers, libuv's file reads) over wall seconds, all runs of a setting. */
 const busy = new Map<string, number>();
+/** Mean CPU seconds of one run of a setting (every thread). */
+const cpuPerRun = new Map<string, number>();
 const samples: Record<string, number[]> = {};
 const sums = new Map<CompareCodec, number>();
 for (const codec of codecs) {
@@ -94,6 +96,7 @@ for (const codec of codecs) {
   settings.forEach((t, k) => {
     seconds.set(`${codec} ${label(t)}`, median(xs[k]));
     busy.set(`${codec} ${label(t)}`, cpu[k] / xs[k].reduce((a, b) => a + b, 0));
+    cpuPerRun.set(`${codec} ${label(t)}`, cpu[k] / repeats);
     samples[`${codec} ${label(t)}`] = xs[k];
   });
 }
@@ -127,13 +130,14 @@ console.log(`default/best: the default's time over the better of inline and 2 th
 // How many cores each setting kept busy. An inline read of files is not one core's work: libuv's
 // threads read the next chunks while this thread decodes. So 2 threads can be at most
 // 2 / (inline's cores) times faster than inline with the same CPU; "2 thr bound" is what they
-// would reach keeping both cores busy with the CPU they did use.
+// would reach keeping both cores busy with the CPU they did use (inline's median time over half
+// the 2-thread runs' mean CPU).
 const busyHead = ["cores busy", ...settings.map(label), "2 thr bound"];
 const two = Math.min(2, cores);
 const busyRows = codecs.map((codec) => {
   const b = (t: number | "default") => busy.get(`${codec} ${label(t)}`)!;
-  const s = (t: number | "default") => seconds.get(`${codec} ${label(t)}`)!;
-  return [codec, ...settings.map((t) => b(t).toFixed(2)), `${((two * s(0)) / (b(two) * s(two))).toFixed(2)}x`];
+  const inline = seconds.get(`${codec} ${label(0)}`)!;
+  return [codec, ...settings.map((t) => b(t).toFixed(2)), `${((two * inline) / cpuPerRun.get(`${codec} ${label(two)}`)!).toFixed(2)}x`];
 });
 const busyWidths = busyHead.map((h, i) => Math.max(h.length, ...busyRows.map((r) => r[i].length)));
 const busyLine = (cells: string[]) => `| ${cells.map((c, i) => c.padStart(busyWidths[i])).join(" | ")} |`;
@@ -144,5 +148,5 @@ else {
     if (Math.abs(r.checksum - sums.get(r.codec)!) > 1e-6 * Math.max(1, Math.abs(r.checksum))) console.log(`WARNING: zarr-python read different values for ${r.codec}`);
   }
 }
-if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), coresBusy: Object.fromEntries(busy), samples, python }, null, 2));
+if (values.json) writeFileSync(values.json, JSON.stringify({ size, chunk, repeats, cores, memcpyGBps: memcpy, seconds: Object.fromEntries(seconds), coresBusy: Object.fromEntries(busy), cpuSecondsPerRun: Object.fromEntries(cpuPerRun), samples, python }, null, 2));
 process.exit(0);

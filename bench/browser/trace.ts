@@ -62,7 +62,8 @@ export function traceFetch(thread: string): void {
       get: () => {
         if (traced === undefined) {
           const body = responseBody.call(res) as ReadableStream<Uint8Array> | null;
-          traced = body === null ? null : body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
+          // A body already read (arrayBuffer) or taken is locked: returned as it is, as Response would.
+          traced = body === null || body.locked ? body : body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({ flush: done }));
         }
         return traced;
       },
