@@ -114,8 +114,6 @@ export const nodePlatform: Platform = {
 addStoreKind("filesystem", {
   open: (d) => new FileSystemStore(d.root, { readOnly: d.readOnly, followSymlinks: d.followSymlinks }),
   workerCanOpen: () => true,
-  // Workers call FileSystemStore.dedicateThread (worker-task.ts).
-  workerReadsBlocking: true,
 });
 addStoreKind("zip", {
   open(d) {

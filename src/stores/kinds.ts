@@ -23,12 +23,6 @@ export interface StoreKind<K extends StoreDescriptor["kind"]> {
   open(d: DescriptorOf<K>): Store;
   /** Whether a worker can open this store from its descriptor (else its tasks run inline). */
   workerCanOpen(d: DescriptorOf<K>): boolean;
-  /**
-   * A worker reads this store blocking (its `dedicateThread`: local files, copied from the page
-   * cache): a read there overlaps nothing, so the coordinator sizes such read tasks by decoding
-   * and places raw reads by their copying (coordinator.ts).
-   */
-  workerReadsBlocking?: boolean;
 }
 
 const kinds = new Map<string, StoreKind<never>>();
@@ -138,10 +132,5 @@ export function storeFromDescriptor(d: StoreDescriptor): Store {
 export function workerCanOpen(d: StoreDescriptor): boolean {
   const k = kinds.get(d.kind);
   return k !== undefined && k.workerCanOpen(d as never);
-}
-
-/** Whether a worker reads the store of this descriptor blocking (StoreKind.workerReadsBlocking). */
-export function workerReadsBlocking(d: StoreDescriptor): boolean {
-  return kinds.get(d.kind)?.workerReadsBlocking === true;
 }
 

@@ -6,7 +6,7 @@
  */
 import { AbortError, asAbort, InvalidArgumentError, PoolClosedError } from "../../errors.js";
 import type { TypedArray } from "../../metadata/dtype.js";
-import { workerCanOpen, workerReadsBlocking } from "../../stores/kinds.js";
+import { workerCanOpen } from "../../stores/kinds.js";
 import { storeModules } from "../../stores/store-modules.js";
 import type { Store, WritableStore } from "../../stores/types.js";
 import { mapPlan, type ChunkPlan } from "../../indexing/projection.js";
@@ -139,18 +139,15 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   if (pool?.closed) throw new PoolClosedError("the worker pool is closed: make a new WorkerPool or pass threads: 0");
   if (threads === 0 || req.chunkCount === 0) return { where: "inline" };
   if (req.data !== null && !ArrayBuffer.isView(req.data)) return { where: "inline" };
-  const descriptor = req.store.descriptor();
   // A user's store (stores/caller.ts): this thread moves its bytes, workers decode and encode.
-  const callerMoves = descriptor.kind === "caller";
-  if (!callerMoves && !workerCanOpen(descriptor)) return { where: "inline" };
-  // Local files, which workers read blocking and inline reads through libuv's threads.
-  const blockingReads = req.op === "read" && workerReadsBlocking(descriptor);
+  const callerMoves = req.store.descriptor().kind === "caller";
+  if (!callerMoves && !workerCanOpen(req.store.descriptor())) return { where: "inline" };
   // The pool's size is known without making the default pool, which a read that stays inline never needs.
   const size = pool?.threads ?? defaultPoolThreads();
   const cost = req.op === "write" ? req.decodeCost * ENCODE_OVER_DECODE : req.decodeCost;
   // Raw chunks of files cost only their copy into place, which more threads than copy inline can
   // share; not on a pool that fetches on the caller, which reads the files here as inline does.
-  const copies = cost === 0 && blockingReads && !pool?.fetchesOnCaller;
+  const copies = cost === 0 && req.op === "read" && req.store.descriptor().kind === "filesystem" && !pool?.fetchesOnCaller;
   const byCost =
     threads ??
     (copies
@@ -162,10 +159,10 @@ export function placeOperation(req: PlacementRequest, options: OperationOptions)
   // place: writes then run here, where the table is this thread's own.
   if (!p.sharedMemory && req.op === "write") return { where: "inline" };
   const fetchOnCaller = callerMoves || (req.op === "read" && p.fetchesOnCaller);
-  // A longer task of blocking reads opens no more at once. Without shared memory a task's chunks
-  // come back with its outcome: it would hold them all.
-  const byDecoding = blockingReads && p.sharedMemory && !fetchOnCaller && !req.holdsChunkBuffers;
-  return { where: "pool", pool: p, lanes: poolLanes(p, byCost), shared: p.sharedMemory, fetchOnCaller, taskCost: byDecoding ? cost : 0 };
+  // Workers read local files blocking (FileSystemStore.dedicateThread): a longer task opens no more
+  // at once. Without shared memory a task's chunks come back with its outcome: it would hold them all.
+  const localReads = req.op === "read" && p.sharedMemory && !fetchOnCaller && req.store.descriptor().kind === "filesystem" && !req.holdsChunkBuffers;
+  return { where: "pool", pool: p, lanes: poolLanes(p, byCost), shared: p.sharedMemory, fetchOnCaller, taskCost: localReads ? cost : 0 };
 }
 
 /**
